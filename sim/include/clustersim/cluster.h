@@ -1,0 +1,35 @@
+// The physical cluster (racks -> nodes -> GPUs, CPU, memory, storage) and its logical partitions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace clustersim {
+
+// A homogeneous group of nodes. A cluster is one or more groups (heterogeneous clusters).
+struct NodeGroupSpec {
+  std::string name = "default";
+  int nodes = 0;
+  int gpus_per_node = 8;          // at most 64
+  std::string gpu_type = "generic";
+  double cpus_per_node = 0.0;     // 0 = not modelled (never a constraint)
+  double mem_gb_per_node = 0.0;   // 0 = not modelled
+  double storage_mbps_per_node = 0.0;  // 0 = not modelled
+};
+
+// A virtual cluster (tenant) with a GPU quota.
+struct VcSpec {
+  std::string name;
+  int gpu_quota = 0;
+};
+
+struct ClusterSpec {
+  std::vector<NodeGroupSpec> groups;
+  int nodes_per_rack = 32;  // racks are filled in node order, groups one after another
+  std::vector<VcSpec> vcs;  // empty = one implicit VC owning the whole cluster
+
+  int total_gpus() const;
+  int total_nodes() const;
+};
+
+}  // namespace clustersim

@@ -1,0 +1,54 @@
+// `clustersim run` configuration: a TOML file with [cluster], [workload], [scheduler] (and
+// optional [throughput], [metrics]) tables. This is a contract: keys are added, never renamed.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "clustersim/generator.h"
+#include "clustersim/simulator.h"
+#include "clustersim/workload.h"
+
+namespace toml {
+inline namespace v3 {
+class table;
+}
+}  // namespace toml
+
+namespace clustersim {
+
+struct WorkloadSource {
+  // Exactly one of a trace file or a generator.
+  std::optional<std::string> trace_path;  // resolved against the config file's folder
+  TraceFormat format = TraceFormat::kCsv;
+  ReaderOptions reader;
+  std::optional<GeneratorOptions> generator;
+};
+
+struct RunConfig {
+  std::string source_name;  // config file name, for messages
+  SimOptions sim;
+  WorkloadSource workload;
+};
+
+// Parses config text. `base_dir` resolves relative paths. `overrides` are "section.key=value"
+// strings (value in TOML syntax; a bare word is taken as a string) applied before validation.
+// Unknown tables or keys, wrong types and out-of-range values throw InputError naming the key.
+RunConfig parse_run_config(std::string_view toml_text, const std::string& source_name,
+                           const std::string& base_dir, const std::vector<std::string>& overrides = {});
+RunConfig parse_run_config(const toml::table& table, const std::string& source_name,
+                           const std::string& base_dir);
+RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// Applies one "section.key=value" override to a table (creating the key if absent).
+void apply_override(toml::table& table, const std::string& assignment, const std::string& source_name);
+
+// The built-in example run (`clustersim run` with no config file).
+std::string_view default_config_text();
+
+// Reads the trace or runs the generator the config names.
+Workload load_workload(const RunConfig& config);
+
+}  // namespace clustersim

@@ -1,0 +1,63 @@
+// The simulator's entry point: options in, metrics out. Pure computation, no I/O.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "clustersim/cluster.h"
+#include "clustersim/job.h"
+#include "clustersim/metrics.h"
+#include "clustersim/throughput_model.h"
+
+namespace clustersim {
+
+enum class VcQuotaMode {
+  kStrict,  // a VC never holds more GPUs than its quota
+  kLend,    // idle quota is lent; preemptive policies reclaim it at lease boundaries
+};
+
+struct SchedulerOptions {
+  std::string policy = "fifo";          // fifo | sjf | srtf | las | tiresias | drf
+  std::string placement = "consolidate";  // consolidate | spread | best_fit | random
+  double lease_s = 300.0;               // period of preemption rounds (preemptive policies)
+  double checkpoint_s = 0.0;            // GPUs stay held this long when a job is preempted
+  double restore_s = 0.0;               // a restarted job holds GPUs this long before progressing
+  bool backfill = true;                 // false: strict head-of-line blocking
+  std::optional<bool> preemption;       // unset = the policy's default
+  VcQuotaMode vc_quota = VcQuotaMode::kStrict;
+  // Tiresias: queue boundaries in attained GPU-seconds (ascending).
+  std::vector<double> tiresias_thresholds = {3600.0, 36000.0};
+};
+
+struct SimOptions {
+  ClusterSpec cluster;
+  SchedulerOptions scheduler;
+  PlacementPenalty penalty;
+  // Throughput model to use; null = placement-penalty model built from `penalty`. Not owned.
+  const ThroughputModel* throughput = nullptr;
+  double sample_interval_s = 600.0;  // time-series period; 0 disables sampling
+  bool reject_impossible = false;    // reject (and count) jobs that can never fit, else error
+  bool check_invariants = false;     // verify resource accounting after every event batch (slow)
+  std::uint64_t seed = 1;            // randomness of placement and policies
+};
+
+// A job that can never run on this cluster (too many GPUs, unknown VC or GPU type, ...).
+class ImpossibleJobError : public std::runtime_error {
+ public:
+  ImpossibleJobError(std::size_t job_index, std::size_t source_line, const std::string& message)
+      : std::runtime_error(message), job_index_(job_index), source_line_(source_line) {}
+  std::size_t job_index() const { return job_index_; }
+  std::size_t source_line() const { return source_line_; }
+
+ private:
+  std::size_t job_index_;
+  std::size_t source_line_;
+};
+
+// Runs `jobs` to completion. Throws std::invalid_argument for bad options and
+// ImpossibleJobError for a job that can never fit (unless options.reject_impossible).
+RunResult simulate(const SimOptions& options, const std::vector<JobSpec>& jobs);
+
+}  // namespace clustersim

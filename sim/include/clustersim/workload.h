@@ -1,0 +1,39 @@
+// Workload readers: one per trace format. They sit at the I/O edge; the core never reads files.
+//
+// Every reader validates each row. A malformed row throws InputError naming file, line and field,
+// unless `skip_invalid` is set, in which case the row is skipped, counted and its reason kept.
+#pragma once
+
+#include <istream>
+#include <string>
+#include <string_view>
+
+#include "clustersim/job.h"
+
+namespace clustersim {
+
+enum class TraceFormat { kCsv, kGavel, kOpenb, kHelios, kPhilly };
+
+// Parses "csv" | "gavel" | "openb" | "helios" | "philly"; throws std::invalid_argument otherwise.
+TraceFormat parse_trace_format(std::string_view name);
+std::string_view trace_format_name(TraceFormat format);
+
+struct ReaderOptions {
+  bool skip_invalid = false;  // count and report malformed rows instead of failing
+  // Gavel only: throughput table (Gavel's simulation_throughputs.json) and the GPU type whose
+  // steps/s turn `total_steps` into a duration. Required for the gavel format.
+  std::string gavel_throughputs_path;
+  std::string gavel_gpu_type = "v100";
+};
+
+// Reads `in`; `source_name` is the file name used in error messages.
+Workload read_native_csv(std::istream& in, const std::string& source_name, const ReaderOptions& options);
+Workload read_gavel(std::istream& in, const std::string& source_name, const ReaderOptions& options);
+Workload read_openb(std::istream& in, const std::string& source_name, const ReaderOptions& options);
+Workload read_helios(std::istream& in, const std::string& source_name, const ReaderOptions& options);
+Workload read_philly(std::istream& in, const std::string& source_name, const ReaderOptions& options);
+
+// Opens `path` and dispatches on `format`. A file that cannot be opened is an InputError (line 0).
+Workload read_trace(const std::string& path, TraceFormat format, const ReaderOptions& options);
+
+}  // namespace clustersim

@@ -10,10 +10,10 @@ namespace clustersim {
 struct NodeGroupSpec {
   std::string name = "default";
   int nodes = 0;
-  int gpus_per_node = 8;          // at most 64
+  int gpus_per_node = 8;  // at most 64
   std::string gpu_type = "generic";
-  double cpus_per_node = 0.0;     // 0 = not modelled (never a constraint)
-  double mem_gb_per_node = 0.0;   // 0 = not modelled
+  double cpus_per_node = 0.0;          // 0 = not modelled (never a constraint)
+  double mem_gb_per_node = 0.0;        // 0 = not modelled
   double storage_mbps_per_node = 0.0;  // 0 = not modelled
 };
 

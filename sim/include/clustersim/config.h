@@ -37,13 +37,15 @@ struct RunConfig {
 // strings (value in TOML syntax; a bare word is taken as a string) applied before validation.
 // Unknown tables or keys, wrong types and out-of-range values throw InputError naming the key.
 RunConfig parse_run_config(std::string_view toml_text, const std::string& source_name,
-                           const std::string& base_dir, const std::vector<std::string>& overrides = {});
+                           const std::string& base_dir,
+                           const std::vector<std::string>& overrides = {});
 RunConfig parse_run_config(const toml::table& table, const std::string& source_name,
                            const std::string& base_dir);
 RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides = {});
 
 // Applies one "section.key=value" override to a table (creating the key if absent).
-void apply_override(toml::table& table, const std::string& assignment, const std::string& source_name);
+void apply_override(toml::table& table, const std::string& assignment,
+                    const std::string& source_name);
 
 // The built-in example run (`clustersim run` with no config file).
 std::string_view default_config_text();

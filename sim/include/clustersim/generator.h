@@ -14,9 +14,9 @@ namespace clustersim {
 struct GeneratorOptions {
   std::string shape = "philly";  // distribution family; only "philly" for now
   std::size_t jobs = 1000;
-  double load = 0.8;             // offered GPU-seconds per second over cluster GPUs
-  int cluster_gpus = 64;         // capacity the load refers to
-  int max_gpus_per_job = 0;      // 0 = no cap (else demands above it are clamped)
+  double load = 0.8;         // offered GPU-seconds per second over cluster GPUs
+  int cluster_gpus = 64;     // capacity the load refers to
+  int max_gpus_per_job = 0;  // 0 = no cap (else demands above it are clamped)
   std::uint64_t seed = 1;
   std::vector<std::string> vcs;  // jobs are spread over these VCs uniformly; empty = none
 };

@@ -17,18 +17,18 @@ struct JobSpec {
   std::string model;       // workload class, e.g. "resnet50"; empty = unknown
   std::string vc;          // virtual cluster (tenant); empty = the default VC
   std::string user;
-  double cpus = 0.0;       // CPU cores requested in total; 0 = proportional to GPUs
-  double mem_gb = 0.0;     // host memory requested in total; 0 = proportional to GPUs
-  int priority = 0;        // larger = more important (used by policies that honour it)
-  std::string gpu_type;    // required GPU type; empty = any
+  double cpus = 0.0;            // CPU cores requested in total; 0 = proportional to GPUs
+  double mem_gb = 0.0;          // host memory requested in total; 0 = proportional to GPUs
+  int priority = 0;             // larger = more important (used by policies that honour it)
+  std::string gpu_type;         // required GPU type; empty = any
   std::size_t source_line = 0;  // line of the trace this job came from (0 = generated)
 };
 
 // Jobs read or generated for one run, plus what the reader skipped (only with skip_invalid).
 struct Workload {
   std::vector<JobSpec> jobs;
-  std::size_t skipped_rows = 0;      // malformed rows skipped (only when skipping was asked for)
-  std::size_t filtered_rows = 0;     // valid rows that are not GPU jobs (CPU-only pods, ...)
+  std::size_t skipped_rows = 0;   // malformed rows skipped (only when skipping was asked for)
+  std::size_t filtered_rows = 0;  // valid rows that are not GPU jobs (CPU-only pods, ...)
   std::vector<std::string> skip_reasons;  // the first few skip messages, for the report
 };
 

@@ -19,13 +19,13 @@ enum class VcQuotaMode {
 };
 
 struct SchedulerOptions {
-  std::string policy = "fifo";          // fifo | sjf | srtf | las | tiresias | drf
+  std::string policy = "fifo";            // fifo | sjf | srtf | las | tiresias | drf
   std::string placement = "consolidate";  // consolidate | spread | best_fit | random
-  double lease_s = 300.0;               // period of preemption rounds (preemptive policies)
-  double checkpoint_s = 0.0;            // GPUs stay held this long when a job is preempted
-  double restore_s = 0.0;               // a restarted job holds GPUs this long before progressing
-  bool backfill = true;                 // false: strict head-of-line blocking
-  std::optional<bool> preemption;       // unset = the policy's default
+  double lease_s = 300.0;                 // period of preemption rounds (preemptive policies)
+  double checkpoint_s = 0.0;              // GPUs stay held this long when a job is preempted
+  double restore_s = 0.0;                 // a restarted job holds GPUs this long before progressing
+  bool backfill = true;                   // false: strict head-of-line blocking
+  std::optional<bool> preemption;         // unset = the policy's default
   VcQuotaMode vc_quota = VcQuotaMode::kStrict;
   // Tiresias: queue boundaries in attained GPU-seconds (ascending).
   std::vector<double> tiresias_thresholds = {3600.0, 36000.0};

@@ -27,11 +27,14 @@ struct ReaderOptions {
 };
 
 // Reads `in`; `source_name` is the file name used in error messages.
-Workload read_native_csv(std::istream& in, const std::string& source_name, const ReaderOptions& options);
+Workload read_native_csv(std::istream& in, const std::string& source_name,
+                         const ReaderOptions& options);
 Workload read_gavel(std::istream& in, const std::string& source_name, const ReaderOptions& options);
 Workload read_openb(std::istream& in, const std::string& source_name, const ReaderOptions& options);
-Workload read_helios(std::istream& in, const std::string& source_name, const ReaderOptions& options);
-Workload read_philly(std::istream& in, const std::string& source_name, const ReaderOptions& options);
+Workload read_helios(std::istream& in, const std::string& source_name,
+                     const ReaderOptions& options);
+Workload read_philly(std::istream& in, const std::string& source_name,
+                     const ReaderOptions& options);
 
 // Opens `path` and dispatches on `format`. A file that cannot be opened is an InputError (line 0).
 Workload read_trace(const std::string& path, TraceFormat format, const ReaderOptions& options);

@@ -1,15 +1,19 @@
 #include "clustersim/error.h"
 
+#include <sstream>
+
 namespace clustersim {
 
 namespace {
 std::string format_input_error(const std::string& file, std::size_t line, const std::string& field,
                                const std::string& message) {
-  std::string text = file;
-  if (line > 0) text += ":" + std::to_string(line);
-  text += ": ";
-  if (!field.empty()) text += "field '" + field + "': ";
-  return text + message;
+  std::ostringstream text;
+  text << file;
+  if (line > 0) text << ':' << line;
+  text << ": ";
+  if (!field.empty()) text << "field '" << field << "': ";
+  text << message;
+  return text.str();
 }
 }  // namespace
 

@@ -1,0 +1,144 @@
+// Simulator throughput benchmark: generated Philly-like workloads on a 2,048-GPU cluster under
+// FIFO and under Tiresias with preemption. Each case runs in a child process so that its peak
+// memory (max RSS) is its own. Prints jobs/s, events/s and peak memory, and the ratio of each
+// case's time and memory to the project's targets.
+//
+//   clustersim_bench [--jobs 10000,100000,1000000] [--policies fifo,tiresias] [--load 0.8]
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "clustersim/generator.h"
+#include "clustersim/simulator.h"
+
+namespace {
+
+using namespace clustersim;
+
+struct CaseResult {
+  double generate_s = 0, simulate_s = 0;
+  std::uint64_t events = 0, rounds = 0, preemptions = 0, jobs = 0;
+  double gpu_util = 0;
+};
+
+SimOptions bench_options(const std::string& policy) {
+  SimOptions options;
+  NodeGroupSpec group;
+  group.nodes = 256;
+  group.gpus_per_node = 8;
+  group.cpus_per_node = 64;
+  group.mem_gb_per_node = 512;
+  options.cluster.groups.push_back(group);
+  options.cluster.nodes_per_rack = 16;
+  options.scheduler.policy = policy;
+  options.scheduler.placement = "consolidate";
+  options.scheduler.lease_s = 300;
+  if (policy != "fifo") {
+    options.scheduler.checkpoint_s = 30;
+    options.scheduler.restore_s = 30;
+  }
+  options.penalty = {0.9, 0.8};
+  options.sample_interval_s = 3600;
+  return options;
+}
+
+CaseResult run_case(std::size_t jobs, const std::string& policy, double load) {
+  using clock = std::chrono::steady_clock;
+  CaseResult result;
+  SimOptions options = bench_options(policy);
+  GeneratorOptions generator;
+  generator.jobs = jobs;
+  generator.load = load;
+  generator.cluster_gpus = options.cluster.total_gpus();
+  generator.seed = 7;
+  auto t0 = clock::now();
+  Workload workload = generate_workload(generator);
+  auto t1 = clock::now();
+  RunResult run = simulate(options, workload.jobs);
+  auto t2 = clock::now();
+  result.generate_s = std::chrono::duration<double>(t1 - t0).count();
+  result.simulate_s = std::chrono::duration<double>(t2 - t1).count();
+  result.events = run.metrics.events;
+  result.rounds = run.metrics.rounds;
+  result.preemptions = run.metrics.preemptions;
+  result.jobs = run.metrics.jobs;
+  result.gpu_util = run.metrics.gpu_util;
+  return result;
+}
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream stream(text);
+  for (std::string part; std::getline(stream, part, ',');) parts.push_back(part);
+  return parts;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string jobs_list = "10000,100000,1000000", policies = "fifo,tiresias";
+  double load = 0.8;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--jobs"))
+      jobs_list = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--policies"))
+      policies = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--load"))
+      load = std::stod(argv[i + 1]);
+    else {
+      std::fprintf(stderr, "usage: %s [--jobs N,N] [--policies P,P] [--load X]\n", argv[0]);
+      return 2;
+    }
+  }
+  std::printf(
+      "cluster: 256 nodes x 8 GPUs (2,048 GPUs), 16 nodes/rack; load %.2f; one core per case\n",
+      load);
+  std::printf("%-9s %-9s %8s %8s %12s %12s %9s %8s %7s %10s %10s\n", "jobs", "policy", "gen_s",
+              "sim_s", "jobs/s", "events/s", "peak_MB", "preempt", "util", "time/tgt", "mem/tgt");
+  int failures = 0;
+  for (const auto& policy : split(policies)) {
+    for (const auto& jobs_text : split(jobs_list)) {
+      const std::size_t jobs = std::stoul(jobs_text);
+      int pipe_fds[2];
+      if (pipe(pipe_fds) != 0) return 1;
+      const pid_t child = fork();
+      if (child == 0) {
+        close(pipe_fds[0]);
+        CaseResult result = run_case(jobs, policy, load);
+        if (write(pipe_fds[1], &result, sizeof result) != sizeof result) _exit(1);
+        _exit(0);
+      }
+      close(pipe_fds[1]);
+      CaseResult result;
+      const bool got = read(pipe_fds[0], &result, sizeof result) == sizeof result;
+      close(pipe_fds[0]);
+      int status = 0;
+      rusage usage{};
+      wait4(child, &status, 0, &usage);
+      if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        std::printf("%-9zu %-9s failed\n", jobs, policy.c_str());
+        ++failures;
+        continue;
+      }
+      const double peak_mb = usage.ru_maxrss / 1024.0;
+      const double total_s = result.generate_s + result.simulate_s;
+      // Targets: 100k jobs in < 2 s, 1M jobs in < 30 s and < 1 GB (smaller runs: the 100k target).
+      const double time_target =
+          jobs >= 1000000 ? 30.0 : 2.0 * static_cast<double>(jobs) / 100000.0;
+      std::printf("%-9zu %-9s %8.3f %8.3f %12.0f %12.0f %9.1f %8llu %7.3f %10.2f %10.2f\n", jobs,
+                  policy.c_str(), result.generate_s, result.simulate_s, jobs / result.simulate_s,
+                  result.events / result.simulate_s, peak_mb,
+                  static_cast<unsigned long long>(result.preemptions), result.gpu_util,
+                  total_s / time_target, peak_mb / 1024.0);
+      std::fflush(stdout);
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}

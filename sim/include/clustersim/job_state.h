@@ -1,0 +1,62 @@
+// A job's state while the simulation runs. Policies read it to order jobs; only the engine writes.
+#pragma once
+
+#include <cstdint>
+
+#include "clustersim/job.h"
+
+namespace clustersim {
+
+enum class JobPhase : std::uint8_t {
+  kPending,        // not yet submitted
+  kWaiting,        // in the queue
+  kRestoring,      // holds GPUs, restoring a checkpoint (no progress)
+  kRunning,        // holds GPUs, progressing at `rate`
+  kCheckpointing,  // preempted: holds GPUs while saving state (no progress)
+  kFinished,
+  kRejected,  // could never fit; rejected at load
+};
+
+struct JobState {
+  const JobSpec* spec = nullptr;
+  std::uint32_t index = 0;
+  int gpus = 0;
+  int vc = 0;         // index into the cluster's VCs (0 when the cluster has none)
+  int gpu_type = -1;  // required type id, -1 = any
+  Time submit = 0.0;
+  double work = 0.0;  // seconds of progress at rate 1.0 (the spec's duration)
+
+  JobPhase phase = JobPhase::kPending;
+  std::uint32_t epoch = 0;  // bumped on every phase change, so stale events can be recognised
+  double remaining = 0.0;   // work left as of `progress_since`
+  double rate = 1.0;        // progress per second in the current placement
+  Time progress_since = 0.0;
+  Time phase_since = 0.0;
+  Time held_since = 0.0;       // when the current GPU allocation began
+  double attained_time = 0.0;  // seconds of progress so far, as of `progress_since`
+  Time first_start = -1.0;
+  Time finish = -1.0;
+  double queue_delay = 0.0;
+  int preemptions = 0;
+  double gpu_seconds = 0.0;
+  double overhead_gpu_seconds = 0.0;
+  int nodes = 0;
+  int racks = 0;
+  double cpus = 0.0;  // held in the current allocation
+  double mem_gb = 0.0;
+  std::uint32_t placement_begin = 0;  // this job's slots in the engine's placement pool
+  std::uint32_t placement_count = 0;
+
+  bool holds_gpus() const {
+    return phase == JobPhase::kRestoring || phase == JobPhase::kRunning ||
+           phase == JobPhase::kCheckpointing;
+  }
+  double remaining_at(Time now) const {
+    return phase == JobPhase::kRunning ? remaining - rate * (now - progress_since) : remaining;
+  }
+  double attained_at(Time now) const {
+    return phase == JobPhase::kRunning ? attained_time + (now - progress_since) : attained_time;
+  }
+};
+
+}  // namespace clustersim

@@ -1,0 +1,27 @@
+// Placement policies: which nodes' GPUs a starting job gets. One small interface; registered by
+// name; randomness comes from the engine's seeded generator (injectable in tests).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "clustersim/cluster_state.h"
+#include "clustersim/random.h"
+
+namespace clustersim {
+
+class PlacementPolicy {
+ public:
+  virtual ~PlacementPolicy() = default;
+  // Fills `out` with node shares summing to request.gpus and returns true, or returns false
+  // (leaving `out` unspecified) when the request cannot be placed now. Must not allocate.
+  virtual bool place(const PlacementRequest& request, const ClusterState& cluster,
+                     std::vector<NodeShare>& out) = 0;
+};
+
+std::unique_ptr<PlacementPolicy> make_placement_policy(const std::string& name, Rng& rng);
+std::vector<std::string> placement_policy_names();
+
+}  // namespace clustersim

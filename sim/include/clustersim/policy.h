@@ -1,0 +1,48 @@
+// Scheduling (ordering) policies: which waiting job goes first, and — for preemptive ones —
+// which running jobs yield at a lease boundary. One small interface; policies register by name.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "clustersim/job_state.h"
+#include "clustersim/simulator.h"
+
+namespace clustersim {
+
+// Lower sorts first. The engine breaks remaining ties by job index.
+struct PriorityKey {
+  double primary = 0.0;
+  double secondary = 0.0;
+};
+
+struct PolicyContext {
+  Time now = 0.0;
+  std::span<const JobState> jobs;
+  // GPUs, CPUs and memory each VC holds before the jobs being keyed are counted. During a
+  // scheduling pass: the VC's current holdings. At a round: the holdings of jobs that cannot
+  // be preempted (restoring, checkpointing).
+  std::span<const double> vc_base_gpus;
+  std::span<const double> vc_weights;  // VC quota / total GPUs (equal weights without VCs)
+  double total_gpus = 0.0;
+};
+
+class SchedulingPolicy {
+ public:
+  virtual ~SchedulingPolicy() = default;
+  // Whether running jobs may be preempted at lease boundaries (scheduler.preemption overrides).
+  virtual bool preemptive() const = 0;
+  // True when a waiting job's key can change while it waits (keys are then recomputed at every
+  // pass); false lets the engine keep the queue sorted incrementally.
+  virtual bool dynamic_keys() const { return false; }
+  // Writes one key per job in `jobs` (indices into ctx.jobs) into `keys`.
+  virtual void compute_keys(std::span<const std::uint32_t> jobs, const PolicyContext& ctx,
+                            std::span<PriorityKey> keys) = 0;
+};
+
+std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const SchedulerOptions& options);
+std::vector<std::string> scheduling_policy_names();
+
+}  // namespace clustersim

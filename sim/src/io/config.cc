@@ -1,0 +1,395 @@
+#include "clustersim/config.h"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "clustersim/error.h"
+#include "clustersim/placement.h"
+#include "clustersim/policy.h"
+
+namespace clustersim {
+
+namespace {
+
+constexpr std::string_view kDefaultConfig =
+    R"(# clustersim's built-in example: a 256-GPU cluster (32 nodes of 8 GPUs, 4 racks) replaying
+# 5,000 Philly-shaped generated jobs at 80% offered load under Tiresias with preemption costs.
+[cluster]
+nodes = 32
+gpus_per_node = 8
+cpus_per_node = 64
+mem_gb_per_node = 512
+nodes_per_rack = 8
+
+[workload]
+generator = "philly"
+jobs = 5000
+load = 0.8
+seed = 42
+
+[scheduler]
+policy = "tiresias"
+placement = "consolidate"
+lease_s = 300
+checkpoint_s = 30
+restore_s = 30
+
+[throughput]
+cross_node_factor = 0.9
+cross_rack_factor = 0.8
+
+[metrics]
+sample_interval_s = 600
+)";
+
+// Reads one table's keys with type checks, remembering which keys were used so that the rest
+// can be reported as unknown (a typo must never be silently ignored).
+class TableReader {
+ public:
+  TableReader(const toml::table* table, std::string section, const std::string& source)
+      : table_(table), section_(std::move(section)), source_(source) {}
+
+  bool has(const std::string& key) const { return table_ && table_->contains(key); }
+
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const {
+    std::size_t line = 0;
+    if (table_) {
+      if (const toml::node* node = table_->get(key))
+        line = node->source().begin.line;
+      else
+        line = table_->source().begin.line;
+    }
+    throw InputError(source_, line, path(key), message);
+  }
+
+  std::string path(const std::string& key) const {
+    return section_.empty() ? key : section_ + "." + key;
+  }
+
+  const toml::node* node(const std::string& key) {
+    used_.insert(key);
+    return table_ ? table_->get(key) : nullptr;
+  }
+
+  double number(const std::string& key, double fallback, double min, double max) {
+    const toml::node* n = node(key);
+    if (!n) return fallback;
+    double value;
+    if (auto i = n->value_exact<std::int64_t>())
+      value = static_cast<double>(*i);
+    else if (auto d = n->value_exact<double>())
+      value = *d;
+    else
+      fail(key, "expected a number");
+    if (!std::isfinite(value) || value < min || value > max) {
+      std::ostringstream range;
+      range << "must be in [" << min << ", " << max << "], got " << value;
+      fail(key, range.str());
+    }
+    return value;
+  }
+
+  std::int64_t integer(const std::string& key, std::int64_t fallback, std::int64_t min,
+                       std::int64_t max) {
+    const toml::node* n = node(key);
+    if (!n) return fallback;
+    auto value = n->value_exact<std::int64_t>();
+    if (!value) fail(key, "expected an integer");
+    if (*value < min || *value > max)
+      fail(key, "must be in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " +
+                    std::to_string(*value));
+    return *value;
+  }
+
+  bool boolean(const std::string& key, bool fallback) {
+    const toml::node* n = node(key);
+    if (!n) return fallback;
+    auto value = n->value_exact<bool>();
+    if (!value) fail(key, "expected true or false");
+    return *value;
+  }
+
+  std::string string(const std::string& key, const std::string& fallback) {
+    const toml::node* n = node(key);
+    if (!n) return fallback;
+    auto value = n->value_exact<std::string>();
+    if (!value) fail(key, "expected a string");
+    return *value;
+  }
+
+  std::string choice(const std::string& key, const std::string& fallback,
+                     const std::vector<std::string>& allowed) {
+    std::string value = string(key, fallback);
+    if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      fail(key, "unknown value '" + value + "' (expected one of: " + list + ")");
+    }
+    return value;
+  }
+
+  // Call once every known key has been read.
+  void reject_unknown_keys() const {
+    if (!table_) return;
+    for (const auto& [key, value] : *table_)
+      if (!used_.count(std::string(key.str())))
+        throw InputError(source_, value.source().begin.line, path(std::string(key.str())),
+                         "unknown key");
+  }
+
+ private:
+  const toml::table* table_;
+  std::string section_;
+  const std::string& source_;
+  std::set<std::string> used_;
+};
+
+const toml::table* subtable(const toml::table& root, const std::string& name,
+                            const std::string& source) {
+  const toml::node* node = root.get(name);
+  if (!node) return nullptr;
+  if (!node->is_table())
+    throw InputError(source, node->source().begin.line, name, "expected a table");
+  return node->as_table();
+}
+
+std::string resolve_path(const std::string& path, const std::string& base_dir) {
+  std::filesystem::path p(path);
+  if (p.is_absolute() || base_dir.empty()) return path;
+  return (std::filesystem::path(base_dir) / p).lexically_normal().string();
+}
+
+ClusterSpec parse_cluster(const toml::table& root, const std::string& source) {
+  const toml::table* table = subtable(root, "cluster", source);
+  if (!table) throw InputError(source, 0, "cluster", "missing table [cluster]");
+  TableReader reader(table, "cluster", source);
+  ClusterSpec spec;
+  spec.nodes_per_rack = static_cast<int>(reader.integer("nodes_per_rack", 32, 1, 1 << 20));
+  NodeGroupSpec simple;
+  simple.nodes = static_cast<int>(reader.integer("nodes", 0, 0, 1 << 22));
+  simple.gpus_per_node = static_cast<int>(reader.integer("gpus_per_node", 8, 1, 64));
+  simple.gpu_type = reader.string("gpu_type", "generic");
+  simple.cpus_per_node = reader.number("cpus_per_node", 0.0, 0.0, 1e6);
+  simple.mem_gb_per_node = reader.number("mem_gb_per_node", 0.0, 0.0, 1e9);
+  simple.storage_mbps_per_node = reader.number("storage_mbps_per_node", 0.0, 0.0, 1e9);
+  if (simple.nodes > 0) spec.groups.push_back(simple);
+
+  if (const toml::node* groups = reader.node("node_group")) {
+    const toml::array* array = groups->as_array();
+    if (!array) reader.fail("node_group", "expected an array of tables ([[cluster.node_group]])");
+    for (std::size_t i = 0; i < array->size(); ++i) {
+      const toml::table* group_table = array->get(i)->as_table();
+      const std::string section = "cluster.node_group[" + std::to_string(i) + "]";
+      if (!group_table)
+        throw InputError(source, array->get(i)->source().begin.line, section, "expected a table");
+      TableReader group_reader(group_table, section, source);
+      NodeGroupSpec group;
+      group.name = group_reader.string("name", "group" + std::to_string(i));
+      group.nodes = static_cast<int>(group_reader.integer("nodes", 0, 1, 1 << 22));
+      if (!group_reader.has("nodes")) group_reader.fail("nodes", "missing");
+      group.gpus_per_node =
+          static_cast<int>(group_reader.integer("gpus_per_node", simple.gpus_per_node, 1, 64));
+      group.gpu_type = group_reader.string("gpu_type", simple.gpu_type);
+      group.cpus_per_node = group_reader.number("cpus_per_node", simple.cpus_per_node, 0.0, 1e6);
+      group.mem_gb_per_node =
+          group_reader.number("mem_gb_per_node", simple.mem_gb_per_node, 0.0, 1e9);
+      group.storage_mbps_per_node =
+          group_reader.number("storage_mbps_per_node", simple.storage_mbps_per_node, 0.0, 1e9);
+      group_reader.reject_unknown_keys();
+      spec.groups.push_back(group);
+    }
+  }
+  if (spec.groups.empty())
+    reader.fail("nodes", "the cluster needs nodes (set nodes, or [[cluster.node_group]])");
+
+  if (const toml::node* vcs = reader.node("vcs")) {
+    const toml::table* vc_table = vcs->as_table();
+    if (!vc_table) reader.fail("vcs", "expected a table of VC name = GPU quota");
+    TableReader vc_reader(vc_table, "cluster.vcs", source);
+    for (const auto& [name, value] : *vc_table) {
+      VcSpec vc;
+      vc.name = std::string(name.str());
+      vc.gpu_quota = static_cast<int>(vc_reader.integer(vc.name, 0, 1, 1 << 30));
+      spec.vcs.push_back(vc);
+    }
+  }
+  reader.reject_unknown_keys();
+  return spec;
+}
+
+WorkloadSource parse_workload(const toml::table& root, const std::string& source,
+                              const std::string& base_dir, int cluster_gpus) {
+  const toml::table* table = subtable(root, "workload", source);
+  if (!table) throw InputError(source, 0, "workload", "missing table [workload]");
+  TableReader reader(table, "workload", source);
+  WorkloadSource workload;
+  const bool has_trace = reader.has("trace");
+  const bool has_generator = reader.has("generator");
+  if (has_trace == has_generator)
+    reader.fail(has_trace ? "generator" : "trace",
+                "set exactly one of 'trace' (a file) or 'generator'");
+  workload.reader.skip_invalid = reader.boolean("skip_invalid", false);
+  if (has_trace) {
+    workload.trace_path = resolve_path(reader.string("trace", ""), base_dir);
+    const std::string format =
+        reader.choice("format", "csv", {"csv", "gavel", "openb", "helios", "philly"});
+    workload.format = parse_trace_format(format);
+    if (reader.has("throughputs"))
+      workload.reader.gavel_throughputs_path =
+          resolve_path(reader.string("throughputs", ""), base_dir);
+    workload.reader.gavel_gpu_type =
+        reader.string("gavel_gpu_type", workload.reader.gavel_gpu_type);
+  } else {
+    GeneratorOptions generator;
+    generator.shape = reader.choice("generator", "philly", {"philly"});
+    generator.jobs = static_cast<std::size_t>(reader.integer("jobs", 1000, 1, 100'000'000));
+    generator.load = reader.number("load", 0.8, 1e-6, 100.0);
+    generator.seed = static_cast<std::uint64_t>(
+        reader.integer("seed", 1, 0, std::numeric_limits<std::int64_t>::max()));
+    generator.max_gpus_per_job =
+        static_cast<int>(reader.integer("max_gpus_per_job", 0, 0, 1 << 20));
+    generator.cluster_gpus = cluster_gpus;
+    if (const toml::node* vcs = reader.node("vcs")) {
+      const toml::array* array = vcs->as_array();
+      if (!array) reader.fail("vcs", "expected a list of VC names");
+      for (const auto& item : *array) {
+        auto name = item.value_exact<std::string>();
+        if (!name) reader.fail("vcs", "expected a list of VC names");
+        generator.vcs.push_back(*name);
+      }
+    }
+    workload.generator = generator;
+  }
+  reader.reject_unknown_keys();
+  return workload;
+}
+
+void parse_scheduler(const toml::table& root, const std::string& source, SimOptions& sim,
+                     bool& reject_impossible) {
+  TableReader reader(subtable(root, "scheduler", source), "scheduler", source);
+  SchedulerOptions& s = sim.scheduler;
+  s.policy = reader.choice("policy", s.policy, scheduling_policy_names());
+  s.placement = reader.choice("placement", s.placement, placement_policy_names());
+  s.lease_s = reader.number("lease_s", s.lease_s, 1e-3, 1e12);
+  s.checkpoint_s = reader.number("checkpoint_s", s.checkpoint_s, 0.0, 1e12);
+  s.restore_s = reader.number("restore_s", s.restore_s, 0.0, 1e12);
+  s.backfill = reader.boolean("backfill", s.backfill);
+  if (reader.has("preemption")) s.preemption = reader.boolean("preemption", false);
+  s.vc_quota = reader.choice("vc_quota", "strict", {"strict", "lend"}) == "lend"
+                   ? VcQuotaMode::kLend
+                   : VcQuotaMode::kStrict;
+  if (const toml::node* thresholds = reader.node("tiresias_thresholds")) {
+    const toml::array* array = thresholds->as_array();
+    if (!array || array->empty())
+      reader.fail("tiresias_thresholds", "expected a non-empty list of GPU-seconds");
+    s.tiresias_thresholds.clear();
+    for (const auto& item : *array) {
+      auto value = item.value<double>();
+      if (!value || !(*value > 0.0) ||
+          (!s.tiresias_thresholds.empty() && *value <= s.tiresias_thresholds.back()))
+        reader.fail("tiresias_thresholds", "expected positive, ascending GPU-seconds");
+      s.tiresias_thresholds.push_back(*value);
+    }
+  }
+  sim.seed = static_cast<std::uint64_t>(
+      reader.integer("seed", 1, 0, std::numeric_limits<std::int64_t>::max()));
+  reject_impossible = reader.boolean("reject_impossible", false);
+  reader.reject_unknown_keys();
+}
+
+}  // namespace
+
+std::string_view default_config_text() { return kDefaultConfig; }
+
+void apply_override(toml::table& table, const std::string& assignment,
+                    const std::string& source_name) {
+  const auto equals = assignment.find('=');
+  const std::string where = source_name + " (--set " + assignment + ")";
+  if (equals == std::string::npos)
+    throw InputError(where, 0, assignment, "expected section.key=value");
+  const std::string path = assignment.substr(0, equals);
+  const std::string text = assignment.substr(equals + 1);
+  const auto dot = path.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == path.size() ||
+      path.find('.', dot + 1) != std::string::npos)
+    throw InputError(where, 0, path, "expected section.key");
+  const std::string section = path.substr(0, dot), key = path.substr(dot + 1);
+  toml::table parsed;
+  try {
+    parsed = toml::parse("value = " + text);
+  } catch (const toml::parse_error&) {
+    parsed = toml::table{{"value", text}};  // a bare word is a string
+  }
+  toml::node* existing_section = table.get(section);
+  if (existing_section && !existing_section->is_table())
+    throw InputError(where, 0, section, "is not a table");
+  if (!existing_section) table.insert(section, toml::table{});
+  table.get(section)->as_table()->insert_or_assign(key, *parsed.get("value"));
+}
+
+RunConfig parse_run_config(const toml::table& root, const std::string& source_name,
+                           const std::string& base_dir) {
+  RunConfig config;
+  config.source_name = source_name;
+  for (const auto& [key, value] : root) {
+    static const std::set<std::string> kTables = {"cluster",    "workload", "scheduler",
+                                                  "throughput", "metrics",  "debug"};
+    if (!kTables.count(std::string(key.str())))
+      throw InputError(source_name, value.source().begin.line, std::string(key.str()),
+                       "unknown table");
+  }
+  config.sim.cluster = parse_cluster(root, source_name);
+  config.workload = parse_workload(root, source_name, base_dir, config.sim.cluster.total_gpus());
+  parse_scheduler(root, source_name, config.sim, config.sim.reject_impossible);
+
+  TableReader throughput(subtable(root, "throughput", source_name), "throughput", source_name);
+  throughput.choice("model", "placement", {"placement"});
+  config.sim.penalty.cross_node_factor = throughput.number("cross_node_factor", 1.0, 1e-6, 1.0);
+  config.sim.penalty.cross_rack_factor = throughput.number("cross_rack_factor", 1.0, 1e-6, 1.0);
+  throughput.reject_unknown_keys();
+
+  TableReader metrics(subtable(root, "metrics", source_name), "metrics", source_name);
+  config.sim.sample_interval_s =
+      metrics.number("sample_interval_s", config.sim.sample_interval_s, 0.0, 1e12);
+  metrics.reject_unknown_keys();
+
+  TableReader debug(subtable(root, "debug", source_name), "debug", source_name);
+  config.sim.check_invariants = debug.boolean("check_invariants", false);
+  debug.reject_unknown_keys();
+  return config;
+}
+
+RunConfig parse_run_config(std::string_view toml_text, const std::string& source_name,
+                           const std::string& base_dir, const std::vector<std::string>& overrides) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, source_name);
+  } catch (const toml::parse_error& error) {
+    throw InputError(source_name, error.source().begin.line, "", std::string(error.description()));
+  }
+  for (const auto& assignment : overrides) apply_override(root, assignment, source_name);
+  return parse_run_config(root, source_name, base_dir);
+}
+
+RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "", "cannot open the config file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string base_dir = std::filesystem::path(path).parent_path().string();
+  return parse_run_config(text.str(), path, base_dir, overrides);
+}
+
+Workload load_workload(const RunConfig& config) {
+  if (config.workload.generator) return generate_workload(*config.workload.generator);
+  return read_trace(*config.workload.trace_path, config.workload.format, config.workload.reader);
+}
+
+}  // namespace clustersim

@@ -1,0 +1,84 @@
+// Consolidate: as few nodes, then as few racks, as possible. A job that fits one node gets the
+// tightest such node (keeping large holes for large jobs); else the rack needing the fewest
+// nodes; else the emptiest nodes across racks, rack by rack.
+#include <algorithm>
+
+#include "placement/candidates.h"
+#include "placement/factories.h"
+
+namespace clustersim::placement {
+
+namespace {
+class Consolidate final : public PlacementPolicy {
+ public:
+  bool place(const PlacementRequest& request, const ClusterState& cluster,
+             std::vector<NodeShare>& out) override {
+    out.clear();
+    if (collect_candidates(request, cluster, candidates_) < request.gpus) return false;
+    if (const Candidate* node = tightest_single_node(candidates_, request.gpus)) {
+      out.push_back({node->node, request.gpus});
+      return true;
+    }
+    // Largest holes first, so every later step needs the fewest nodes.
+    std::sort(candidates_.begin(), candidates_.end(), [&](const Candidate& a, const Candidate& b) {
+      const int rack_a = cluster.node(a.node).rack, rack_b = cluster.node(b.node).rack;
+      if (rack_a != rack_b) return rack_a < rack_b;
+      if (a.hostable != b.hostable) return a.hostable > b.hostable;
+      return a.node < b.node;
+    });
+    // Best single rack: fewest nodes needed, then least left over.
+    int best_rack = -1, best_nodes = 0, best_leftover = 0;
+    for (std::size_t begin = 0; begin < candidates_.size();) {
+      const int rack = cluster.node(candidates_[begin].node).rack;
+      std::size_t end = begin;
+      int sum = 0, needed_nodes = 0, remaining = request.gpus;
+      for (; end < candidates_.size() && cluster.node(candidates_[end].node).rack == rack; ++end) {
+        sum += candidates_[end].hostable;
+        if (remaining > 0) {
+          remaining -= candidates_[end].hostable;
+          ++needed_nodes;
+        }
+      }
+      if (remaining <= 0 && (best_rack < 0 || needed_nodes < best_nodes ||
+                             (needed_nodes == best_nodes && sum - request.gpus < best_leftover))) {
+        best_rack = rack;
+        best_nodes = needed_nodes;
+        best_leftover = sum - request.gpus;
+      }
+      begin = end;
+    }
+    if (best_rack >= 0) {
+      int gpus = request.gpus;
+      for (const auto& candidate : candidates_) {
+        if (gpus == 0) break;
+        if (cluster.node(candidate.node).rack != best_rack) continue;
+        const int take = std::min(candidate.hostable, gpus);
+        out.push_back({candidate.node, take});
+        gpus -= take;
+      }
+      return true;
+    }
+    // Across racks: the racks with the most room first, each rack's largest holes first.
+    rack_room_.assign(cluster.num_racks(), 0);
+    for (const auto& candidate : candidates_)
+      rack_room_[cluster.node(candidate.node).rack] += candidate.hostable;
+    std::stable_sort(
+        candidates_.begin(), candidates_.end(), [&](const Candidate& a, const Candidate& b) {
+          const int rack_a = cluster.node(a.node).rack, rack_b = cluster.node(b.node).rack;
+          if (rack_room_[rack_a] != rack_room_[rack_b])
+            return rack_room_[rack_a] > rack_room_[rack_b];
+          return rack_a < rack_b;
+        });
+    take_in_order(candidates_, request.gpus, out);
+    return true;
+  }
+
+ private:
+  std::vector<Candidate> candidates_;  // reused: no allocation per placement
+  std::vector<int> rack_room_;
+};
+}  // namespace
+
+std::unique_ptr<PlacementPolicy> make_consolidate(Rng&) { return std::make_unique<Consolidate>(); }
+
+}  // namespace clustersim::placement

@@ -1,0 +1,37 @@
+#include <stdexcept>
+#include <string_view>
+
+#include "policies/factories.h"
+
+namespace clustersim {
+
+namespace {
+struct PolicyEntry {
+  std::string_view name;
+  std::unique_ptr<SchedulingPolicy> (*make)(const SchedulerOptions&);
+};
+
+constexpr PolicyEntry kPolicies[] = {
+    {"fifo", policies::make_fifo},         {"sjf", policies::make_sjf},
+    {"srtf", policies::make_srtf},         {"las", policies::make_las},
+    {"tiresias", policies::make_tiresias}, {"drf", policies::make_drf},
+};
+}  // namespace
+
+std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const SchedulerOptions& options) {
+  for (const auto& entry : kPolicies)
+    if (entry.name == options.policy) return entry.make(options);
+  std::string known;
+  for (const auto& entry : kPolicies)
+    known += (known.empty() ? "" : ", ") + std::string(entry.name);
+  throw std::invalid_argument("unknown scheduling policy '" + options.policy +
+                              "' (known: " + known + ")");
+}
+
+std::vector<std::string> scheduling_policy_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : kPolicies) names.emplace_back(entry.name);
+  return names;
+}
+
+}  // namespace clustersim

@@ -506,6 +506,11 @@ RunResult Engine::run() {
       if (event.kind == EventKind::kRound) round_due = true;
       if (event.kind == EventKind::kSample) sample_due = true;
     }
+    // A batch that lands exactly on a lease boundary is that boundary's round, even when no
+    // round was pending (the queue was empty until this batch's arrivals).
+    if (!round_due && !round_scheduled_ && preemptive_ && !waiting_.empty() &&
+        std::fmod(now, options_.scheduler.lease_s) == 0.0)
+      round_due = true;
     if (round_due) {
       round_scheduled_ = false;
       preemption_round(now);

@@ -18,36 +18,10 @@ namespace clustersim {
 
 namespace {
 
+// The built-in example, compiled in from sim/examples/default.toml by CMake.
 constexpr std::string_view kDefaultConfig =
-    R"(# clustersim's built-in example: a 256-GPU cluster (32 nodes of 8 GPUs, 4 racks) replaying
-# 5,000 Philly-shaped generated jobs at 80% offered load under Tiresias with preemption costs.
-[cluster]
-nodes = 32
-gpus_per_node = 8
-cpus_per_node = 64
-mem_gb_per_node = 512
-nodes_per_rack = 8
-
-[workload]
-generator = "philly"
-jobs = 5000
-load = 0.8
-seed = 42
-
-[scheduler]
-policy = "tiresias"
-placement = "consolidate"
-lease_s = 300
-checkpoint_s = 30
-restore_s = 30
-
-[throughput]
-cross_node_factor = 0.9
-cross_rack_factor = 0.8
-
-[metrics]
-sample_interval_s = 600
-)";
+#include "default_config.inc"
+    ;
 
 // Reads one table's keys with type checks, remembering which keys were used so that the rest
 // can be reported as unknown (a typo must never be silently ignored).

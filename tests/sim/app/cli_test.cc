@@ -1,0 +1,112 @@
+// End to end: the `clustersim run` contract as users' scripts rely on it.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int exit_code;
+  std::string out;
+};
+
+Outcome run_clustersim(const std::string& arguments) {
+  const std::string command =
+      std::string(CLUSTERSIM_BIN_DIR) + "/clustersim " + arguments + " 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string out;
+  char buffer[4096];
+  while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("clustersim_cli_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "jobs.csv") << "job_id,submit_time,num_gpus,duration,model,vc\n"
+                                        "a,0,4,100,resnet50,x\n"
+                                        "b,10,8,50,bert,y\n"
+                                        "c,20,1,10,,x\n";
+    std::ofstream(dir_ / "run.toml") << "[cluster]\nnodes = 1\ngpus_per_node = 8\n"
+                                        "[workload]\ntrace = \"jobs.csv\"\nformat = \"csv\"\n"
+                                        "[scheduler]\npolicy = \"fifo\"\n";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+TEST_F(CliTest, JsonHasTheContractKeys) {
+  const Outcome outcome = run_clustersim("run " + path("run.toml") + " --json");
+  ASSERT_EQ(outcome.exit_code, 0);
+  const auto json = nlohmann::json::parse(outcome.out);
+  for (const char* key : {"jobs", "jct_mean", "jct_p50", "jct_p99", "queue_mean", "makespan",
+                          "gpu_util", "preemptions"})
+    EXPECT_TRUE(json.contains(key)) << key;
+  EXPECT_EQ(json["jobs"], 3);
+  // a runs 0..100; b needs all 8 GPUs: 100..150; c fits beside a at 20..30.
+  EXPECT_DOUBLE_EQ(json["makespan"].get<double>(), 150);
+  EXPECT_DOUBLE_EQ(json["jct_mean"].get<double>(), (100.0 + 140.0 + 10.0) / 3);
+}
+
+TEST_F(CliTest, JobsOutHasOneRowPerJob) {
+  ASSERT_EQ(
+      run_clustersim("run " + path("run.toml") + " --jobs-out " + path("jobs_out.csv")).exit_code,
+      0);
+  std::ifstream in(path("jobs_out.csv"));
+  std::string header, row;
+  std::getline(in, header);
+  EXPECT_EQ(
+      header.rfind("job_id,submit_time,start_time,finish_time,jct,queue_delay,num_gpus,preemptions",
+                   0),
+      0u);
+  std::vector<std::string> rows;
+  while (std::getline(in, row)) rows.push_back(row);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1].rfind("b,10,100,150,140,90,8,0,", 0), 0u) << rows[1];
+}
+
+TEST_F(CliTest, SetOverridesAKey) {
+  const Outcome outcome =
+      run_clustersim("run " + path("run.toml") + " --set cluster.gpus_per_node=16 --json");
+  ASSERT_EQ(outcome.exit_code, 0);
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(outcome.out)["makespan"].get<double>(), 100);
+}
+
+TEST_F(CliTest, BuiltInExampleRuns) {
+  const Outcome outcome = run_clustersim("run --json");
+  ASSERT_EQ(outcome.exit_code, 0);
+  EXPECT_GT(nlohmann::json::parse(outcome.out)["jobs"].get<int>(), 1000);
+}
+
+TEST_F(CliTest, BadInputFailsAndLeavesNoResultFile) {
+  std::ofstream(path("bad.csv")) << "job_id,submit_time,num_gpus,duration\na,0,4,100\nb,zero,1,5\n";
+  std::ofstream(path("bad.toml")) << "[cluster]\nnodes = 1\n[workload]\ntrace = \"bad.csv\"\n";
+  EXPECT_NE(run_clustersim("run " + path("bad.toml") + " --jobs-out " + path("out.csv")).exit_code,
+            0);
+  EXPECT_FALSE(fs::exists(path("out.csv")));
+  std::ofstream(path("big.csv")) << "job_id,submit_time,num_gpus,duration\na,0,9,100\n";
+  std::ofstream(path("big.toml")) << "[cluster]\nnodes = 1\n[workload]\ntrace = \"big.csv\"\n";
+  EXPECT_NE(run_clustersim("run " + path("big.toml") + " --jobs-out " + path("out.csv")).exit_code,
+            0);
+  EXPECT_FALSE(fs::exists(path("out.csv")));
+  EXPECT_EQ(
+      run_clustersim("run " + path("big.toml") + " --set scheduler.reject_impossible=true --json")
+          .exit_code,
+      0);
+  EXPECT_NE(run_clustersim("run " + path("missing.toml")).exit_code, 0);
+}
+
+}  // namespace

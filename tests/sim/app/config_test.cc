@@ -1,0 +1,118 @@
+#include "clustersim/config.h"
+
+#include <gtest/gtest.h>
+#include <toml++/toml.h>
+
+#include "clustersim/error.h"
+
+namespace clustersim {
+namespace {
+
+constexpr const char* kMinimal = R"([cluster]
+nodes = 4
+gpus_per_node = 8
+
+[workload]
+trace = "jobs.csv"
+
+[scheduler]
+policy = "las"
+)";
+
+InputError parse_error(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  try {
+    parse_run_config(text, "test.toml", "/data", overrides);
+  } catch (const InputError& error) {
+    return error;
+  }
+  ADD_FAILURE() << "expected an InputError";
+  return InputError("", 0, "", "");
+}
+
+TEST(Config, ParsesTheContractKeysAndResolvesTracePaths) {
+  const RunConfig config = parse_run_config(kMinimal, "test.toml", "/data");
+  EXPECT_EQ(config.sim.cluster.total_gpus(), 32);
+  EXPECT_EQ(config.sim.scheduler.policy, "las");
+  EXPECT_EQ(config.sim.scheduler.placement, "consolidate");
+  ASSERT_TRUE(config.workload.trace_path.has_value());
+  EXPECT_EQ(*config.workload.trace_path, "/data/jobs.csv");
+  EXPECT_EQ(config.workload.format, TraceFormat::kCsv);
+}
+
+TEST(Config, OverridesReplaceAndAddKeys) {
+  const RunConfig config =
+      parse_run_config(kMinimal, "test.toml", "",
+                       {"scheduler.policy=fifo", "scheduler.lease_s=60", "cluster.nodes=2",
+                        "scheduler.preemption=false", "metrics.sample_interval_s=0"});
+  EXPECT_EQ(config.sim.scheduler.policy, "fifo");
+  EXPECT_EQ(config.sim.scheduler.lease_s, 60);
+  EXPECT_EQ(config.sim.cluster.total_gpus(), 16);
+  EXPECT_EQ(config.sim.scheduler.preemption, std::optional<bool>(false));
+  EXPECT_EQ(config.sim.sample_interval_s, 0);
+}
+
+TEST(Config, GeneratedWorkloadKnowsTheClusterSize) {
+  const RunConfig config = parse_run_config(default_config_text(), "built-in", "");
+  ASSERT_TRUE(config.workload.generator.has_value());
+  EXPECT_EQ(config.workload.generator->cluster_gpus, config.sim.cluster.total_gpus());
+  EXPECT_GT(load_workload(config).jobs.size(), 0u);
+}
+
+TEST(Config, HeterogeneousGroupsAndVcs) {
+  const RunConfig config = parse_run_config(R"([cluster]
+nodes_per_rack = 4
+vcs = { research = 16, prod = 24 }
+[[cluster.node_group]]
+nodes = 2
+gpus_per_node = 8
+gpu_type = "v100"
+[[cluster.node_group]]
+nodes = 3
+gpus_per_node = 4
+gpu_type = "a100"
+cpus_per_node = 48
+[workload]
+generator = "philly"
+jobs = 10
+vcs = ["research", "prod"]
+[scheduler]
+vc_quota = "lend"
+)",
+                                            "t.toml", "");
+  ASSERT_EQ(config.sim.cluster.groups.size(), 2u);
+  EXPECT_EQ(config.sim.cluster.total_gpus(), 28);
+  EXPECT_EQ(config.sim.cluster.groups[1].cpus_per_node, 48);
+  ASSERT_EQ(config.sim.cluster.vcs.size(), 2u);
+  EXPECT_EQ(config.sim.scheduler.vc_quota, VcQuotaMode::kLend);
+  EXPECT_EQ(config.workload.generator->vcs.size(), 2u);
+}
+
+TEST(Config, UnknownKeysNameTheKeyAndLine) {
+  const InputError error = parse_error(std::string(kMinimal) + "polcy = \"x\"\n");
+  EXPECT_EQ(error.file(), "test.toml");
+  EXPECT_EQ(error.field(), "scheduler.polcy");
+  EXPECT_EQ(error.line(), 10u);
+  EXPECT_EQ(parse_error(std::string(kMinimal) + "[schedular]\n").field(), "schedular");
+}
+
+TEST(Config, BadValuesAreErrors) {
+  EXPECT_EQ(parse_error(kMinimal, {"scheduler.policy=lottery"}).field(), "scheduler.policy");
+  EXPECT_EQ(parse_error(kMinimal, {"scheduler.lease_s=-1"}).field(), "scheduler.lease_s");
+  EXPECT_EQ(parse_error(kMinimal, {"cluster.gpus_per_node=\"eight\""}).field(),
+            "cluster.gpus_per_node");
+  EXPECT_EQ(parse_error(kMinimal, {"workload.format=parquet"}).field(), "workload.format");
+  EXPECT_EQ(parse_error(kMinimal, {"workload.generator=philly"}).field(), "workload.generator");
+  EXPECT_EQ(parse_error(kMinimal, {"nodot=1"}).field(), "nodot");
+  EXPECT_EQ(parse_error("[cluster]\nnodes = 0\n[workload]\ngenerator = \"philly\"\n").field(),
+            "cluster.nodes");
+  const InputError syntax = parse_error("[cluster\nnodes = 1\n");
+  EXPECT_EQ(syntax.line(), 1u);
+  EXPECT_EQ(parse_error("[workload]\ngenerator=\"philly\"\n").field(), "cluster");
+}
+
+TEST(Config, MissingConfigFileIsAnInputError) {
+  EXPECT_THROW(load_run_config("/nonexistent/clustersim.toml"), InputError);
+}
+
+}  // namespace
+}  // namespace clustersim

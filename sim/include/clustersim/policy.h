@@ -37,6 +37,15 @@ class SchedulingPolicy {
   // True when a waiting job's key can change while it waits (keys are then recomputed at every
   // pass); false lets the engine keep the queue sorted incrementally.
   virtual bool dynamic_keys() const { return false; }
+  // Fair-share policies rank VCs: at every step the engine serves the VC with the lowest rank
+  // were it to run its next job, and within a VC follows the jobs' keys. The rank may depend
+  // only on the VC's GPUs held, the next job's GPUs, and the VC's weight.
+  virtual bool ranks_vcs() const { return false; }
+  virtual double vc_rank(double vc_gpus_held, int next_job_gpus, double vc_weight,
+                         double total_gpus) const {
+    (void)vc_gpus_held, (void)next_job_gpus, (void)vc_weight, (void)total_gpus;
+    return 0.0;
+  }
   // Writes one key per job in `jobs` (indices into ctx.jobs) into `keys`.
   virtual void compute_keys(std::span<const std::uint32_t> jobs, const PolicyContext& ctx,
                             std::span<PriorityKey> keys) = 0;

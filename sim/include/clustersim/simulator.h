@@ -25,6 +25,7 @@ struct SchedulerOptions {
   double checkpoint_s = 0.0;              // GPUs stay held this long when a job is preempted
   double restore_s = 0.0;                 // a restarted job holds GPUs this long before progressing
   bool backfill = true;                   // false: strict head-of-line blocking
+  bool honor_priority = false;  // order by job priority (higher first) before the policy
   std::optional<bool> preemption;         // unset = the policy's default
   VcQuotaMode vc_quota = VcQuotaMode::kStrict;
   // Tiresias: queue boundaries in attained GPU-seconds (ascending).

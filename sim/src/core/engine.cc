@@ -44,6 +44,7 @@ Engine::Engine(const SimOptions& options, const std::vector<JobSpec>& specs)
   }
   preemptive_ = options.scheduler.preemption.value_or(policy_->preemptive());
   dynamic_keys_ = policy_->dynamic_keys();
+  ranks_vcs_ = policy_->ranks_vcs();
   load_jobs();
 }
 
@@ -153,8 +154,9 @@ void Engine::load_jobs() {
   keys_.resize(n);
   admitted_stamp_.assign(n, 0);
   holder_position_.assign(n, 0);
-  waiting_demand_.assign(static_cast<std::size_t>(cluster_.total_gpus()) + 1, 0);
-  waiting_.reserve(1024);
+  int max_gpus = 1;
+  for (const auto& job : jobs_) max_gpus = std::max(max_gpus, job.gpus);
+  queue_.reset(vc_names_.size(), max_gpus);
   holders_.reserve(static_cast<std::size_t>(cluster_.total_gpus()));
   events_.reserve(static_cast<std::size_t>(cluster_.total_gpus()) * 2 + 16);
 }
@@ -169,6 +171,8 @@ PlacementRequest Engine::request_of(const JobState& job) const {
 }
 
 bool Engine::before(std::uint32_t a, std::uint32_t b) const {
+  if (options_.scheduler.honor_priority && jobs_[a].spec->priority != jobs_[b].spec->priority)
+    return jobs_[a].spec->priority > jobs_[b].spec->priority;
   return key_less(keys_[a], a, keys_[b], b);
 }
 
@@ -198,19 +202,14 @@ void Engine::enqueue(std::uint32_t index, Time now) {
   job.phase = JobPhase::kWaiting;
   job.phase_since = now;
   ++job.epoch;
-  if (waiting_demand_[job.gpus]++ == 0 &&
-      (min_waiting_demand_ == 0 || job.gpus < min_waiting_demand_))
-    min_waiting_demand_ = job.gpus;
   if (dynamic_keys_) {
-    waiting_.push_back(index);  // keyed and sorted at the next pass
+    queue_.append(index, job.vc, job.gpus);  // keyed and sorted at the next pass
     return;
   }
   const std::uint32_t one[1] = {index};
   policy_->compute_keys(one, policy_context(now, vc_usage_),
                         std::span<PriorityKey>(&keys_[index], 1));
-  waiting_.insert(std::upper_bound(waiting_.begin(), waiting_.end(), index,
-                                   [&](std::uint32_t a, std::uint32_t b) { return before(a, b); }),
-                  index);
+  queue_.insert_sorted(index, job.vc, job.gpus, order());
 }
 
 void Engine::complete(std::uint32_t index, Time now) {
@@ -283,15 +282,7 @@ bool Engine::try_start(std::uint32_t index, Time now) {
     throw std::logic_error("throughput model returned a non-positive rate for job '" +
                            job.spec->id + "'");
 
-  // Leave the queue (the caller compacts `waiting_`).
-  if (--waiting_demand_[job.gpus] == 0 && job.gpus == min_waiting_demand_) {
-    min_waiting_demand_ = 0;
-    for (std::size_t g = job.gpus + 1; g < waiting_demand_.size(); ++g)
-      if (waiting_demand_[g] > 0) {
-        min_waiting_demand_ = static_cast<int>(g);
-        break;
-      }
-  }
+  queue_.count_out(job.vc, job.gpus);  // the caller removes it from its list
   job.queue_delay += now - job.phase_since;
   if (job.first_start < 0.0) job.first_start = now;
   job.held_since = now;
@@ -347,48 +338,84 @@ void Engine::preempt(std::uint32_t index, Time now) {
 
 // --- Scheduling ---------------------------------------------------------------------------
 
+void Engine::rekey_with_waiting(Time now, const std::vector<double>& base) {
+  for (std::size_t v = 0; v < queue_.num_vcs(); ++v)
+    key_scratch_jobs_.insert(key_scratch_jobs_.end(), queue_.list(v).begin(), queue_.list(v).end());
+  key_scratch_.resize(key_scratch_jobs_.size());
+  policy_->compute_keys(key_scratch_jobs_, policy_context(now, base), key_scratch_);
+  for (std::size_t i = 0; i < key_scratch_jobs_.size(); ++i)
+    keys_[key_scratch_jobs_[i]] = key_scratch_[i];
+  for (std::size_t v = 0; v < queue_.num_vcs(); ++v)
+    std::sort(queue_.list(v).begin(), queue_.list(v).end(), order());
+}
+
 void Engine::scheduling_pass(Time now) {
-  if (waiting_.empty()) return;
+  if (queue_.empty()) return;
   if (dynamic_keys_) {
-    key_scratch_.resize(waiting_.size());
-    policy_->compute_keys(waiting_, policy_context(now, vc_usage_), key_scratch_);
-    for (std::size_t i = 0; i < waiting_.size(); ++i) keys_[waiting_[i]] = key_scratch_[i];
-    std::sort(waiting_.begin(), waiting_.end(),
-              [&](std::uint32_t a, std::uint32_t b) { return before(a, b); });
+    key_scratch_jobs_.clear();
+    rekey_with_waiting(now, vc_usage_);
   }
+  const auto less = walk_order(vc_usage_);
   const bool backfill = options_.scheduler.backfill;
   // With lending, jobs within their VC's quota go first; borrowers take what is left.
   const int phases = quotas_enforced_ && options_.scheduler.vc_quota == VcQuotaMode::kLend ? 2 : 1;
-  std::size_t examined = 0;
+  walk_sources_.clear();
+  for (std::size_t v = 0; v < queue_.num_vcs(); ++v)
+    walk_sources_.push_back({&queue_.list(v), nullptr});
+  walk_reached_.assign(queue_.num_vcs(), 0);
   bool started_any = false;
-  for (int phase = 0; phase < phases; ++phase) {
-    for (std::size_t i = 0; i < waiting_.size(); ++i) {
-      if (cluster_.free_gpus() < std::max(1, min_waiting_demand_)) break;
-      const std::uint32_t index = waiting_[i];
+  bool stop = false;
+  for (int phase = 0; phase < phases && !stop; ++phase) {
+    walk_.start(walk_sources_, less);
+    while (!walk_.done()) {
+      if (cluster_.free_gpus() < std::max(1, queue_.min_demand())) {
+        stop = true;
+        break;
+      }
+      const std::size_t vc = walk_.source();
+      const std::uint32_t index = walk_.job();
       JobState& job = jobs_[index];
-      if (job.phase != JobPhase::kWaiting) continue;  // started earlier in this pass
-      examined = std::max(examined, i + 1);
-      const bool fits_quota = phase == 1 || within_quota(job, vc_usage_);
-      if (!fits_quota) continue;  // a VC at its quota blocks only itself
-      const bool started = job.gpus <= cluster_.free_gpus(job.gpu_type) && try_start(index, now);
-      if (started) {
+      if (job.phase != JobPhase::kWaiting) {  // started in the first phase
+        walk_.advance(less);
+        continue;
+      }
+      // Skip a whole VC that can start nothing more: its smallest job exceeds its room.
+      double room = cluster_.free_gpus();
+      if (phase == 0 && quotas_enforced_) room = std::min(room, vc_quota_[vc] - vc_usage_[vc]);
+      if (room < queue_.min_demand(vc)) {
+        walk_.drop(less);
+        continue;
+      }
+      if (phase == 0 && !within_quota(job, vc_usage_)) {
+        // A VC at its quota blocks only itself (and, without backfill, everyone behind in it).
+        if (backfill) {
+          walk_.advance(less);
+        } else {
+          walk_.drop(less);
+        }
+        continue;
+      }
+      if (job.gpus <= cluster_.free_gpus(job.gpu_type) && try_start(index, now)) {
         started_any = true;
       } else if (!backfill) {
-        break;  // strict order: the head of the queue blocks everyone behind it
+        stop = true;  // strict order: the head of the queue blocks everyone behind it
+        break;
       }
+      walk_.advance(less);
     }
+    for (std::size_t v = 0; v < queue_.num_vcs(); ++v)
+      walk_reached_[v] = std::max(walk_reached_[v], walk_.position_in_first(v));
   }
   if (started_any) {
-    const auto end =
-        std::remove_if(waiting_.begin(), waiting_.begin() + static_cast<std::ptrdiff_t>(examined),
-                       [&](std::uint32_t j) { return jobs_[j].phase != JobPhase::kWaiting; });
-    waiting_.erase(end, waiting_.begin() + static_cast<std::ptrdiff_t>(examined));
+    for (std::size_t v = 0; v < queue_.num_vcs(); ++v)
+      queue_.remove_left(v, walk_reached_[v],
+                         [&](std::uint32_t j) { return jobs_[j].phase != JobPhase::kWaiting; });
   }
 }
 
 void Engine::preemption_round(Time now) {
   ++rounds_;
-  if (waiting_.empty()) return;
+  if (queue_.empty()) return;
   candidates_.clear();
   round_usage_.assign(vc_names_.size(), 0.0);
   for (std::uint32_t index : holders_) {
@@ -404,46 +431,64 @@ void Engine::preemption_round(Time now) {
   for (std::uint32_t index : candidates_) capacity += jobs_[index].gpus;
 
   // Key running jobs (their service has grown) and, for dynamic policies, everyone together.
-  const PolicyContext ctx = policy_context(now, round_usage_);
   if (dynamic_keys_) {
     key_scratch_jobs_.assign(candidates_.begin(), candidates_.end());
-    key_scratch_jobs_.insert(key_scratch_jobs_.end(), waiting_.begin(), waiting_.end());
-    key_scratch_.resize(key_scratch_jobs_.size());
-    policy_->compute_keys(key_scratch_jobs_, ctx, key_scratch_);
-    for (std::size_t i = 0; i < key_scratch_jobs_.size(); ++i)
-      keys_[key_scratch_jobs_[i]] = key_scratch_[i];
-    std::sort(waiting_.begin(), waiting_.end(),
-              [&](std::uint32_t a, std::uint32_t b) { return before(a, b); });
+    rekey_with_waiting(now, round_usage_);
   } else {
     candidate_keys_.resize(candidates_.size());
-    policy_->compute_keys(candidates_, ctx, candidate_keys_);
+    policy_->compute_keys(candidates_, policy_context(now, round_usage_), candidate_keys_);
     for (std::size_t i = 0; i < candidates_.size(); ++i) keys_[candidates_[i]] = candidate_keys_[i];
   }
-  std::sort(candidates_.begin(), candidates_.end(),
-            [&](std::uint32_t a, std::uint32_t b) { return before(a, b); });
+  std::sort(candidates_.begin(), candidates_.end(), order());
 
   // Walk running and waiting jobs merged in priority order, admitting greedily into capacity.
+  // Fair-share policies walk each VC's running jobs, then its waiting ones, as one source.
   ++round_number_;
+  const auto less = walk_order(round_usage_);
   const bool backfill = options_.scheduler.backfill;
   const int phases = quotas_enforced_ && options_.scheduler.vc_quota == VcQuotaMode::kLend ? 2 : 1;
+  walk_sources_.clear();
+  if (ranks_vcs_) {
+    vc_candidates_.resize(queue_.num_vcs());
+    for (auto& list : vc_candidates_) list.clear();
+    for (std::uint32_t index : candidates_) vc_candidates_[jobs_[index].vc].push_back(index);
+    for (std::size_t v = 0; v < queue_.num_vcs(); ++v)
+      walk_sources_.push_back({&vc_candidates_[v], &queue_.list(v)});
+  } else {
+    for (std::size_t v = 0; v < queue_.num_vcs(); ++v)
+      walk_sources_.push_back({&queue_.list(v), nullptr});
+    walk_sources_.push_back({&candidates_, nullptr});
+  }
   bool admitted_waiting = false;
   for (int phase = 0; phase < phases && capacity > 0; ++phase) {
-    std::size_t r = 0, w = 0;
-    while (capacity > 0 && (r < candidates_.size() || w < waiting_.size())) {
-      const bool take_running =
-          w == waiting_.size() || (r < candidates_.size() && before(candidates_[r], waiting_[w]));
-      const std::uint32_t index = take_running ? candidates_[r++] : waiting_[w++];
-      if (admitted_stamp_[index] == round_number_) continue;
+    walk_.start(walk_sources_, less);
+    while (!walk_.done() && capacity > 0) {
+      const std::uint32_t index = walk_.job();
       const JobState& job = jobs_[index];
-      if (phase == 0 && !within_quota(job, round_usage_)) continue;
-      if (job.gpus > capacity) {
-        if (!backfill) break;
+      if (admitted_stamp_[index] == round_number_) {
+        walk_.advance(less);
+        continue;
+      }
+      const bool waiting = job.phase == JobPhase::kWaiting;
+      if (waiting) {  // skip the rest of a VC that cannot admit any of its waiting jobs
+        double room = capacity;
+        if (phase == 0 && quotas_enforced_)
+          room = std::min(room, vc_quota_[job.vc] - round_usage_[job.vc]);
+        if (room < queue_.min_demand(job.vc)) {
+          walk_.drop(less);
+          continue;
+        }
+      }
+      if ((phase == 0 && !within_quota(job, round_usage_)) || job.gpus > capacity) {
+        if (!backfill && job.gpus > capacity) break;
+        walk_.advance(less);
         continue;
       }
       admitted_stamp_[index] = round_number_;
       capacity -= job.gpus;
       round_usage_[job.vc] += job.gpus;
-      admitted_waiting = admitted_waiting || !take_running;
+      admitted_waiting = admitted_waiting || waiting;
+      walk_.advance(less);
     }
   }
   if (!admitted_waiting) return;
@@ -452,7 +497,7 @@ void Engine::preemption_round(Time now) {
 }
 
 void Engine::schedule_round_if_needed(Time now) {
-  if (!preemptive_ || round_scheduled_ || waiting_.empty() || holders_.empty()) return;
+  if (!preemptive_ || round_scheduled_ || queue_.empty() || holders_.empty()) return;
   const double lease = options_.scheduler.lease_s;
   events_.push((std::floor(now / lease) + 1.0) * lease, EventKind::kRound);
   round_scheduled_ = true;
@@ -470,7 +515,7 @@ RunResult Engine::run() {
     Time now = events_.empty() ? jobs_[arrival_order_[next_arrival_]].submit : events_.top().time;
     if (next_arrival_ < arrival_order_.size())
       now = std::min(now, jobs_[arrival_order_[next_arrival_]].submit);
-    queue_length_integral_ += static_cast<double>(waiting_.size()) * (now - last_batch_time_);
+    queue_length_integral_ += static_cast<double>(queue_.size()) * (now - last_batch_time_);
     last_batch_time_ = now;
 
     bool sample_due = false;
@@ -508,7 +553,7 @@ RunResult Engine::run() {
     }
     // A batch that lands exactly on a lease boundary is that boundary's round, even when no
     // round was pending (the queue was empty until this batch's arrivals).
-    if (!round_due && !round_scheduled_ && preemptive_ && !waiting_.empty() &&
+    if (!round_due && !round_scheduled_ && preemptive_ && !queue_.empty() &&
         std::fmod(now, options_.scheduler.lease_s) == 0.0)
       round_due = true;
     if (round_due) {
@@ -523,7 +568,7 @@ RunResult Engine::run() {
       if (active_jobs_ > 0 || next_arrival_ < arrival_order_.size())
         events_.push(now + sample_interval, EventKind::kSample);
     }
-    if (holders_.empty() && next_arrival_ == arrival_order_.size() && !waiting_.empty())
+    if (holders_.empty() && next_arrival_ == arrival_order_.size() && !queue_.empty())
       throw std::logic_error("simulation stalled: jobs wait but nothing can ever free resources");
   }
   return collect_results();
@@ -531,17 +576,30 @@ RunResult Engine::run() {
 
 // --- Measurement --------------------------------------------------------------------------
 
+std::uint32_t Engine::head_of_queue() const {
+  const auto less = walk_order(vc_usage_);
+  std::uint32_t head = 0;
+  bool found = false;
+  for (std::size_t v = 0; v < queue_.num_vcs(); ++v) {
+    if (queue_.list(v).empty()) continue;
+    const std::uint32_t front = queue_.list(v).front();
+    if (!found || less(front, head)) head = front;
+    found = true;
+  }
+  return head;
+}
+
 void Engine::take_sample(Time now) {
   Sample sample;
   sample.time = now;
   sample.idle_gpus = cluster_.free_gpus();
   sample.busy_gpus = cluster_.total_gpus() - sample.idle_gpus;
-  sample.queue_length = static_cast<int>(waiting_.size());
+  sample.queue_length = static_cast<int>(queue_.size());
   sample.running_jobs = static_cast<int>(holders_.size());
-  if (!waiting_.empty()) {
+  if (!queue_.empty()) {
     // Fragmented: idle GPUs on nodes (of a type the head-of-queue job may use) whose idle count
     // is below what that job would need from one node.
-    const JobState& head = jobs_[waiting_.front()];
+    const JobState& head = jobs_[head_of_queue()];
     for (const auto& node : cluster_.nodes()) {
       if (head.gpu_type >= 0 && node.gpu_type != head.gpu_type) continue;
       if (node.free_gpus > 0 && node.free_gpus < std::min(head.gpus, node.gpus))
@@ -583,9 +641,14 @@ void Engine::check_invariants() const {
         vc[v] > vc_quota_[v])
       throw std::logic_error("invariant: VC '" + vc_names_[v] + "' above its quota");
   }
-  for (std::uint32_t index : waiting_)
-    if (jobs_[index].phase != JobPhase::kWaiting)
-      throw std::logic_error("invariant: queue holds a non-waiting job");
+  std::size_t queued = 0;
+  for (std::size_t v = 0; v < queue_.num_vcs(); ++v) {
+    queued += queue_.list(v).size();
+    for (std::uint32_t index : queue_.list(v))
+      if (jobs_[index].phase != JobPhase::kWaiting || jobs_[index].vc != static_cast<int>(v))
+        throw std::logic_error("invariant: the queue holds a job that is not waiting in that VC");
+  }
+  if (queued != queue_.size()) throw std::logic_error("invariant: queue length drifted");
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include "clustersim/policy.h"
 #include "clustersim/random.h"
 #include "clustersim/simulator.h"
+#include "core/waiting_queue.h"
 
 namespace clustersim::internal {
 
@@ -42,6 +43,32 @@ class Engine {
   void enqueue(std::uint32_t job, Time now);
   void release(std::uint32_t job, Time now);
   bool before(std::uint32_t a, std::uint32_t b) const;
+  auto order() const {
+    return [this](std::uint32_t a, std::uint32_t b) { return before(a, b); };
+  }
+  // The order in which walks serve jobs of different VCs: `before`, except that policies that
+  // rank VCs (fair share) first compare the VCs' ranks given their GPUs held in `usage`.
+  auto walk_order(const std::vector<double>& usage) const {
+    return [this, &usage](std::uint32_t a, std::uint32_t b) {
+      if (ranks_vcs_) {
+        const JobState& x = jobs_[a];
+        const JobState& y = jobs_[b];
+        const bool priority_decides =
+            options_.scheduler.honor_priority && x.spec->priority != y.spec->priority;
+        if (!priority_decides) {
+          const double total = cluster_.total_gpus();
+          const double rank_x = policy_->vc_rank(usage[x.vc], x.gpus, vc_weight_[x.vc], total);
+          const double rank_y = policy_->vc_rank(usage[y.vc], y.gpus, vc_weight_[y.vc], total);
+          if (rank_x != rank_y) return rank_x < rank_y;
+        }
+      }
+      return before(a, b);
+    };
+  }
+  // Keys `key_scratch_jobs_` (filled by the caller) plus every waiting job, then re-sorts the
+  // queue.
+  void rekey_with_waiting(Time now, const std::vector<double>& base);
+  std::uint32_t head_of_queue() const;
   bool within_quota(const JobState& job, const std::vector<double>& usage) const;
   PlacementRequest request_of(const JobState& job) const;
   PolicyContext policy_context(Time now, const std::vector<double>& base) const;
@@ -62,6 +89,7 @@ class Engine {
   const ThroughputModel* throughput_ = nullptr;
   bool preemptive_ = false;
   bool dynamic_keys_ = false;
+  bool ranks_vcs_ = false;
   bool quotas_enforced_ = false;  // the cluster defines VCs with quotas
 
   std::vector<JobState> jobs_;
@@ -69,11 +97,9 @@ class Engine {
   std::size_t next_arrival_ = 0;
   EventQueue events_;
 
-  // Queue of waiting jobs in policy order (sorted incrementally for static keys).
-  std::vector<std::uint32_t> waiting_;
-  std::vector<PriorityKey> keys_;    // by job index
-  std::vector<int> waiting_demand_;  // number of waiting jobs per GPU count
-  int min_waiting_demand_ = 0;       // smallest GPU count among waiting jobs (0 if none)
+  // Waiting jobs, per VC, each list in policy order (sorted incrementally for static keys).
+  WaitingQueue queue_;
+  std::vector<PriorityKey> keys_;  // by job index
   // Jobs holding GPUs, with each one's position for O(1) removal.
   std::vector<std::uint32_t> holders_;
   std::vector<std::uint32_t> holder_position_;
@@ -89,7 +115,10 @@ class Engine {
   // Scratch reused by rounds and passes (no allocation per event).
   std::vector<std::uint32_t> candidates_;
   std::vector<PriorityKey> candidate_keys_;
-  std::vector<std::uint32_t> round_order_;
+  std::vector<WalkSource> walk_sources_;
+  std::vector<std::vector<std::uint32_t>> vc_candidates_;
+  std::vector<std::size_t> walk_reached_;
+  MergedWalk walk_;
   std::vector<std::uint32_t> admitted_stamp_;
   std::vector<double> round_usage_;
   std::vector<double> zero_usage_;

@@ -255,6 +255,7 @@ void parse_scheduler(const toml::table& root, const std::string& source, SimOpti
   s.checkpoint_s = reader.number("checkpoint_s", s.checkpoint_s, 0.0, 1e12);
   s.restore_s = reader.number("restore_s", s.restore_s, 0.0, 1e12);
   s.backfill = reader.boolean("backfill", s.backfill);
+  s.honor_priority = reader.boolean("honor_priority", s.honor_priority);
   if (reader.has("preemption")) s.preemption = reader.boolean("preemption", false);
   s.vc_quota = reader.choice("vc_quota", "strict", {"strict", "lend"}) == "lend"
                    ? VcQuotaMode::kLend

@@ -114,6 +114,15 @@ TEST(Drf, NextFreeGpuGoesToTheVcWithTheSmallestShare) {
   EXPECT_DOUBLE_EQ(simulate(options, jobs).jobs[4].start_time, 30);
 }
 
+TEST(Fifo, HonorPriorityPutsHigherPriorityJobsFirst) {
+  SimOptions options = small_cluster(1, 1);
+  std::vector<JobSpec> jobs = {job("a", 0, 1, 10), job("low", 1, 1, 10), job("high", 2, 1, 10)};
+  jobs[2].priority = 5;
+  EXPECT_DOUBLE_EQ(simulate(options, jobs).jobs[2].start_time, 20);
+  options.scheduler.honor_priority = true;
+  EXPECT_DOUBLE_EQ(simulate(options, jobs).jobs[2].start_time, 10);
+}
+
 TEST(PolicyRegistry, KnowsEveryPolicyAndRejectsOthers) {
   for (const auto& name : scheduling_policy_names()) {
     SchedulerOptions options;

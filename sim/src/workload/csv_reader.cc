@@ -1,0 +1,163 @@
+// The native CSV trace: a header row naming the columns (any order), one job per row.
+//
+//   job_id,submit_time,num_gpus,duration[,model,vc,user,cpus,mem_gb,priority,gpu_type]
+//
+// Times are seconds. Blank lines and lines starting with '#' are ignored. Fields may be quoted
+// ("a,b"; "" inside is a quote) but cannot span lines. Unknown or repeated columns are an error
+// at the header line; so is a missing required column. A row with fewer fields than the header
+// names the first missing column; an empty optional field takes the JobSpec default.
+#include <array>
+#include <climits>
+#include <string>
+#include <vector>
+
+#include "clustersim/error.h"
+#include "clustersim/workload.h"
+#include "workload/internal/row_collector.h"
+#include "workload/internal/text_parsing.h"
+
+namespace clustersim {
+
+namespace {
+
+using workload_internal::FieldReader;
+using workload_internal::RowCollector;
+
+enum Column : int {
+  kJobId,
+  kSubmitTime,
+  kNumGpus,
+  kDuration,
+  kModel,
+  kVc,
+  kUser,
+  kCpus,
+  kMemGb,
+  kPriority,
+  kGpuType,
+  kColumnCount
+};
+constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
+    "job_id", "submit_time", "num_gpus", "duration", "model",   "vc",
+    "user",   "cpus",        "mem_gb",   "priority", "gpu_type"};
+constexpr int kRequiredColumns = kDuration + 1;  // job_id .. duration
+
+bool is_ignored_line(std::string_view line) {
+  const std::string_view text = workload_internal::trim(line);
+  return text.empty() || text.front() == '#';
+}
+
+}  // namespace
+
+Workload read_native_csv(std::istream& in, const std::string& source_name,
+                         const ReaderOptions& options) {
+  RowCollector rows(source_name, options);
+  std::string line;
+  std::size_t line_number = 0;
+  std::vector<std::string> fields;
+
+  // Header: the first line that is neither blank nor a comment.
+  bool have_header = false;
+  while (workload_internal::read_line(in, line)) {
+    ++line_number;
+    if (line_number == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // UTF-8 BOM
+    if (is_ignored_line(line)) continue;
+    have_header = true;
+    break;
+  }
+  if (in.bad()) rows.fail(0, "", "read error");
+  if (!have_header) rows.fail(0, "", "no header row (empty file)");
+
+  const std::size_t header_line = line_number;
+  if (auto error = workload_internal::split_csv(line, ',', fields)) {
+    rows.fail(header_line, "", "header: " + *error);
+  }
+  // column_of_field[i] = which Column the i-th field of a row holds.
+  std::vector<int> column_of_field;
+  std::array<bool, kColumnCount> present{};
+  for (const std::string& name : fields) {
+    int column = -1;
+    for (int c = 0; c < kColumnCount; ++c) {
+      if (kColumnNames[c] == name) column = c;
+    }
+    if (column < 0) {
+      rows.fail(header_line, name,
+                name.empty() ? "empty column name in header" : "unknown column in header");
+    }
+    if (present[column]) rows.fail(header_line, name, "column appears twice in header");
+    present[column] = true;
+    column_of_field.push_back(column);
+  }
+  for (int c = 0; c < kRequiredColumns; ++c) {
+    if (!present[c])
+      rows.fail(header_line, std::string(kColumnNames[c]), "required column missing");
+  }
+
+  while (workload_internal::read_line(in, line)) {
+    ++line_number;
+    if (is_ignored_line(line)) continue;
+    rows.row([&] {
+      const FieldReader field{rows, line_number};
+      if (auto error = workload_internal::split_csv(line, ',', fields)) field.fail("", *error);
+      if (fields.size() < column_of_field.size()) {
+        field.fail(kColumnNames[column_of_field[fields.size()]],
+                   "missing value: row has " + std::to_string(fields.size()) +
+                       " fields, header has " + std::to_string(column_of_field.size()));
+      }
+      if (fields.size() > column_of_field.size()) {
+        field.fail("", "row has " + std::to_string(fields.size()) + " fields, header has " +
+                           std::to_string(column_of_field.size()));
+      }
+      JobSpec job;
+      job.source_line = line_number;
+      for (std::size_t i = 0; i < fields.size(); ++i) {
+        const int column = column_of_field[i];
+        const std::string_view name = kColumnNames[column];
+        const std::string_view text = fields[i];
+        if (column >= kRequiredColumns && workload_internal::trim(text).empty()) continue;
+        switch (column) {
+          case kJobId:
+            job.id = field.required_text(name, text);
+            break;
+          case kSubmitTime:
+            job.submit_time = field.non_negative(name, text);
+            break;
+          case kNumGpus:
+            job.num_gpus = static_cast<int>(field.integer(name, text, 1, INT_MAX));
+            break;
+          case kDuration:
+            job.duration = field.positive(name, text);
+            break;
+          case kModel:
+            job.model = std::string(workload_internal::trim(text));
+            break;
+          case kVc:
+            job.vc = std::string(workload_internal::trim(text));
+            break;
+          case kUser:
+            job.user = std::string(workload_internal::trim(text));
+            break;
+          case kCpus:
+            job.cpus = field.non_negative(name, text);
+            break;
+          case kMemGb:
+            job.mem_gb = field.non_negative(name, text);
+            break;
+          case kPriority:
+            job.priority = static_cast<int>(field.integer(name, text, INT_MIN, INT_MAX));
+            break;
+          case kGpuType:
+            job.gpu_type = std::string(workload_internal::trim(text));
+            break;
+          default:
+            break;
+        }
+      }
+      rows.add_job(std::move(job), "job_id");
+    });
+  }
+  if (in.bad()) rows.fail(0, "", "read error");
+  return rows.finish();
+}
+
+}  // namespace clustersim

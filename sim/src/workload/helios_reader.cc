@@ -1,0 +1,120 @@
+// SenseTime Helios per-job logs (S-Lab-System-Group/HeliosData, <cluster>/cluster_log.csv):
+//
+//   job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue
+//
+// Columns are found by header name (any order). Used: job_id, user, vc, gpu_num, cpu_num, state,
+// submit_time, duration; the others (node_num, start_time, end_time, queue) are not needed and
+// not validated, and unknown columns are ignored.
+// Mapping:
+// - id = job_id; user, vc as given; cpus = cpu_num;
+// - submit_time = submit_time, "YYYY-MM-DD HH:MM:SS" read as UTC, in seconds since 1970;
+// - duration = the duration column (seconds, must be > 0: a job that ran 0 s is an invalid row);
+// - num_gpus = gpu_num; gpu_num 0 is a CPU job: filtered (filtered_rows), not a job;
+// - state must be COMPLETED, CANCELLED, FAILED, TIMEOUT or NODE_FAIL (anything else is invalid);
+//   every one of these ran for `duration` and occupied its GPUs, so all are replayed.
+#include <array>
+#include <climits>
+#include <string>
+#include <vector>
+
+#include "clustersim/error.h"
+#include "clustersim/workload.h"
+#include "workload/internal/row_collector.h"
+#include "workload/internal/text_parsing.h"
+
+namespace clustersim {
+
+namespace {
+
+using workload_internal::FieldReader;
+using workload_internal::RowCollector;
+
+enum Column : int { kJobId, kUser, kVc, kGpuNum, kCpuNum, kState, kSubmitTime, kDuration, kCount };
+constexpr std::array<std::string_view, kCount> kColumnNames = {
+    "job_id", "user", "vc", "gpu_num", "cpu_num", "state", "submit_time", "duration"};
+constexpr std::array<std::string_view, 5> kStates = {"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT",
+                                                     "NODE_FAIL"};
+
+}  // namespace
+
+Workload read_helios(std::istream& in, const std::string& source_name,
+                     const ReaderOptions& options) {
+  RowCollector rows(source_name, options);
+  std::string line;
+  std::vector<std::string> fields;
+  std::size_t line_number = 0;
+
+  bool have_header = false;
+  while (workload_internal::read_line(in, line)) {
+    ++line_number;
+    if (line_number == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
+    if (workload_internal::is_blank(line)) continue;
+    have_header = true;
+    break;
+  }
+  if (in.bad()) rows.fail(0, "", "read error");
+  if (!have_header) rows.fail(0, "", "no header row (empty file)");
+  const std::size_t header_line = line_number;
+  if (auto error = workload_internal::split_csv(line, ',', fields)) {
+    rows.fail(header_line, "", "header: " + *error);
+  }
+  std::array<int, kCount> index_of{};
+  index_of.fill(-1);
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    for (int c = 0; c < kCount; ++c) {
+      if (fields[i] != kColumnNames[c]) continue;
+      if (index_of[c] >= 0) rows.fail(header_line, fields[i], "column appears twice in header");
+      index_of[c] = static_cast<int>(i);
+    }
+  }
+  for (int c = 0; c < kCount; ++c) {
+    if (index_of[c] < 0) {
+      rows.fail(header_line, std::string(kColumnNames[c]), "required column missing");
+    }
+  }
+  const std::size_t field_count = fields.size();
+
+  while (workload_internal::read_line(in, line)) {
+    ++line_number;
+    if (workload_internal::is_blank(line)) continue;
+    rows.row([&] {
+      const FieldReader field{rows, line_number};
+      if (auto error = workload_internal::split_csv(line, ',', fields)) field.fail("", *error);
+      if (fields.size() != field_count) {
+        field.fail("", "row has " + std::to_string(fields.size()) + " fields, header has " +
+                           std::to_string(field_count));
+      }
+      const auto text = [&](Column c) -> std::string_view { return fields[index_of[c]]; };
+      const auto name = [](Column c) { return kColumnNames[c]; };
+
+      JobSpec job;
+      job.source_line = line_number;
+      job.id = field.required_text(name(kJobId), text(kJobId));
+      job.user = std::string(workload_internal::trim(text(kUser)));
+      job.vc = std::string(workload_internal::trim(text(kVc)));
+      const std::string_view state = workload_internal::trim(text(kState));
+      bool known_state = false;
+      for (const std::string_view s : kStates) known_state = known_state || s == state;
+      if (!known_state) {
+        field.fail(name(kState), "unknown state '" + std::string(state.substr(0, 40)) +
+                                     "' (expected COMPLETED, CANCELLED, FAILED, TIMEOUT or "
+                                     "NODE_FAIL)");
+      }
+      job.cpus = field.non_negative(name(kCpuNum), text(kCpuNum));
+      job.submit_time = field.datetime(name(kSubmitTime), text(kSubmitTime));
+      const auto gpus = field.integer(name(kGpuNum), text(kGpuNum), 0, INT_MAX);
+      job.duration = field.non_negative(name(kDuration), text(kDuration));
+      if (gpus == 0) {  // CPU job
+        rows.add_filtered();
+        return;
+      }
+      if (job.duration <= 0.0) field.fail(name(kDuration), "a GPU job must run for > 0 s");
+      job.num_gpus = static_cast<int>(gpus);
+      rows.add_job(std::move(job), std::string(name(kJobId)));
+    });
+  }
+  if (in.bad()) rows.fail(0, "", "read error");
+  return rows.finish();
+}
+
+}  // namespace clustersim

@@ -1,0 +1,81 @@
+// Shared bookkeeping of the trace readers: strict per-row validation with optional skipping,
+// duplicate-id detection and the "no jobs" check at the end.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+
+#include "clustersim/error.h"
+#include "clustersim/job.h"
+#include "clustersim/workload.h"
+
+namespace clustersim::workload_internal {
+
+// How many skip messages a Workload keeps for the report.
+inline constexpr std::size_t kMaxSkipReasons = 20;
+
+class RowCollector {
+ public:
+  RowCollector(const std::string& source_name, const ReaderOptions& options)
+      : source_name_(source_name), skip_invalid_(options.skip_invalid) {}
+
+  // Runs `parse_row` (which adds a job, filters the row, or throws InputError). With skip_invalid
+  // the InputError is counted and its message kept; otherwise it propagates.
+  template <typename ParseRow>
+  void row(ParseRow&& parse_row) {
+    try {
+      parse_row();
+    } catch (const InputError& error) {
+      if (!skip_invalid_) throw;
+      record_skip(error);
+    }
+  }
+
+  // Adds a validated job; a repeated id is an InputError at the job's line naming `id_field`.
+  void add_job(JobSpec job, const std::string& id_field);
+  // A valid row that is not a GPU job to replay (CPU-only pod, job that never ran, ...).
+  void add_filtered() { ++workload_.filtered_rows; }
+
+  // The workload; a trace that yields no job at all is an InputError (line 0, "no jobs").
+  Workload finish();
+
+  // Throws InputError(source, line, field, message).
+  [[noreturn]] void fail(std::size_t line, std::string field, std::string message) const;
+
+  const std::string& source_name() const { return source_name_; }
+
+ private:
+  void record_skip(const InputError& error);
+
+  const std::string& source_name_;
+  bool skip_invalid_;
+  Workload workload_;
+  std::unordered_set<std::string> ids_;
+};
+
+// Validating field converters for a row at `line` of `rows`' source. Each throws InputError naming
+// `field` when `text` is not what is asked for.
+struct FieldReader {
+  const RowCollector& rows;
+  std::size_t line;
+
+  [[noreturn]] void fail(std::string_view field, std::string message) const {
+    rows.fail(line, std::string(field), std::move(message));
+  }
+  // Non-empty after trimming.
+  std::string required_text(std::string_view field, std::string_view text) const;
+  // Finite number >= 0.
+  double non_negative(std::string_view field, std::string_view text) const;
+  // Finite number > 0.
+  double positive(std::string_view field, std::string_view text) const;
+  // Integer in [min, max].
+  std::int64_t integer(std::string_view field, std::string_view text, std::int64_t min,
+                       std::int64_t max) const;
+  // "YYYY-MM-DD HH:MM:SS" UTC, not before 1970, as seconds since the epoch.
+  double datetime(std::string_view field, std::string_view text) const;
+};
+
+}  // namespace clustersim::workload_internal

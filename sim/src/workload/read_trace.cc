@@ -1,0 +1,61 @@
+// Format names and the file-level entry point of the trace readers.
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "clustersim/error.h"
+#include "clustersim/workload.h"
+
+namespace clustersim {
+
+TraceFormat parse_trace_format(std::string_view name) {
+  if (name == "csv") return TraceFormat::kCsv;
+  if (name == "gavel") return TraceFormat::kGavel;
+  if (name == "openb") return TraceFormat::kOpenb;
+  if (name == "helios") return TraceFormat::kHelios;
+  if (name == "philly") return TraceFormat::kPhilly;
+  throw std::invalid_argument("unknown trace format '" + std::string(name) +
+                              "' (expected csv, gavel, openb, helios or philly)");
+}
+
+std::string_view trace_format_name(TraceFormat format) {
+  switch (format) {
+    case TraceFormat::kCsv:
+      return "csv";
+    case TraceFormat::kGavel:
+      return "gavel";
+    case TraceFormat::kOpenb:
+      return "openb";
+    case TraceFormat::kHelios:
+      return "helios";
+    case TraceFormat::kPhilly:
+      return "philly";
+  }
+  return "unknown";
+}
+
+Workload read_trace(const std::string& path, TraceFormat format, const ReaderOptions& options) {
+  // Binary mode: the readers strip "\r\n" themselves, and the Philly reader reports byte offsets.
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    throw InputError(path, 0, "", "is a directory, not a trace file");
+  }
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw InputError(path, 0, "", "cannot open trace file");
+  switch (format) {
+    case TraceFormat::kCsv:
+      return read_native_csv(file, path, options);
+    case TraceFormat::kGavel:
+      return read_gavel(file, path, options);
+    case TraceFormat::kOpenb:
+      return read_openb(file, path, options);
+    case TraceFormat::kHelios:
+      return read_helios(file, path, options);
+    case TraceFormat::kPhilly:
+      return read_philly(file, path, options);
+  }
+  throw std::invalid_argument("unknown trace format");
+}
+
+}  // namespace clustersim

@@ -1,0 +1,91 @@
+#include "workload/internal/row_collector.h"
+
+#include <limits>
+#include <utility>
+
+#include "workload/internal/text_parsing.h"
+
+namespace clustersim::workload_internal {
+
+namespace {
+// Keeps error messages readable when a fuzzer or a broken file feeds huge fields.
+std::string quoted_excerpt(std::string_view text) {
+  constexpr std::size_t kMax = 40;
+  std::string out = "'";
+  out += text.substr(0, kMax);
+  if (text.size() > kMax) out += "...";
+  return out + "'";
+}
+}  // namespace
+
+void RowCollector::add_job(JobSpec job, const std::string& id_field) {
+  if (!ids_.insert(job.id).second) {
+    fail(job.source_line, id_field, "duplicate job id " + quoted_excerpt(job.id));
+  }
+  workload_.jobs.push_back(std::move(job));
+}
+
+Workload RowCollector::finish() {
+  if (workload_.jobs.empty()) {
+    std::string message = "no jobs";
+    if (workload_.skipped_rows > 0 || workload_.filtered_rows > 0) {
+      message += " (" + std::to_string(workload_.skipped_rows) + " rows skipped as invalid, " +
+                 std::to_string(workload_.filtered_rows) + " filtered)";
+    }
+    if (!workload_.skip_reasons.empty()) message += "; first skip: " + workload_.skip_reasons[0];
+    throw InputError(source_name_, 0, "", message);
+  }
+  return std::move(workload_);
+}
+
+void RowCollector::fail(std::size_t line, std::string field, std::string message) const {
+  throw InputError(source_name_, line, std::move(field), std::move(message));
+}
+
+void RowCollector::record_skip(const InputError& error) {
+  ++workload_.skipped_rows;
+  if (workload_.skip_reasons.size() < kMaxSkipReasons)
+    workload_.skip_reasons.push_back(error.what());
+}
+
+std::string FieldReader::required_text(std::string_view field, std::string_view text) const {
+  text = trim(text);
+  if (text.empty()) fail(field, "missing value");
+  return std::string(text);
+}
+
+double FieldReader::non_negative(std::string_view field, std::string_view text) const {
+  if (trim(text).empty()) fail(field, "missing value");
+  const auto value = parse_finite_double(text);
+  if (!value) fail(field, "not a finite number: " + quoted_excerpt(text));
+  if (*value < 0.0) fail(field, "negative value " + quoted_excerpt(text));
+  return *value;
+}
+
+double FieldReader::positive(std::string_view field, std::string_view text) const {
+  const double value = non_negative(field, text);
+  if (value <= 0.0) fail(field, "must be > 0, got " + quoted_excerpt(text));
+  return value;
+}
+
+std::int64_t FieldReader::integer(std::string_view field, std::string_view text, std::int64_t min,
+                                  std::int64_t max) const {
+  if (trim(text).empty()) fail(field, "missing value");
+  const auto value = parse_int64(text);
+  if (!value) fail(field, "not an integer: " + quoted_excerpt(text));
+  if (*value < min || *value > max) {
+    fail(field, "out of range [" + std::to_string(min) + ", " + std::to_string(max) +
+                    "]: " + quoted_excerpt(text));
+  }
+  return *value;
+}
+
+double FieldReader::datetime(std::string_view field, std::string_view text) const {
+  if (trim(text).empty()) fail(field, "missing value");
+  const auto seconds = parse_datetime_utc(text);
+  if (!seconds) fail(field, "not a valid 'YYYY-MM-DD HH:MM:SS' time: " + quoted_excerpt(text));
+  if (*seconds < 0) fail(field, "time before 1970: " + quoted_excerpt(text));
+  return static_cast<double>(*seconds);
+}
+
+}  // namespace clustersim::workload_internal

@@ -1,0 +1,113 @@
+// Builds a measured profile (profiles/README.md schema "clustersim-profile/1") from the rates
+// clustersim-profile measured (host-only, header-only: unit-tested against the simulator's
+// profile reader without a GPU).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ckbench/pipeline.h"
+#include "ckbench/report.h"
+
+namespace ckbench {
+
+struct MeasuredRates {
+  std::string model, gpu_type, device, dataset, time_utc, report_path;
+  int batch = 0;
+  double gpu_sps = 0.0;                      // GPU step, samples/s
+  double h2d_sps = 0.0;                      // pinned H2D of preprocessed samples
+  std::vector<double> prep_cpus, prep_sps;   // CPU preprocessing by cores (ascending)
+  std::vector<double> e2e_cpus, e2e_sps;     // end-to-end at a full cache (ascending)
+  double cache_bw = 0.0;                     // memory-cache reads, bytes/s (machine)
+  double storage_bw = 0.0;                   // cold random storage reads, bytes/s (machine)
+  double gpus_per_node = 1.0;                // bandwidth shares per GPU
+  double ref_cpus = 3.0, ref_mem_gb = 62.5;  // the GPU-proportional reference
+  double dataset_gb = 0.0;                   // published training-set size
+  double stored_bytes_per_sample = 0.0;
+  double model_mean_abs_error = 0.0, model_max_abs_error = 0.0;  // memory-model validation
+};
+
+// Full-cache throughput at `c` cores: the end-to-end run where one was made at exactly c,
+// otherwise min(GPU, H2D, prep(c)) from the stage runs (prep extrapolated linearly beyond the
+// most cores measured).
+inline double full_cache_throughput(const MeasuredRates& r, double c, bool* composed) {
+  const auto it = std::find(r.e2e_cpus.begin(), r.e2e_cpus.end(), c);
+  if (it != r.e2e_cpus.end()) {
+    *composed = false;
+    return r.e2e_sps[static_cast<std::size_t>(it - r.e2e_cpus.begin())];
+  }
+  *composed = true;
+  double prep = interpolate(r.prep_cpus, r.prep_sps, c);
+  if (c > r.prep_cpus.back()) prep *= c / r.prep_cpus.back();
+  return std::min({r.gpu_sps, r.h2d_sps, prep});
+}
+
+inline Json build_measured_profile(const MeasuredRates& r) {
+  // CPU axis: every core count measured, plus the reference.
+  std::set<double> cpu_axis(r.e2e_cpus.begin(), r.e2e_cpus.end());
+  cpu_axis.insert(r.prep_cpus.begin(), r.prep_cpus.end());
+  cpu_axis.insert(r.ref_cpus);
+  std::vector<double> cpus(cpu_axis.begin(), cpu_axis.end()), full;
+  Json composed = Json::array();
+  for (double c : cpus) {
+    bool was_composed = false;
+    full.push_back(full_cache_throughput(r, c, &was_composed));
+    if (was_composed) composed.push_back(c);
+  }
+  // Memory axis: fractions of the published dataset, plus the reference.
+  std::set<double> mem_axis = {r.ref_mem_gb};
+  for (double f : {0.05, 0.1, 0.25, 0.5, 0.75, 1.0}) {
+    const double gb = std::round(f * r.dataset_gb * 100.0) / 100.0;
+    if (gb > 0.0) mem_axis.insert(gb);
+  }
+  std::vector<double> mems(mem_axis.begin(), mem_axis.end()), mem_bytes;
+  for (double m : mems) mem_bytes.push_back(m * 1e9);
+  const MemoryModel mm{r.dataset_gb * 1e9, r.stored_bytes_per_sample, r.cache_bw / r.gpus_per_node,
+                       r.storage_bw / r.gpus_per_node};
+  const auto matrix = derive_matrix(full, mem_bytes, mm);
+
+  Json p = Json::object();
+  p["schema"] = "clustersim-profile/1";
+  p["model"] = r.model;
+  p["gpu_type"] = r.gpu_type;
+  p["provenance"]["kind"] = "measured";
+  p["provenance"]["source"] = "clustersim-profile on " + r.device;
+  p["provenance"]["notes"] =
+      "Rows at CPU counts " + Json(r.e2e_cpus).dump(-1) +
+      " are end-to-end pipeline runs at a full cache; the others are min(GPU, H2D, prep(C)) from "
+      "the stage benchmarks. Memory columns: analytic fetch model with the measured cache and "
+      "storage bandwidths and the published dataset size (" +
+      r.dataset + "); its error against end-to-end runs at other cache sizes is in measurements.";
+  p["batch_size"] = r.batch;
+  p["reference"]["cpus_per_gpu"] = r.ref_cpus;
+  p["reference"]["mem_gb_per_gpu"] = r.ref_mem_gb;
+  p["reference"]["storage_mbps_per_gpu"] = r.storage_bw / r.gpus_per_node / 1e6;
+  p["cpus_per_gpu"] = cpus;
+  p["mem_gb_per_gpu"] = mems;
+  p["throughput_unit"] = "samples_per_s";
+  Json rows = Json::array();
+  for (const auto& row : matrix) rows.push_back(Json(row));
+  p["throughput"] = rows;
+  p["pipeline"]["gpu_samples_per_s"] = r.gpu_sps;
+  p["pipeline"]["dataset_gb"] = r.dataset_gb;
+  p["pipeline"]["bytes_per_sample"] = r.stored_bytes_per_sample;
+  p["pipeline"]["cache_read_mbps"] = r.cache_bw / r.gpus_per_node / 1e6;
+  p["pipeline"]["storage_mbps"] = r.storage_bw / r.gpus_per_node / 1e6;
+  p["measurements"]["device"] = r.device;
+  p["measurements"]["time_utc"] = r.time_utc;
+  p["measurements"]["h2d_samples_per_s"] = r.h2d_sps;
+  p["measurements"]["prep_cpus"] = r.prep_cpus;
+  p["measurements"]["prep_samples_per_s"] = r.prep_sps;
+  p["measurements"]["e2e_cpus"] = r.e2e_cpus;
+  p["measurements"]["e2e_samples_per_s"] = r.e2e_sps;
+  p["measurements"]["composed_rows_cpus"] = composed;
+  p["measurements"]["memory_model_mean_abs_error"] = r.model_mean_abs_error;
+  p["measurements"]["memory_model_max_abs_error"] = r.model_max_abs_error;
+  p["measurements"]["report"] = r.report_path;
+  return p;
+}
+
+}  // namespace ckbench

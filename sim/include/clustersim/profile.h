@@ -1,0 +1,131 @@
+// Per-model resource-sensitivity profiles (profiles/<gpu_type>/<model>.json, schema in
+// profiles/README.md) and the throughput model they drive: a job's speed under an allocation of
+// CPU cores, host memory and storage bandwidth per GPU, relative to the GPU-proportional
+// reference allocation at which the trace's duration holds.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "clustersim/job.h"
+#include "clustersim/throughput_model.h"
+
+namespace clustersim {
+
+inline constexpr const char* kProfileSchema = "clustersim-profile/1";
+
+// Inputs of the analytic input-pipeline model (all per GPU). Optional in a profile: without it
+// the storage dimension is not modelled for that model.
+struct PipelineParams {
+  double gpu_samples_per_s = 0.0;  // GPU step rate with data always ready
+  double dataset_gb = 0.0;         // D: bytes of the training set (GB = 1e9 bytes)
+  double bytes_per_sample = 0.0;   // bytes read from cache or storage per sample
+  double cache_read_mbps = 0.0;    // memory-cache read throughput (MB/s = 1e6 B/s); 0 = unbounded
+  double storage_mbps = 0.0;       // storage read bandwidth the matrix was measured with
+};
+
+struct Profile {
+  std::string file;                  // where it was read from (for messages)
+  std::string model;                 // canonical model name, e.g. "resnet50"
+  std::vector<std::string> aliases;  // other names a trace may use ("ResNet-50", "res50")
+  std::string gpu_type;              // e.g. "v100"
+  std::string provenance_kind;       // "measured" | "derived" | "estimated"
+  std::string provenance_source;     // free text: where the numbers come from
+  double batch_size = 0.0;           // per GPU; informational
+  // Reference (GPU-proportional) allocation per GPU: the trace duration holds here.
+  double ref_cpus_per_gpu = 0.0;
+  double ref_mem_gb_per_gpu = 0.0;
+  double ref_storage_mbps_per_gpu = 0.0;  // 0 = not given
+  // Matrix axes (strictly increasing, > 0) and throughput[cpu_index][mem_index] in samples/s
+  // per GPU (any unit works: only ratios are used), every entry > 0.
+  std::vector<double> cpus_per_gpu;
+  std::vector<double> mem_gb_per_gpu;
+  std::vector<std::vector<double>> throughput;
+  std::optional<PipelineParams> pipeline;
+};
+
+// Profiles by GPU type, then by canonical model name.
+struct ProfileLibrary {
+  std::map<std::string, std::map<std::string, Profile>> by_gpu_type;
+  std::map<std::string, std::string> alias_to_model;  // normalized alias -> canonical model
+
+  // The profile for `model` (any spelling: matched case-insensitively ignoring non-alphanumerics,
+  // then through aliases) on `gpu_type`; a null or unknown gpu_type falls back to the
+  // lexicographically first GPU type that has the model. Null when none.
+  const Profile* find(const std::string& model, const std::string* gpu_type = nullptr) const;
+  std::size_t size() const;
+  void add(Profile profile);  // throws InputError (file, field "model") on a duplicate
+};
+
+// "ResNet-50" -> "resnet50": lowercase, alphanumerics only.
+std::string normalize_model_name(const std::string& name);
+
+// Validates a parsed profile (shapes, monotonic axes, positive values, reference inside the
+// axes). Throws InputError(profile.file, 0, json_path, message). Called by the readers; exposed
+// for profiles built in code.
+void validate_profile(const Profile& profile);
+
+// Reads one profile file. Throws InputError naming the file and the JSON path of the field at
+// fault (e.g. "throughput[3][1]") for a missing file, bad JSON, missing or mistyped fields.
+Profile load_profile(const std::string& path);
+
+// Reads every *.json under `dir` (recursively, sorted) into a library. Throws InputError when
+// the folder is missing or holds no profile.
+ProfileLibrary load_profile_dir(const std::string& dir);
+
+// ---- Pure math (no I/O) --------------------------------------------------------------------
+
+// Bilinear interpolation of profile.throughput at (cpus_per_gpu, mem_gb_per_gpu), clamped to
+// the axes' ends (no extrapolation).
+double interpolate_throughput(const Profile& profile, double cpus_per_gpu, double mem_gb_per_gpu);
+
+// Analytic pipeline model. Cache hit fraction h = min(1, cache_gb / dataset_gb). Fetch rate
+// (samples/s) = min(cache_read_mbps / (h * B), storage_mbps / ((1 - h) * B)) with B in MB (the
+// cache and the storage serve in parallel; a term with zero demand, or a bandwidth <= 0, is
+// unbounded). Returns +infinity when nothing limits it.
+double fetch_rate(double cache_gb, double dataset_gb, double bytes_per_sample,
+                  double cache_read_mbps, double storage_mbps);
+// Job throughput = min(GPU rate, preprocessing rate at C cores, fetch rate).
+double pipeline_throughput(double gpu_samples_per_s, double prep_samples_per_s,
+                           double fetch_samples_per_s);
+
+enum class MissingProfile {
+  kError,    // a job whose model has no profile is an error (naming the model)
+  kNeutral,  // such a job runs at rate 1.0 (times the placement penalty)
+};
+
+struct ProfileModelOptions {
+  MissingProfile on_missing = MissingProfile::kError;
+  // Reference allocation per GPU. Unset = each profile's own reference (its GPU-proportional
+  // share, e.g. 3 cores and 62.5 GB per GPU for the Synergy-derived ones). Set these to the
+  // cluster's proportional share (cpus_per_node / gpus_per_node, ...) to make the trace
+  // duration hold there instead.
+  std::optional<double> ref_cpus_per_gpu;
+  std::optional<double> ref_mem_gb_per_gpu;
+  // Cross-node / cross-rack slowdown, multiplied in as in the placement model.
+  PlacementPenalty penalty;
+};
+
+// Rate of `job` under `allocation` relative to the reference allocation:
+//   throughput(cpus/gpu, mem/gpu[, storage/gpu]) / throughput(reference).
+// An allocation's cpus or mem_gb of 0 ("not modelled") is taken at the reference value; its
+// storage_mbps of 0 leaves storage out. With storage modelled and pipeline params present,
+// throughput = min(matrix, fetch rate(total memory as cache, storage/gpu)). Returns > 0.
+double profile_rate(const Profile& profile, const Allocation& allocation,
+                    const ProfileModelOptions& options = {});
+
+// Checks that every job's model has a profile (only with on_missing = kError): throws
+// InputError(job source / "workload", line, "model", "no profile for model 'X' ...") otherwise.
+void check_profile_coverage(const ProfileLibrary& library, const std::vector<JobSpec>& jobs,
+                            const ProfileModelOptions& options, const std::string& source_name);
+
+// The profile-driven throughput model (shares the library). rate() throws std::invalid_argument
+// naming the model when a profile is missing and on_missing = kError.
+std::unique_ptr<ThroughputModel> make_profile_throughput_model(
+    std::shared_ptr<const ProfileLibrary> library, const ProfileModelOptions& options = {});
+
+}  // namespace clustersim

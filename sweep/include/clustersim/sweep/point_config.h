@@ -1,0 +1,32 @@
+// From a grid point to a simulator run: the point's run config (parsed by the same code as
+// `clustersim run`), its seeds, and an estimate of its cost for dispatch ordering and ETAs.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "clustersim/config.h"
+#include "clustersim/sweep/grid.h"
+
+namespace clustersim::sweep {
+
+// The point's RunConfig: axis values applied to the base tables, then parse_run_config. The
+// derived seed goes to the generator (workload.seed) and, mixed once more, to SimOptions::seed.
+// Throws InputError naming the grid file, the axis line where it can, and the point.
+RunConfig make_point_config(const Grid& grid, const GridPoint& point);
+
+// Relative cost of one simulation: jobs x (1 + log2 of cluster GPUs), doubled for preemptive
+// policies (lease rounds re-plan the whole queue). Only the ordering and ratios matter: it sorts
+// dispatch (largest first) and scales the ETA, which is then calibrated by measured throughput.
+double estimate_cost(const RunConfig& config, std::size_t jobs);
+
+struct GridCheck {
+  std::vector<double> config_cost;  // per configuration (config_id)
+  std::size_t traces_read = 0;      // distinct trace files opened
+};
+
+// Checks every configuration before any simulation starts: parse_run_config on each, and every
+// distinct trace file read once. Throws InputError on the first bad one.
+GridCheck validate_grid(const Grid& grid);
+
+}  // namespace clustersim::sweep

@@ -1,0 +1,50 @@
+// The sweep's HDF5 result file (schema in sweep/README.md). Only rank 0's main thread calls
+// this: Debian's HDF5 is not thread-safe. The file is written whole to PATH.tmp and renamed into
+// place, so readers never see a half-written file; the crash-safe record of a sweep in progress
+// is the journal (journal.h).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "clustersim/sweep/grid.h"
+#include "clustersim/sweep/point_result.h"
+
+namespace clustersim::sweep {
+
+inline constexpr std::int64_t kResultSchemaVersion = 1;
+
+struct ResultFileOptions {
+  bool save_jobs = false;        // /jobs table
+  bool save_timeseries = false;  // /timeseries table
+};
+
+// Root attributes besides the ones the store derives from the grid and the results.
+struct Provenance {
+  std::map<std::string, std::string> text;
+  std::map<std::string, std::int64_t> integers;
+};
+
+// Writes the file. `results`: sorted by point_id, each point at most once.
+void write_result_file(const std::string& path, const Grid& grid,
+                       const std::vector<PointResult>& results, const ResultFileOptions& options,
+                       const Provenance& provenance);
+
+struct ResultFileSummary {
+  std::int64_t schema_version = 0;
+  std::string grid_sha256;
+  bool complete = false;
+  std::vector<std::int64_t> point_ids;
+};
+
+// Throws InputError if `path` cannot be opened or is not a sweep result file.
+ResultFileSummary read_result_file_summary(const std::string& path);
+// One /points (or other) 1-D numeric dataset as doubles, e.g. "points/jct_mean" (for tests/tools).
+std::vector<double> read_numeric_column(const std::string& path, const std::string& dataset);
+std::string read_text_attribute(const std::string& path, const std::string& name);
+
+std::string hdf5_version();
+
+}  // namespace clustersim::sweep

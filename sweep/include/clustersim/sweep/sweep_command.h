@@ -1,0 +1,50 @@
+// `clustersim sweep`: the sweep front end (flags, validation, MPI roles, output, summary).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "clustersim/sweep/grid.h"
+#include "clustersim/sweep/point_config.h"
+#include "clustersim/sweep/point_result.h"
+
+namespace clustersim::sweep {
+
+// Exit statuses of `clustersim sweep`.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;       // I/O or MPI failure during the sweep
+inline constexpr int kExitBadInput = 2;      // rejected before any simulation started
+inline constexpr int kExitInterrupted = 75;  // SIGTERM/SIGUSR1/SIGINT: done points saved; --resume
+
+struct SweepOptions {
+  std::string grid_path;  // empty: the embedded default grid (sweep/examples/default/grid.toml)
+  std::string out;        // empty: <grid file stem>.h5 in the working directory
+  bool resume = false;
+  bool overwrite = false;
+  bool dry_run = false;
+  int threads = 0;  // 0: SLURM_CPUS_PER_TASK, else the affinity mask
+  bool save_jobs = false;
+  bool save_timeseries = false;
+  std::size_t max_chunk = 64;
+  double progress_interval_s = 30.0;  // plain progress lines when stderr is not a terminal
+  std::string summary_by;             // axis to group the summary by; default scheduler.policy
+  bool quiet = false;                 // no progress, no summary
+};
+
+// Entry point from `clustersim` main: argv[1] == "sweep". Initializes MPI (FUNNELED) unless
+// --dry-run. Returns the exit status (see kExit*).
+int run_sweep_command(int argc, char** argv);
+
+// The embedded default grid (text of sweep/examples/default/grid.toml).
+std::string_view default_grid_text();
+
+// The --dry-run listing: one line per point (id, replicate, seed, axis values, estimated cost).
+void write_dry_run(std::ostream& out, const Grid& grid, const GridCheck& check);
+
+// Per-group means of the main metrics (group = values of `group_by`, an axis path).
+void write_summary_table(std::ostream& out, const Grid& grid,
+                         const std::vector<PointResult>& results, const std::string& group_by);
+
+}  // namespace clustersim::sweep

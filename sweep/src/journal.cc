@@ -1,0 +1,122 @@
+#include "clustersim/sweep/journal.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "clustersim/error.h"
+
+namespace clustersim::sweep {
+
+namespace {
+
+constexpr std::string_view kMagic = "CSWJRNL1";
+
+// FNV-1a, 32 bits: enough to tell a torn record from a whole one.
+std::uint32_t checksum(std::string_view bytes) {
+  std::uint32_t hash = 2166136261u;
+  for (unsigned char byte : bytes) {
+    hash ^= byte;
+    hash *= 16777619u;
+  }
+  return hash;
+}
+
+void append_u32(std::string& out, std::uint32_t value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+std::uint32_t read_u32(const std::string& bytes, std::size_t offset) {
+  std::uint32_t value;
+  std::memcpy(&value, bytes.data() + offset, sizeof value);
+  return value;
+}
+
+[[noreturn]] void fail_errno(const std::string& path, const std::string& what) {
+  throw std::runtime_error(path + ": " + what + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+JournalContents read_journal(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "", "cannot open the sweep journal");
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string bytes = text.str();
+  if (bytes.compare(0, kMagic.size(), kMagic) != 0) {
+    throw InputError(path, 0, "", "not a clustersim sweep journal");
+  }
+  JournalContents contents;
+  std::size_t offset = kMagic.size();
+  // Record: u32 payload size (type byte included), u32 checksum, type byte, payload.
+  while (bytes.size() - offset >= 8) {
+    std::uint32_t size = read_u32(bytes, offset);
+    std::uint32_t sum = read_u32(bytes, offset + 4);
+    if (size == 0 || bytes.size() - offset - 8 < size) break;
+    std::string_view body(bytes.data() + offset + 8, size);
+    if (checksum(body) != sum) break;
+    contents.records.push_back({static_cast<RecordType>(body[0]), std::string(body.substr(1))});
+    offset += 8 + size;
+  }
+  contents.valid_bytes = offset;
+  contents.torn_tail = offset != bytes.size();
+  return contents;
+}
+
+JournalWriter::JournalWriter(const std::string& path, bool append, std::uint64_t valid_bytes)
+    : path_(path) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | (append ? 0 : O_TRUNC) | O_CLOEXEC, 0644);
+  if (fd_ < 0) fail_errno(path, "cannot open the sweep journal for writing");
+  if (append) {
+    // Drop a torn tail so new records follow the last whole one.
+    if (::ftruncate(fd_, static_cast<off_t>(valid_bytes)) != 0) fail_errno(path, "cannot truncate");
+    if (::lseek(fd_, 0, SEEK_END) < 0) fail_errno(path, "cannot seek");
+  } else {
+    buffer_.assign(kMagic);
+  }
+}
+
+JournalWriter::~JournalWriter() {
+  try {
+    flush();
+  } catch (...) {
+    // Destructors must not throw; whatever was not written is rerun on resume.
+  }
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void JournalWriter::add(RecordType type, std::string_view payload) {
+  std::string body;
+  body.reserve(payload.size() + 1);
+  body.push_back(static_cast<char>(type));
+  body.append(payload);
+  append_u32(buffer_, static_cast<std::uint32_t>(body.size()));
+  append_u32(buffer_, checksum(body));
+  buffer_ += body;
+}
+
+void JournalWriter::flush() {
+  std::size_t written = 0;
+  while (written < buffer_.size()) {
+    ssize_t n = ::write(fd_, buffer_.data() + written, buffer_.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail_errno(path_, "cannot write the sweep journal");
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  buffer_.clear();
+}
+
+void JournalWriter::sync() {
+  flush();
+  if (::fdatasync(fd_) != 0) fail_errno(path_, "cannot sync the sweep journal");
+}
+
+}  // namespace clustersim::sweep

@@ -1,0 +1,867 @@
+#include "clustersim/sweep/sweep_command.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+
+#include "clustersim/error.h"
+#include "clustersim/simulator.h"
+#include "clustersim/sweep/communicator.h"
+#include "clustersim/sweep/dispatcher.h"
+#include "clustersim/sweep/journal.h"
+#include "clustersim/sweep/point_runner.h"
+#include "clustersim/sweep/progress.h"
+#include "clustersim/sweep/result_store.h"
+
+#ifndef CLUSTERSIM_VERSION
+#define CLUSTERSIM_VERSION "unknown"
+#endif
+#ifndef CLUSTERSIM_GIT_COMMIT
+#define CLUSTERSIM_GIT_COMMIT "unknown"
+#endif
+
+namespace clustersim::sweep {
+
+namespace {
+
+#include "default_grid.inc"  // kDefaultGridText, generated from sweep/examples/default/grid.toml
+
+constexpr std::string_view kDefaultGridName = "sweep/examples/default/grid.toml (embedded)";
+using Clock = std::chrono::steady_clock;
+// A rank's main thread sleeps between MPI polls: briefly after activity, backing off to
+// kMaxPoll when nothing happens (each wake-up costs CPU that simulations could use). Work
+// prefetch hides the latency; a finishing local point wakes the thread at once.
+constexpr auto kMinPoll = std::chrono::microseconds(100);
+constexpr auto kMaxPoll = std::chrono::microseconds(10000);
+
+class PollBackoff {
+ public:
+  void activity() { interval_ = kMinPoll; }
+  std::chrono::microseconds next() {
+    auto current = interval_;
+    interval_ = std::min(interval_ * 2, kMaxPoll);
+    return current;
+  }
+
+ private:
+  std::chrono::microseconds interval_ = kMinPoll;
+};
+// A stopping rank 0 waits this long for the other ranks' last results before it writes the file.
+constexpr auto kStopGrace = std::chrono::seconds(10);
+constexpr auto kJournalSyncInterval = std::chrono::seconds(5);
+
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+extern "C" void on_stop_signal(int signal_number) { g_stop_signal = signal_number; }
+
+class StopSignals {
+ public:
+  StopSignals() {
+    struct sigaction action {};
+    action.sa_handler = on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &action, &previous_[i]);
+  }
+  ~StopSignals() {
+    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &previous_[i], nullptr);
+  }
+
+ private:
+  static constexpr int kSignals[3] = {SIGTERM, SIGUSR1, SIGINT};
+  struct sigaction previous_[3];
+};
+
+std::string now_iso8601() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::string hostname() {
+  char name[256] = {0};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+// Key=value lines (journal header and session records).
+std::string key_values(const std::map<std::string, std::string>& values) {
+  std::string text;
+  for (const auto& [key, value] : values) text += key + "=" + value + "\n";
+  return text;
+}
+
+std::map<std::string, std::string> parse_key_values(const std::string& text) {
+  std::map<std::string, std::string> values;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto equals = line.find('=');
+    if (equals != std::string::npos) values[line.substr(0, equals)] = line.substr(equals + 1);
+  }
+  return values;
+}
+
+std::string encode_ids(const std::vector<std::uint64_t>& ids) {
+  return std::string(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(std::uint64_t));
+}
+
+std::vector<std::uint64_t> decode_ids(const std::string& bytes) {
+  std::vector<std::uint64_t> ids(bytes.size() / sizeof(std::uint64_t));
+  std::memcpy(ids.data(), bytes.data(), ids.size() * sizeof(std::uint64_t));
+  return ids;
+}
+
+// A batch of encoded results in one message: u32 size, bytes, repeated.
+void append_framed(std::string& batch, const std::string& record) {
+  auto size = static_cast<std::uint32_t>(record.size());
+  batch.append(reinterpret_cast<const char*>(&size), sizeof size);
+  batch += record;
+}
+
+template <typename Fn>
+void for_each_framed(const std::string& batch, Fn&& fn) {
+  std::size_t offset = 0;
+  while (offset + sizeof(std::uint32_t) <= batch.size()) {
+    std::uint32_t size;
+    std::memcpy(&size, batch.data() + offset, sizeof size);
+    offset += sizeof size;
+    fn(std::string(batch.data() + offset, size));
+    offset += size;
+  }
+}
+
+// point_id sits right after the u32 format tag (see encode_result); rank 0 files records by id
+// without decoding their job tables.
+std::uint64_t peek_point_id(const std::string& encoded) {
+  std::uint64_t id = 0;
+  if (encoded.size() < 12) throw std::runtime_error("truncated point result");
+  std::memcpy(&id, encoded.data() + 4, sizeof id);
+  return id;
+}
+
+// Trace files are read once per rank and shared by every point that uses them; generated
+// workloads depend on the point's seed and are built per point.
+class WorkloadCache {
+ public:
+  std::shared_ptr<const Workload> get(const RunConfig& config) {
+    if (!config.workload.trace_path) return std::make_shared<const Workload>(load_workload(config));
+    std::string key =
+        std::string(trace_format_name(config.workload.format)) + ":" + *config.workload.trace_path;
+    {
+      std::lock_guard lock(mutex_);
+      if (auto found = cache_.find(key); found != cache_.end()) return found->second;
+    }
+    auto workload = std::make_shared<const Workload>(load_workload(config));
+    std::lock_guard lock(mutex_);
+    return cache_.emplace(key, workload).first->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const Workload>> cache_;
+};
+
+PointResult run_point(const Grid& grid, const SweepOptions& options, WorkloadCache& workloads,
+                      int rank, std::uint64_t point_id) {
+  PointResult result;
+  result.point_id = point_id;
+  result.rank = rank;
+  auto start = Clock::now();
+  try {
+    GridPoint point = grid_point(grid, point_id);
+    RunConfig config = make_point_config(grid, point);
+    std::shared_ptr<const Workload> workload = workloads.get(config);
+    RunResult run = simulate(config.sim, workload->jobs);
+    result.metrics = run.metrics;
+    if (options.save_jobs) result.jobs = std::move(run.jobs);
+    if (options.save_timeseries) result.samples = std::move(run.samples);
+  } catch (const std::exception& error) {
+    result.error = error.what();
+    if (result.error.empty()) result.error = "simulation failed";
+  } catch (...) {
+    result.error = "simulation failed (unknown exception)";
+  }
+  result.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
+  return result;
+}
+
+// CPU time of the calling thread: rank 0's main thread does all dispatch, journal and HDF5 work
+// (simulations run on arena threads), so this is the harness's own cost, unaffected by sleeping
+// or by other processes competing for the cores.
+double thread_cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+std::string journal_path_for(const std::string& out) { return out + ".journal"; }
+
+// Everything rank 0 decided before the first simulation; broadcast so all ranks agree.
+struct Plan {
+  Grid grid;
+  GridCheck check;
+  std::vector<std::string> done;  // encoded result per point_id; empty = still to run
+  std::size_t already_done = 0;
+  std::string first_start_time;
+  std::int64_t sessions = 1;
+  bool nothing_to_do = false;
+};
+
+std::string read_grid_text(const SweepOptions& options) {
+  if (options.grid_path.empty()) return std::string(default_grid_text());
+  std::ifstream in(options.grid_path, std::ios::binary);
+  if (!in) throw InputError(options.grid_path, 0, "", "cannot open the grid file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string grid_source_name(const SweepOptions& options) {
+  return options.grid_path.empty() ? std::string(kDefaultGridName) : options.grid_path;
+}
+
+std::string grid_base_dir(const SweepOptions& options) {
+  if (options.grid_path.empty()) return ".";
+  std::string dir = std::filesystem::path(options.grid_path).parent_path().string();
+  return dir.empty() ? "." : dir;
+}
+
+std::map<std::string, std::string> journal_header(const Grid& grid, const SweepOptions& options) {
+  return {{"schema_version", std::to_string(kResultSchemaVersion)},
+          {"grid_sha256", grid.sha256},
+          {"points", std::to_string(grid.size())},
+          {"save_jobs", options.save_jobs ? "1" : "0"},
+          {"save_timeseries", options.save_timeseries ? "1" : "0"}};
+}
+
+// Reads what an earlier session left (journal, else a finished result file). Throws InputError
+// when it belongs to another grid or other output options.
+void load_previous_session(Plan& plan, const SweepOptions& options) {
+  const std::string journal = journal_path_for(options.out);
+  const Grid& grid = plan.grid;
+  if (std::filesystem::exists(journal)) {
+    JournalContents contents = read_journal(journal);
+    if (contents.records.empty() || contents.records.front().type != RecordType::kHeader) {
+      throw InputError(journal, 0, "", "the journal has no header; remove it or use --overwrite");
+    }
+    auto header = parse_key_values(contents.records.front().payload);
+    if (header["grid_sha256"] != grid.sha256) {
+      throw InputError(grid.source_name, 0, "",
+                       "the grid file changed since this sweep started (" + options.out +
+                           " was begun with grid "
+                           "sha256 " +
+                           header["grid_sha256"].substr(0, 12) + "..., this grid is " +
+                           grid.sha256.substr(0, 12) +
+                           "...); resuming would mix two grids. Restore the grid file, "
+                           "or write to a new --out, or pass --overwrite to start over");
+    }
+    for (const char* flag : {"save_jobs", "save_timeseries"}) {
+      std::string now = journal_header(grid, options)[flag];
+      if (header[flag] != now) {
+        throw InputError(
+            journal, 0, "",
+            std::string("this sweep was started ") + (header[flag] == "1" ? "with" : "without") +
+                " --" +
+                std::string(flag == std::string("save_jobs") ? "save-jobs" : "save-timeseries") +
+                "; resume it with the same flags");
+      }
+    }
+    plan.sessions = 0;
+    for (auto& record : contents.records) {
+      if (record.type == RecordType::kSession) {
+        if (plan.sessions++ == 0)
+          plan.first_start_time = parse_key_values(record.payload)["start_time"];
+      } else if (record.type == RecordType::kPoint) {
+        std::uint64_t id = peek_point_id(record.payload);
+        if (id >= grid.size())
+          throw InputError(journal, 0, "",
+                           "names point " + std::to_string(id) + ", not in the grid");
+        if (plan.done[id].empty()) {
+          plan.done[id] = std::move(record.payload);
+          ++plan.already_done;
+        }
+      }
+    }
+    ++plan.sessions;
+    return;
+  }
+  if (std::filesystem::exists(options.out)) {
+    ResultFileSummary summary = read_result_file_summary(options.out);
+    if (summary.grid_sha256 != grid.sha256) {
+      throw InputError(
+          grid.source_name, 0, "",
+          "the grid file changed since " + options.out +
+              " was written; resuming would mix two grids. Use a new --out, or --overwrite");
+    }
+    if (!summary.complete) {
+      throw InputError(
+          options.out, 0, "",
+          "is incomplete and its journal " + journal + " is missing; rerun with --overwrite");
+    }
+    plan.nothing_to_do = true;
+    plan.already_done = summary.point_ids.size();
+  }
+}
+
+void check_output_path(const SweepOptions& options) {
+  const std::string journal = journal_path_for(options.out);
+  bool exists = std::filesystem::exists(options.out) || std::filesystem::exists(journal);
+  if (exists && !options.resume && !options.overwrite) {
+    throw InputError(options.out, 0, "",
+                     "already exists (or its journal does): pass --resume to finish that sweep or "
+                     "--overwrite to "
+                     "replace it");
+  }
+  auto parent = std::filesystem::path(options.out).parent_path();
+  if (!parent.empty() && !std::filesystem::is_directory(parent)) {
+    throw InputError(options.out, 0, "",
+                     "the output folder " + parent.string() + " does not exist");
+  }
+}
+
+std::vector<PointResult> decode_done(const std::vector<std::string>& done) {
+  std::vector<PointResult> results;
+  for (const auto& encoded : done) {
+    if (!encoded.empty()) results.push_back(decode_result(encoded));
+  }
+  return results;  // in point_id order, since `done` is indexed by point_id
+}
+
+struct SessionInfo {
+  int ranks = 1;
+  std::vector<int> threads_per_rank;
+  std::string start_time;
+  std::string command_line;
+};
+
+Provenance make_provenance(const Plan& plan, const SessionInfo& session) {
+  Provenance provenance;
+  provenance.text["software_version"] = CLUSTERSIM_VERSION;
+  provenance.text["git_commit"] = CLUSTERSIM_GIT_COMMIT;
+  provenance.text["start_time"] =
+      plan.first_start_time.empty() ? session.start_time : plan.first_start_time;
+  provenance.text["session_start_time"] = session.start_time;
+  provenance.text["end_time"] = now_iso8601();
+  provenance.text["mpi_version"] = MpiSession::library_version();
+  provenance.text["hdf5_version"] = hdf5_version();
+  provenance.text["tbb_version"] = tbb_version();
+  provenance.text["hostname"] = hostname();
+  provenance.text["command_line"] = session.command_line;
+  const char* job = std::getenv("SLURM_JOB_ID");
+  provenance.text["slurm_job_id"] = job ? job : "";
+  std::string threads;
+  int total = 0;
+  for (std::size_t i = 0; i < session.threads_per_rank.size(); ++i) {
+    threads += (i ? "," : "") + std::to_string(session.threads_per_rank[i]);
+    total += session.threads_per_rank[i];
+  }
+  provenance.text["threads_per_rank"] = threads;
+  provenance.integers["ranks"] = session.ranks;
+  provenance.integers["threads"] = total;
+  provenance.integers["sessions"] = plan.sessions;
+  return provenance;
+}
+
+// --------------------------------------------------------------------------------------------
+// Rank 0: dispatches, runs its own share, journals every result, writes the HDF5 file.
+class Coordinator {
+ public:
+  Coordinator(MpiSession& mpi, Plan& plan, const SweepOptions& options, const SessionInfo& session)
+      : mpi_(mpi), plan_(plan), options_(options), session_(session) {}
+
+  int run() {
+    const Grid& grid = plan_.grid;
+    const std::string journal_path = journal_path_for(options_.out);
+    std::optional<JournalWriter> journal;
+    if (plan_.sessions > 1) {
+      journal.emplace(journal_path, true, read_journal(journal_path).valid_bytes);
+    } else {
+      journal.emplace(journal_path, false);
+      journal->add(RecordType::kHeader, key_values(journal_header(grid, options_)));
+    }
+    journal->add(RecordType::kSession, key_values({{"start_time", session_.start_time},
+                                                   {"ranks", std::to_string(session_.ranks)},
+                                                   {"command_line", session_.command_line}}));
+    journal->sync();
+
+    std::vector<PendingPoint> pending;
+    double pending_cost = 0.0;
+    for (std::uint64_t id = 0; id < grid.size(); ++id) {
+      if (!plan_.done[id].empty()) continue;
+      double cost = plan_.check.config_cost[id / grid.replicates];
+      pending.push_back({id, cost});
+      pending_cost += cost;
+    }
+    int total_threads = 0;
+    for (int threads : session_.threads_per_rank) total_threads += threads;
+    Dispatcher dispatcher(std::move(pending), static_cast<std::size_t>(total_threads),
+                          DispatchOptions{2.0, options_.max_chunk});
+    const int threads = session_.threads_per_rank[0];
+    WorkloadCache workloads;
+    PointRunner runner(
+        threads, [&](std::uint64_t id) { return run_point(grid, options_, workloads, 0, id); });
+    ProgressReporter progress(
+        options_.quiet ? nullptr : stderr, grid.size(), plan_.already_done, pending_cost,
+        isatty(STDERR_FILENO) != 0,
+        std::chrono::milliseconds(static_cast<long>(options_.progress_interval_s * 1000)));
+    if (plan_.already_done > 0 && !options_.quiet) {
+      std::fprintf(stderr, "sweep: resuming %s: %zu of %zu points already done\n",
+                   options_.out.c_str(), plan_.already_done, grid.size());
+    }
+
+    const auto session_start = Clock::now();
+    const double cpu_start = thread_cpu_seconds();
+    auto last_sync = Clock::now();
+    std::deque<std::uint64_t> backlog;
+    std::vector<bool> finished(static_cast<std::size_t>(mpi_.size()), false);
+    int workers_left = mpi_.size() - 1;
+    bool stopping = false;
+    Clock::time_point stop_deadline;
+    std::size_t session_points = 0;
+
+    auto record = [&](std::string encoded) {
+      std::uint64_t id = peek_point_id(encoded);
+      if (id >= grid.size() || !plan_.done[id].empty()) return;  // never twice
+      journal->add(RecordType::kPoint, encoded);
+      plan_.done[id] = std::move(encoded);
+      ++session_points;
+      progress.point_done(plan_.check.config_cost[id / grid.replicates]);
+    };
+    auto request_stop = [&] {
+      if (stopping) return;
+      stopping = true;
+      stop_deadline = Clock::now() + kStopGrace;
+      backlog.clear();
+      for (int rank = 1; rank < mpi_.size(); ++rank) {
+        if (!finished[rank]) mpi_.send(rank, MessageTag::kStop, {});
+      }
+      if (!options_.quiet)
+        std::fprintf(stderr, "\nsweep: stop requested; saving the points done so far\n");
+    };
+
+    PollBackoff backoff;
+    while (true) {
+      for (PointResult& result : runner.take_completed()) {
+        record(encode_result(result));
+        backoff.activity();
+      }
+      Message message;
+      while (mpi_.poll(message)) {
+        backoff.activity();
+        switch (message.tag) {
+          case MessageTag::kResults:
+            for_each_framed(message.bytes, record);
+            break;
+          case MessageTag::kRequestWork:
+            mpi_.send(
+                message.source, MessageTag::kWork,
+                encode_ids(stopping ? std::vector<std::uint64_t>{} : dispatcher.next_chunk()));
+            break;
+          case MessageTag::kFinished:
+            if (!finished[message.source]) --workers_left;
+            finished[message.source] = true;
+            break;
+          case MessageTag::kInterrupted:
+            request_stop();
+            break;
+          default:
+            break;
+        }
+      }
+      if (g_stop_signal != 0) request_stop();
+      if (!stopping) {
+        while (runner.running() < static_cast<std::size_t>(threads)) {
+          if (backlog.empty()) {
+            auto chunk = dispatcher.next_chunk();
+            if (chunk.empty()) break;
+            backlog.insert(backlog.end(), chunk.begin(), chunk.end());
+          }
+          runner.submit(backlog.front());
+          backlog.pop_front();
+        }
+      }
+      if (journal->buffered() > 0) journal->flush();
+      if (Clock::now() - last_sync > kJournalSyncInterval) {
+        journal->sync();
+        last_sync = Clock::now();
+      }
+      mpi_.progress();
+      progress.maybe_print();
+
+      if (stopping) {
+        if (workers_left == 0 || Clock::now() > stop_deadline) break;
+      } else if (dispatcher.empty() && backlog.empty() && runner.running() == 0 &&
+                 workers_left == 0) {
+        for (PointResult& result : runner.take_completed()) record(encode_result(result));
+        break;
+      }
+      // Alone, nothing but a finishing point (or the progress clock) needs this thread.
+      runner.wait_for_completion(mpi_.size() == 1 ? std::chrono::microseconds(50000)
+                                                  : backoff.next());
+    }
+
+    for (PointResult& result : runner.take_completed()) record(encode_result(result));
+    journal->sync();
+    std::vector<PointResult> results = decode_done(plan_.done);
+    write_result_file(options_.out, grid, results,
+                      ResultFileOptions{options_.save_jobs, options_.save_timeseries},
+                      make_provenance(plan_, session_));
+    const bool complete = results.size() == grid.size();
+    journal.reset();
+    if (complete) std::filesystem::remove(journal_path);
+    const double overhead_s = thread_cpu_seconds() - cpu_start;
+    progress.finish();
+
+    const double wall = std::chrono::duration<double>(Clock::now() - session_start).count();
+    const double overhead_us =
+        session_points ? 1e6 * overhead_s / static_cast<double>(session_points) : 0.0;
+    if (!options_.quiet) {
+      std::fprintf(stderr,
+                   "sweep: %zu points in %.3f s (%.2f points/s) on %d ranks x %s threads; rank-0 "
+                   "main thread "
+                   "(dispatch+journal+HDF5) %.1f us CPU/point\n",
+                   session_points, wall, wall > 0 ? session_points / wall : 0.0, mpi_.size(),
+                   make_provenance(plan_, session_).text["threads_per_rank"].c_str(), overhead_us);
+      write_summary_table(std::cout, grid, results, options_.summary_by);
+      std::cout << (complete ? "wrote " : "saved a partial ") << options_.out << " ("
+                << results.size() << " of " << grid.size() << " points"
+                << (complete ? ")" : "; rerun with --resume to finish)") << "\n";
+      std::cout.flush();
+    }
+    int failed = 0;
+    for (const auto& result : results) failed += result.error.empty() ? 0 : 1;
+    if (failed > 0 && !options_.quiet) {
+      std::fprintf(stderr, "sweep: %d points failed; see the status column of /points\n", failed);
+    }
+    if (stopping) {
+      std::fflush(nullptr);
+      // Simulations still running on the arena cannot be cancelled; leave without joining them.
+      if (workers_left == 0) mpi_.finalize();
+      std::_Exit(kExitInterrupted);
+    }
+    return kExitOk;
+  }
+
+ private:
+  MpiSession& mpi_;
+  Plan& plan_;
+  const SweepOptions& options_;
+  const SessionInfo& session_;
+};
+
+// Ranks 1..N-1: ask for chunks ahead of need, run them, send results back as they finish.
+int run_worker(MpiSession& mpi, const Grid& grid, const SweepOptions& options, int threads) {
+  WorkloadCache workloads;
+  const int rank = mpi.rank();
+  PointRunner runner(
+      threads, [&](std::uint64_t id) { return run_point(grid, options, workloads, rank, id); });
+  std::deque<std::uint64_t> backlog;
+  bool requested = false, no_more_work = false, stopping = false, interrupted_sent = false;
+
+  PollBackoff backoff;
+  auto send_completed = [&] {
+    auto done = runner.take_completed();
+    if (done.empty()) return;
+    backoff.activity();
+    std::string batch;
+    for (const auto& result : done) append_framed(batch, encode_result(result));
+    mpi.send(0, MessageTag::kResults, std::move(batch));
+  };
+
+  while (true) {
+    send_completed();
+    Message message;
+    while (mpi.poll(message)) {
+      backoff.activity();
+      if (message.tag == MessageTag::kWork) {
+        requested = false;
+        auto ids = decode_ids(message.bytes);
+        if (ids.empty()) no_more_work = true;
+        backlog.insert(backlog.end(), ids.begin(), ids.end());
+      } else if (message.tag == MessageTag::kStop) {
+        stopping = true;
+      }
+    }
+    if (g_stop_signal != 0 && !interrupted_sent) {
+      mpi.send(0, MessageTag::kInterrupted, {});
+      interrupted_sent = true;
+    }
+    if (stopping) break;
+    while (runner.running() < static_cast<std::size_t>(threads) && !backlog.empty()) {
+      runner.submit(backlog.front());
+      backlog.pop_front();
+    }
+    // Prefetch: ask while the threads still have work, so a reply's latency is never idle time.
+    if (!no_more_work && !requested && backlog.size() < static_cast<std::size_t>(threads)) {
+      mpi.send(0, MessageTag::kRequestWork, {});
+      requested = true;
+    }
+    if (no_more_work && backlog.empty() && runner.running() == 0) break;
+    mpi.progress();
+    runner.wait_for_completion(backoff.next());
+  }
+  send_completed();
+  mpi.send(0, MessageTag::kFinished, {});
+  mpi.drain_sends();
+  if (stopping) {
+    std::fflush(nullptr);
+    mpi.finalize();
+    std::_Exit(kExitInterrupted);
+  }
+  return kExitOk;
+}
+
+// Lowest rank that may print when run without MPI (dry runs launched under mpirun/srun).
+bool is_first_process() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
+    if (const char* value = std::getenv(name)) return std::atoi(value) == 0;
+  }
+  return true;
+}
+
+void print_error(const std::string& message) {
+  std::cerr << "clustersim sweep: error: " << message << "\n";
+}
+
+int run_sweep(const SweepOptions& options, int* argc, char*** argv,
+              const std::string& command_line) {
+  if (options.dry_run) {
+    Grid grid =
+        parse_grid(read_grid_text(options), grid_source_name(options), grid_base_dir(options));
+    GridCheck check = validate_grid(grid);
+    if (is_first_process()) write_dry_run(std::cout, grid, check);
+    return kExitOk;
+  }
+
+  MpiSession mpi(argc, argv);
+  SessionInfo session;
+  session.ranks = mpi.size();
+  session.start_time = now_iso8601();
+  session.command_line = command_line;
+  const int threads = choose_thread_count(options.threads);
+  session.threads_per_rank = mpi.all_gather(threads);
+
+  // Rank 0 checks everything before anyone simulates; the others learn the verdict.
+  std::string verdict;
+  std::optional<Plan> plan;
+  if (mpi.rank() == 0) {
+    try {
+      plan.emplace();
+      plan->grid =
+          parse_grid(read_grid_text(options), grid_source_name(options), grid_base_dir(options));
+      check_output_path(options);
+      plan->check = validate_grid(plan->grid);
+      plan->done.resize(plan->grid.size());
+      if (options.resume) load_previous_session(*plan, options);
+      if (options.overwrite) {
+        std::filesystem::remove(options.out);
+        std::filesystem::remove(journal_path_for(options.out));
+      }
+      verdict = plan->nothing_to_do ? "D" : "K" + plan->grid.text;
+    } catch (const InputError& error) {
+      print_error(error.what());
+      verdict = "E";
+    } catch (const std::exception& error) {
+      print_error(error.what());
+      verdict = "F";
+    }
+  }
+  mpi.broadcast(verdict, 0);
+  if (verdict == "E") return kExitBadInput;
+  if (verdict == "F") return kExitFailure;
+  if (verdict == "D") {
+    if (mpi.rank() == 0 && !options.quiet) {
+      std::cout << options.out << " already holds all " << plan->already_done
+                << " points of this grid\n";
+    }
+    return kExitOk;
+  }
+
+  StopSignals signals;
+  if (mpi.rank() == 0) {
+    try {
+      Coordinator coordinator(mpi, *plan, options, session);
+      return coordinator.run();
+    } catch (const std::exception& error) {
+      // The journal keeps what is done; the other ranks cannot go on without rank 0.
+      print_error(std::string(error.what()) +
+                  " (the journal keeps the finished points: rerun with --resume)");
+      if (mpi.size() > 1) mpi.abort(kExitFailure);
+      return kExitFailure;
+    }
+  }
+  Grid grid = parse_grid(std::string_view(verdict).substr(1), grid_source_name(options),
+                         grid_base_dir(options));
+  return run_worker(mpi, grid, options, threads);
+}
+
+std::string format_number(double value) {
+  std::ostringstream out;
+  if (std::abs(value) >= 1000 || value == std::floor(value)) {
+    out << std::fixed << std::setprecision(0) << value;
+  } else {
+    out << std::fixed << std::setprecision(3) << value;
+  }
+  return out.str();
+}
+
+}  // namespace
+
+std::string_view default_grid_text() { return kDefaultGridText; }
+
+void write_dry_run(std::ostream& out, const Grid& grid, const GridCheck& check) {
+  out << "# grid " << grid.source_name << ": " << grid.size()
+      << " points = " << grid.configurations() << " configurations x " << grid.replicates
+      << " replicates (grid seed " << grid.seed
+      << (grid.paired_seeds ? ", paired seeds" : ", per-point seeds") << ")\n";
+  out << "# columns: point_id replicate seed";
+  for (const Axis& axis : grid.axes) out << " " << axis.path;
+  out << " est_cost\n";
+  double total = 0.0;
+  for (std::uint64_t id = 0; id < grid.size(); ++id) {
+    GridPoint point = grid_point(grid, id);
+    double cost = check.config_cost[point.config_id];
+    total += cost;
+    out << point.point_id << " " << point.replicate << " " << point.seed;
+    for (std::size_t a = 0; a < grid.axes.size(); ++a)
+      out << " " << grid.axes[a].labels[point.value_index[a]];
+    out << " " << format_number(cost) << "\n";
+  }
+  out << "# total estimated cost " << format_number(total)
+      << " (units: jobs x (1 + log2 GPUs), x2 if preemptive)\n";
+}
+
+void write_summary_table(std::ostream& out, const Grid& grid,
+                         const std::vector<PointResult>& results, const std::string& group_by) {
+  std::optional<std::size_t> axis_index;
+  std::string wanted = group_by.empty() ? "scheduler.policy" : group_by;
+  for (std::size_t a = 0; a < grid.axes.size(); ++a) {
+    if (grid.axes[a].path == wanted) axis_index = a;
+  }
+  if (!axis_index && group_by.empty() && !grid.axes.empty()) axis_index = 0;
+  struct Row {
+    std::size_t points = 0, failed = 0;
+    double jct_mean = 0, jct_p99 = 0, queue_mean = 0, makespan = 0, gpu_util = 0, preemptions = 0;
+  };
+  std::vector<std::string> order;
+  std::map<std::string, Row> rows;
+  for (const auto& result : results) {
+    std::string key = "all";
+    if (axis_index)
+      key =
+          grid.axes[*axis_index].labels[grid_point(grid, result.point_id).value_index[*axis_index]];
+    if (!rows.count(key)) order.push_back(key);
+    Row& row = rows[key];
+    if (!result.error.empty()) {
+      ++row.failed;
+      continue;
+    }
+    ++row.points;
+    row.jct_mean += result.metrics.jct_mean;
+    row.jct_p99 += result.metrics.jct_p99;
+    row.queue_mean += result.metrics.queue_mean;
+    row.makespan += result.metrics.makespan;
+    row.gpu_util += result.metrics.gpu_util;
+    row.preemptions += static_cast<double>(result.metrics.preemptions);
+  }
+  const std::string title = axis_index ? grid.axes[*axis_index].path : std::string("grid");
+  const int width = static_cast<int>(std::max<std::size_t>(title.size(), 8)) + 2;
+  out << "\nmeans over points, by " << title << ":\n";
+  out << std::left << std::setw(width) << title << std::right << std::setw(7) << "points"
+      << std::setw(7) << "failed" << std::setw(13) << "jct_mean_s" << std::setw(13) << "jct_p99_s"
+      << std::setw(13) << "queue_mean_s" << std::setw(13) << "makespan_s" << std::setw(9)
+      << "gpu_util" << std::setw(12) << "preemptions"
+      << "\n";
+  for (const auto& key : order) {
+    const Row& row = rows[key];
+    double n = row.points ? static_cast<double>(row.points) : 1.0;
+    out << std::left << std::setw(width) << key << std::right << std::setw(7) << row.points
+        << std::setw(7) << row.failed << std::fixed << std::setprecision(1) << std::setw(13)
+        << row.jct_mean / n << std::setw(13) << row.jct_p99 / n << std::setw(13)
+        << row.queue_mean / n << std::setw(13) << row.makespan / n << std::setprecision(3)
+        << std::setw(9) << row.gpu_util / n << std::setprecision(1) << std::setw(12)
+        << row.preemptions / n << "\n";
+  }
+  out << std::defaultfloat;
+}
+
+int run_sweep_command(int argc, char** argv) {
+  SweepOptions options;
+  CLI::App app{
+      "Runs a grid of simulations (MPI across ranks, threads within a rank) into one HDF5 file.\n"
+      "Launch with `mpirun -np N` or `srun --mpi=pmix` for several ranks.",
+      "clustersim sweep"};
+  app.add_option("grid", options.grid_path,
+                 "grid file (TOML: run config tables + [sweep]); default: built-in grid");
+  app.add_option("--out,-o", options.out, "HDF5 result file (default: <grid stem>.h5)");
+  auto* resume = app.add_flag("--resume", options.resume,
+                              "finish an interrupted sweep; only missing points run");
+  app.add_flag("--overwrite", options.overwrite, "replace an existing result file")
+      ->excludes(resume);
+  app.add_flag("--dry-run", options.dry_run,
+               "list the points and their estimated cost, run nothing");
+  app.add_option(
+         "--threads,-j", options.threads,
+         "simulation threads per rank (default: SLURM_CPUS_PER_TASK, else the affinity mask)")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--save-jobs", options.save_jobs, "store per-job records of every point (/jobs)");
+  app.add_flag("--save-timeseries", options.save_timeseries,
+               "store sampled cluster state of every point (/timeseries)");
+  app.add_option("--max-chunk", options.max_chunk, "most points handed out in one message")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--progress-interval", options.progress_interval_s,
+                 "seconds between progress lines when stderr is not a terminal")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--summary-by", options.summary_by,
+                 "axis to group the final summary by (default scheduler.policy)");
+  app.add_flag("--quiet,-q", options.quiet, "no progress lines, no summary");
+
+  // argv[0] is the program, argv[1] is "sweep".
+  std::vector<std::string> arguments;
+  for (int i = 2; i < argc; ++i) arguments.emplace_back(argv[i]);
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+  try {
+    std::reverse(arguments.begin(), arguments.end());  // CLI11 takes a reversed vector
+    app.parse(arguments);
+  } catch (const CLI::ParseError& error) {
+    int status = app.exit(error);
+    return status == 0 ? kExitOk : kExitBadInput;
+  }
+  if (options.out.empty()) {
+    std::string stem = options.grid_path.empty()
+                           ? "default"
+                           : std::filesystem::path(options.grid_path).stem().string();
+    options.out = stem + ".h5";
+  }
+  try {
+    return run_sweep(options, &argc, &argv, command_line);
+  } catch (const InputError& error) {
+    print_error(error.what());
+    return kExitBadInput;
+  } catch (const std::exception& error) {
+    print_error(error.what());
+    return kExitFailure;
+  }
+}
+
+}  // namespace clustersim::sweep

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "clustersim/generator.h"
+#include "clustersim/profile.h"
 #include "clustersim/simulator.h"
 #include "clustersim/workload.h"
 
@@ -31,6 +32,11 @@ struct RunConfig {
   std::string source_name;  // config file name, for messages
   SimOptions sim;
   WorkloadSource workload;
+  // With [throughput] model = "profile": the profiles and the model that sim.throughput points
+  // to (shared, so copies of the config stay valid).
+  std::shared_ptr<const ProfileLibrary> profiles;
+  ProfileModelOptions profile_options;
+  std::shared_ptr<const ThroughputModel> throughput_model;
 };
 
 // Parses config text. `base_dir` resolves relative paths. `overrides` are "section.key=value"
@@ -50,7 +56,8 @@ void apply_override(toml::table& table, const std::string& assignment,
 // The built-in example run (`clustersim run` with no config file).
 std::string_view default_config_text();
 
-// Reads the trace or runs the generator the config names.
+// Reads the trace or runs the generator the config names; with profiles (and on_missing =
+// "error"), a job whose model has no profile is an InputError naming its line.
 Workload load_workload(const RunConfig& config);
 
 }  // namespace clustersim

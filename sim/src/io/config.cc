@@ -325,9 +325,39 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
   parse_scheduler(root, source_name, config.sim, config.sim.reject_impossible);
 
   TableReader throughput(subtable(root, "throughput", source_name), "throughput", source_name);
-  throughput.choice("model", "placement", {"placement"});
+  const std::string model = throughput.choice("model", "placement", {"placement", "profile"});
   config.sim.penalty.cross_node_factor = throughput.number("cross_node_factor", 1.0, 1e-6, 1.0);
   config.sim.penalty.cross_rack_factor = throughput.number("cross_rack_factor", 1.0, 1e-6, 1.0);
+  if (model == "profile") {
+    if (!throughput.has("profiles"))
+      throughput.fail("profiles", "the profile model needs a folder of profiles");
+    config.profiles = std::make_shared<const ProfileLibrary>(
+        load_profile_dir(resolve_path(throughput.string("profiles", ""), base_dir)));
+    ProfileModelOptions& options = config.profile_options;
+    options.on_missing = throughput.choice("on_missing", "error", {"error", "neutral"}) == "neutral"
+                             ? MissingProfile::kNeutral
+                             : MissingProfile::kError;
+    // The trace's durations hold at the GPU-proportional share: by default the cluster's own
+    // share per GPU when all nodes have the same, else each profile's reference.
+    const auto uniform_share = [&](auto member) -> std::optional<double> {
+      std::optional<double> share;
+      for (const auto& group : config.sim.cluster.groups) {
+        const double per_gpu = group.*member / group.gpus_per_node;
+        if (per_gpu <= 0.0 || (share && *share != per_gpu)) return std::nullopt;
+        share = per_gpu;
+      }
+      return share;
+    };
+    options.ref_cpus_per_gpu = uniform_share(&NodeGroupSpec::cpus_per_node);
+    options.ref_mem_gb_per_gpu = uniform_share(&NodeGroupSpec::mem_gb_per_node);
+    if (throughput.has("ref_cpus_per_gpu"))
+      options.ref_cpus_per_gpu = throughput.number("ref_cpus_per_gpu", 0.0, 1e-6, 1e6);
+    if (throughput.has("ref_mem_gb_per_gpu"))
+      options.ref_mem_gb_per_gpu = throughput.number("ref_mem_gb_per_gpu", 0.0, 1e-6, 1e9);
+    options.penalty = config.sim.penalty;
+    config.throughput_model = make_profile_throughput_model(config.profiles, options);
+    config.sim.throughput = config.throughput_model.get();
+  }
   throughput.reject_unknown_keys();
 
   TableReader metrics(subtable(root, "metrics", source_name), "metrics", source_name);
@@ -363,8 +393,21 @@ RunConfig load_run_config(const std::string& path, const std::vector<std::string
 }
 
 Workload load_workload(const RunConfig& config) {
-  if (config.workload.generator) return generate_workload(*config.workload.generator);
-  return read_trace(*config.workload.trace_path, config.workload.format, config.workload.reader);
+  Workload workload;
+  if (config.workload.generator) {
+    try {
+      workload = generate_workload(*config.workload.generator);
+    } catch (const std::invalid_argument& error) {
+      throw InputError(config.source_name, 0, "workload", error.what());
+    }
+  } else {
+    workload =
+        read_trace(*config.workload.trace_path, config.workload.format, config.workload.reader);
+  }
+  if (config.profiles)
+    check_profile_coverage(*config.profiles, workload.jobs, config.profile_options,
+                           config.workload.trace_path.value_or(config.source_name));
+  return workload;
 }
 
 }  // namespace clustersim

@@ -116,3 +116,48 @@ TEST(Config, MissingConfigFileIsAnInputError) {
 
 }  // namespace
 }  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+TEST(Config, ProfileModelLoadsTheShippedProfilesAndChecksCoverage) {
+  const std::string profiles = std::string(CLUSTERSIM_SOURCE_DIR) + "/profiles/v100";
+  const std::string text = std::string(R"([cluster]
+nodes = 4
+gpus_per_node = 8
+cpus_per_node = 24
+mem_gb_per_node = 500
+[workload]
+generator = "philly"
+jobs = 200
+[throughput]
+model = "profile"
+profiles = ")") + profiles +
+                           "\"\n";
+  const RunConfig config = parse_run_config(text, "t.toml", "");
+  ASSERT_NE(config.sim.throughput, nullptr);
+  EXPECT_EQ(config.profile_options.ref_cpus_per_gpu, std::optional<double>(3.0));
+  EXPECT_EQ(config.profile_options.ref_mem_gb_per_gpu, std::optional<double>(62.5));
+  const Workload workload = load_workload(config);  // every generated model has a profile
+  const RunResult result = simulate(config.sim, workload.jobs);
+  EXPECT_EQ(result.metrics.jobs, 200u);
+  // At the proportional share every job runs at its trace duration.
+  for (std::size_t i = 0; i < workload.jobs.size(); ++i)
+    ASSERT_NEAR(result.jobs[i].jct - result.jobs[i].queue_delay, workload.jobs[i].duration,
+                1e-6 * workload.jobs[i].duration);
+
+  const RunConfig richer =
+      parse_run_config(text, "t.toml", "", {"throughput.ref_cpus_per_gpu=1.5"});
+  const RunResult faster = simulate(richer.sim, workload.jobs);
+  EXPECT_LT(faster.metrics.gpu_seconds, result.metrics.gpu_seconds);  // 3 cores/GPU beat 1.5
+
+  EXPECT_EQ(parse_error(text, {"throughput.profiles=\"/nonexistent\""}).file(), "/nonexistent");
+  EXPECT_EQ(
+      parse_error(
+          "[cluster]\nnodes=1\n[workload]\ngenerator=\"philly\"\n[throughput]\nmodel=\"profile\"\n")
+          .field(),
+      "throughput.profiles");
+}
+
+}  // namespace
+}  // namespace clustersim

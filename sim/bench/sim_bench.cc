@@ -3,7 +3,10 @@
 // memory (max RSS) is its own. Prints jobs/s, events/s and peak memory, and the ratio of each
 // case's time and memory to the project's targets.
 //
-//   clustersim_bench [--jobs 10000,100000,1000000] [--policies fifo,tiresias] [--load 0.8]
+// Load 0.8 is the usual study point; 1.2 overloads the cluster so queues grow without bound
+// (the worst case for the scheduler's data structures).
+//
+//   clustersim_bench [--jobs 10000,100000,1000000] [--policies fifo,tiresias] [--loads 0.8,1.2]
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -83,61 +86,62 @@ std::vector<std::string> split(const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string jobs_list = "10000,100000,1000000", policies = "fifo,tiresias";
-  double load = 0.8;
+  std::string jobs_list = "10000,100000,1000000", policies = "fifo,tiresias", loads = "0.8,1.2";
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--jobs"))
+    if (!std::strcmp(argv[i], "--jobs")) {
       jobs_list = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--policies"))
+    } else if (!std::strcmp(argv[i], "--policies")) {
       policies = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--load"))
-      load = std::stod(argv[i + 1]);
-    else {
-      std::fprintf(stderr, "usage: %s [--jobs N,N] [--policies P,P] [--load X]\n", argv[0]);
+    } else if (!std::strcmp(argv[i], "--loads")) {
+      loads = argv[i + 1];
+    } else {
+      std::fprintf(stderr, "usage: %s [--jobs N,N] [--policies P,P] [--loads X,X]\n", argv[0]);
       return 2;
     }
   }
-  std::printf(
-      "cluster: 256 nodes x 8 GPUs (2,048 GPUs), 16 nodes/rack; load %.2f; one core per case\n",
-      load);
-  std::printf("%-9s %-9s %8s %8s %12s %12s %9s %8s %7s %10s %10s\n", "jobs", "policy", "gen_s",
-              "sim_s", "jobs/s", "events/s", "peak_MB", "preempt", "util", "time/tgt", "mem/tgt");
+  std::printf("cluster: 256 nodes x 8 GPUs (2,048 GPUs), 16 nodes/rack; one core per case\n");
+  std::printf("%-5s %-9s %-9s %8s %8s %12s %12s %9s %8s %7s %10s %10s\n", "load", "jobs", "policy",
+              "gen_s", "sim_s", "jobs/s", "events/s", "peak_MB", "preempt", "util", "time/tgt",
+              "mem/tgt");
   int failures = 0;
-  for (const auto& policy : split(policies)) {
-    for (const auto& jobs_text : split(jobs_list)) {
-      const std::size_t jobs = std::stoul(jobs_text);
-      int pipe_fds[2];
-      if (pipe(pipe_fds) != 0) return 1;
-      const pid_t child = fork();
-      if (child == 0) {
+  for (const auto& load_text : split(loads)) {
+    const double load = std::stod(load_text);
+    for (const auto& policy : split(policies)) {
+      for (const auto& jobs_text : split(jobs_list)) {
+        const std::size_t jobs = std::stoul(jobs_text);
+        int pipe_fds[2];
+        if (pipe(pipe_fds) != 0) return 1;
+        const pid_t child = fork();
+        if (child == 0) {
+          close(pipe_fds[0]);
+          CaseResult result = run_case(jobs, policy, load);
+          if (write(pipe_fds[1], &result, sizeof result) != sizeof result) _exit(1);
+          _exit(0);
+        }
+        close(pipe_fds[1]);
+        CaseResult result;
+        const bool got = read(pipe_fds[0], &result, sizeof result) == sizeof result;
         close(pipe_fds[0]);
-        CaseResult result = run_case(jobs, policy, load);
-        if (write(pipe_fds[1], &result, sizeof result) != sizeof result) _exit(1);
-        _exit(0);
+        int status = 0;
+        rusage usage{};
+        wait4(child, &status, 0, &usage);
+        if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+          std::printf("%-5.2f %-9zu %-9s failed\n", load, jobs, policy.c_str());
+          ++failures;
+          continue;
+        }
+        const double peak_mb = usage.ru_maxrss / 1024.0;
+        const double total_s = result.generate_s + result.simulate_s;
+        // Targets: 100k jobs in < 2 s, 1M jobs in < 30 s and < 1 GB (smaller: the 100k rate).
+        const double time_target =
+            jobs >= 1000000 ? 30.0 : 2.0 * static_cast<double>(jobs) / 100000.0;
+        std::printf("%-5.2f %-9zu %-9s %8.3f %8.3f %12.0f %12.0f %9.1f %8llu %7.3f %10.2f %10.2f\n",
+                    load, jobs, policy.c_str(), result.generate_s, result.simulate_s,
+                    jobs / result.simulate_s, result.events / result.simulate_s, peak_mb,
+                    static_cast<unsigned long long>(result.preemptions), result.gpu_util,
+                    total_s / time_target, peak_mb / 1024.0);
+        std::fflush(stdout);
       }
-      close(pipe_fds[1]);
-      CaseResult result;
-      const bool got = read(pipe_fds[0], &result, sizeof result) == sizeof result;
-      close(pipe_fds[0]);
-      int status = 0;
-      rusage usage{};
-      wait4(child, &status, 0, &usage);
-      if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        std::printf("%-9zu %-9s failed\n", jobs, policy.c_str());
-        ++failures;
-        continue;
-      }
-      const double peak_mb = usage.ru_maxrss / 1024.0;
-      const double total_s = result.generate_s + result.simulate_s;
-      // Targets: 100k jobs in < 2 s, 1M jobs in < 30 s and < 1 GB (smaller runs: the 100k target).
-      const double time_target =
-          jobs >= 1000000 ? 30.0 : 2.0 * static_cast<double>(jobs) / 100000.0;
-      std::printf("%-9zu %-9s %8.3f %8.3f %12.0f %12.0f %9.1f %8llu %7.3f %10.2f %10.2f\n", jobs,
-                  policy.c_str(), result.generate_s, result.simulate_s, jobs / result.simulate_s,
-                  result.events / result.simulate_s, peak_mb,
-                  static_cast<unsigned long long>(result.preemptions), result.gpu_util,
-                  total_s / time_target, peak_mb / 1024.0);
-      std::fflush(stdout);
     }
   }
   return failures == 0 ? 0 : 1;

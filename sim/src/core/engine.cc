@@ -136,6 +136,9 @@ void Engine::load_jobs() {
   placement_pool_.resize(pool_size);
   placement_scratch_.reserve(cluster_.nodes().size());
 
+  if (vc_names_.size() >= (1u << 24) || cluster_.gpu_type_names().size() >= (1u << 15) ||
+      cluster_.total_gpus() >= (1 << 24))
+    throw std::invalid_argument("more VCs, GPU types or GPUs than the engine indexes");
   if (!quotas_enforced_) vc_quota_.assign(vc_names_.size(), cluster_.total_gpus());
   const double total = cluster_.total_gpus();
   vc_usage_.assign(vc_names_.size(), 0.0);
@@ -156,7 +159,8 @@ void Engine::load_jobs() {
   holder_position_.assign(n, 0);
   int max_gpus = 1;
   for (const auto& job : jobs_) max_gpus = std::max(max_gpus, job.gpus);
-  queue_.reset(vc_names_.size(), max_gpus);
+  queue_.reset(max_gpus);
+  vc_blocked_stamp_.assign(vc_names_.size(), 0);
   holders_.reserve(static_cast<std::size_t>(cluster_.total_gpus()));
   events_.reserve(static_cast<std::size_t>(cluster_.total_gpus()) * 2 + 16);
 }
@@ -203,13 +207,13 @@ void Engine::enqueue(std::uint32_t index, Time now) {
   job.phase_since = now;
   ++job.epoch;
   if (dynamic_keys_) {
-    queue_.append(index, job.vc, job.gpus);  // keyed and sorted at the next pass
+    queue_.append(index, job.vc, job.gpus, job.gpu_type);  // keyed and sorted at the next pass
     return;
   }
   const std::uint32_t one[1] = {index};
   policy_->compute_keys(one, policy_context(now, vc_usage_),
                         std::span<PriorityKey>(&keys_[index], 1));
-  queue_.insert_sorted(index, job.vc, job.gpus, order());
+  queue_.insert_sorted(index, job.vc, job.gpus, job.gpu_type, order());
 }
 
 void Engine::complete(std::uint32_t index, Time now) {
@@ -282,7 +286,7 @@ bool Engine::try_start(std::uint32_t index, Time now) {
     throw std::logic_error("throughput model returned a non-positive rate for job '" +
                            job.spec->id + "'");
 
-  queue_.count_out(job.vc, job.gpus);  // the caller removes it from its list
+  queue_.count_out(job.gpus);  // the caller removes it from its bucket
   job.queue_delay += now - job.phase_since;
   if (job.first_start < 0.0) job.first_start = now;
   job.held_since = now;
@@ -339,14 +343,16 @@ void Engine::preempt(std::uint32_t index, Time now) {
 // --- Scheduling ---------------------------------------------------------------------------
 
 void Engine::rekey_with_waiting(Time now, const std::vector<double>& base) {
-  for (std::size_t v = 0; v < queue_.num_vcs(); ++v)
-    key_scratch_jobs_.insert(key_scratch_jobs_.end(), queue_.list(v).begin(), queue_.list(v).end());
+  for (std::size_t b = 0; b < queue_.num_buckets(); ++b) {
+    const auto& jobs = queue_.bucket(b).jobs;
+    key_scratch_jobs_.insert(key_scratch_jobs_.end(), jobs.begin(), jobs.end());
+  }
   key_scratch_.resize(key_scratch_jobs_.size());
   policy_->compute_keys(key_scratch_jobs_, policy_context(now, base), key_scratch_);
   for (std::size_t i = 0; i < key_scratch_jobs_.size(); ++i)
     keys_[key_scratch_jobs_[i]] = key_scratch_[i];
-  for (std::size_t v = 0; v < queue_.num_vcs(); ++v)
-    std::sort(queue_.list(v).begin(), queue_.list(v).end(), order());
+  for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
+    std::sort(queue_.bucket(b).jobs.begin(), queue_.bucket(b).jobs.end(), order());
 }
 
 void Engine::scheduling_pass(Time now) {
@@ -355,60 +361,61 @@ void Engine::scheduling_pass(Time now) {
     key_scratch_jobs_.clear();
     rekey_with_waiting(now, vc_usage_);
   }
+  ++pass_number_;
   const auto less = walk_order(vc_usage_);
   const bool backfill = options_.scheduler.backfill;
   // With lending, jobs within their VC's quota go first; borrowers take what is left.
   const int phases = quotas_enforced_ && options_.scheduler.vc_quota == VcQuotaMode::kLend ? 2 : 1;
-  walk_sources_.clear();
-  for (std::size_t v = 0; v < queue_.num_vcs(); ++v)
-    walk_sources_.push_back({&queue_.list(v), nullptr});
-  walk_reached_.assign(queue_.num_vcs(), 0);
+  walk_lists_.clear();
+  for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
+    walk_lists_.push_back(&queue_.bucket(b).jobs);
+  walk_reached_.assign(queue_.num_buckets(), 0);
   bool started_any = false;
   bool stop = false;
   for (int phase = 0; phase < phases && !stop; ++phase) {
-    walk_.start(walk_sources_, less);
+    walk_.start(walk_lists_, less);
     while (!walk_.done()) {
       if (cluster_.free_gpus() < std::max(1, queue_.min_demand())) {
         stop = true;
         break;
       }
-      const std::size_t vc = walk_.source();
       const std::uint32_t index = walk_.job();
       JobState& job = jobs_[index];
       if (job.phase != JobPhase::kWaiting) {  // started in the first phase
         walk_.advance(less);
         continue;
       }
-      // Skip a whole VC that can start nothing more: its smallest job exceeds its room.
-      double room = cluster_.free_gpus();
-      if (phase == 0 && quotas_enforced_) room = std::min(room, vc_quota_[vc] - vc_usage_[vc]);
-      if (room < queue_.min_demand(vc)) {
-        walk_.drop(less);
-        continue;
-      }
-      if (phase == 0 && !within_quota(job, vc_usage_)) {
-        // A VC at its quota blocks only itself (and, without backfill, everyone behind in it).
-        if (backfill) {
-          walk_.advance(less);
-        } else {
+      const bool quota_ok = phase == 1 || within_quota(job, vc_usage_);
+      if (backfill) {
+        // Skip a whole bucket (one VC, one size) that cannot start now.
+        if (!quota_ok || job.gpus > cluster_.free_gpus(job.gpu_type)) {
           walk_.drop(less);
+          continue;
         }
+      } else if (vc_blocked_stamp_[job.vc] == pass_number_ || !quota_ok) {
+        // Strict order: a VC at its quota blocks itself, and only itself.
+        vc_blocked_stamp_[job.vc] = pass_number_;
+        walk_.drop(less);
         continue;
       }
       if (job.gpus <= cluster_.free_gpus(job.gpu_type) && try_start(index, now)) {
         started_any = true;
-      } else if (!backfill) {
+        walk_.advance(less);
+        if (ranks_vcs_) walk_.reorder(less);  // the VC's share grew: its other lists move back
+        continue;
+      }
+      if (!backfill) {
         stop = true;  // strict order: the head of the queue blocks everyone behind it
         break;
       }
       walk_.advance(less);
     }
-    for (std::size_t v = 0; v < queue_.num_vcs(); ++v)
-      walk_reached_[v] = std::max(walk_reached_[v], walk_.position_in_first(v));
+    for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
+      walk_reached_[b] = std::max(walk_reached_[b], walk_.position(b));
   }
   if (started_any) {
-    for (std::size_t v = 0; v < queue_.num_vcs(); ++v)
-      queue_.remove_left(v, walk_reached_[v],
+    for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
+      queue_.remove_left(b, walk_reached_[b],
                          [&](std::uint32_t j) { return jobs_[j].phase != JobPhase::kWaiting; });
   }
 }
@@ -442,26 +449,25 @@ void Engine::preemption_round(Time now) {
   std::sort(candidates_.begin(), candidates_.end(), order());
 
   // Walk running and waiting jobs merged in priority order, admitting greedily into capacity.
-  // Fair-share policies walk each VC's running jobs, then its waiting ones, as one source.
+  // Fair-share policies rank by VC, so their running jobs are walked in one list per VC.
   ++round_number_;
   const auto less = walk_order(round_usage_);
   const bool backfill = options_.scheduler.backfill;
   const int phases = quotas_enforced_ && options_.scheduler.vc_quota == VcQuotaMode::kLend ? 2 : 1;
-  walk_sources_.clear();
+  walk_lists_.clear();
+  for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
+    walk_lists_.push_back(&queue_.bucket(b).jobs);
   if (ranks_vcs_) {
-    vc_candidates_.resize(queue_.num_vcs());
+    vc_candidates_.resize(vc_names_.size());
     for (auto& list : vc_candidates_) list.clear();
     for (std::uint32_t index : candidates_) vc_candidates_[jobs_[index].vc].push_back(index);
-    for (std::size_t v = 0; v < queue_.num_vcs(); ++v)
-      walk_sources_.push_back({&vc_candidates_[v], &queue_.list(v)});
+    for (const auto& list : vc_candidates_) walk_lists_.push_back(&list);
   } else {
-    for (std::size_t v = 0; v < queue_.num_vcs(); ++v)
-      walk_sources_.push_back({&queue_.list(v), nullptr});
-    walk_sources_.push_back({&candidates_, nullptr});
+    walk_lists_.push_back(&candidates_);
   }
   bool admitted_waiting = false;
   for (int phase = 0; phase < phases && capacity > 0; ++phase) {
-    walk_.start(walk_sources_, less);
+    walk_.start(walk_lists_, less);
     while (!walk_.done() && capacity > 0) {
       const std::uint32_t index = walk_.job();
       const JobState& job = jobs_[index];
@@ -470,18 +476,14 @@ void Engine::preemption_round(Time now) {
         continue;
       }
       const bool waiting = job.phase == JobPhase::kWaiting;
-      if (waiting) {  // skip the rest of a VC that cannot admit any of its waiting jobs
-        double room = capacity;
-        if (phase == 0 && quotas_enforced_)
-          room = std::min(room, vc_quota_[job.vc] - round_usage_[job.vc]);
-        if (room < queue_.min_demand(job.vc)) {
-          walk_.drop(less);
-          continue;
-        }
-      }
-      if ((phase == 0 && !within_quota(job, round_usage_)) || job.gpus > capacity) {
+      const bool fits = (phase == 1 || within_quota(job, round_usage_)) && job.gpus <= capacity;
+      if (!fits) {
         if (!backfill && job.gpus > capacity) break;
-        walk_.advance(less);
+        if (waiting && backfill) {
+          walk_.drop(less);  // the rest of this bucket (one VC, one size) cannot fit either
+        } else {
+          walk_.advance(less);
+        }
         continue;
       }
       admitted_stamp_[index] = round_number_;
@@ -489,6 +491,7 @@ void Engine::preemption_round(Time now) {
       round_usage_[job.vc] += job.gpus;
       admitted_waiting = admitted_waiting || waiting;
       walk_.advance(less);
+      if (ranks_vcs_) walk_.reorder(less);
     }
   }
   if (!admitted_waiting) return;
@@ -580,10 +583,10 @@ std::uint32_t Engine::head_of_queue() const {
   const auto less = walk_order(vc_usage_);
   std::uint32_t head = 0;
   bool found = false;
-  for (std::size_t v = 0; v < queue_.num_vcs(); ++v) {
-    if (queue_.list(v).empty()) continue;
-    const std::uint32_t front = queue_.list(v).front();
-    if (!found || less(front, head)) head = front;
+  for (std::size_t b = 0; b < queue_.num_buckets(); ++b) {
+    const auto& jobs = queue_.bucket(b).jobs;
+    if (jobs.empty()) continue;
+    if (!found || less(jobs.front(), head)) head = jobs.front();
     found = true;
   }
   return head;
@@ -642,11 +645,14 @@ void Engine::check_invariants() const {
       throw std::logic_error("invariant: VC '" + vc_names_[v] + "' above its quota");
   }
   std::size_t queued = 0;
-  for (std::size_t v = 0; v < queue_.num_vcs(); ++v) {
-    queued += queue_.list(v).size();
-    for (std::uint32_t index : queue_.list(v))
-      if (jobs_[index].phase != JobPhase::kWaiting || jobs_[index].vc != static_cast<int>(v))
-        throw std::logic_error("invariant: the queue holds a job that is not waiting in that VC");
+  for (std::size_t b = 0; b < queue_.num_buckets(); ++b) {
+    const auto& bucket = queue_.bucket(b);
+    queued += bucket.jobs.size();
+    for (std::uint32_t index : bucket.jobs)
+      if (jobs_[index].phase != JobPhase::kWaiting || jobs_[index].vc != bucket.vc ||
+          jobs_[index].gpus != bucket.gpus)
+        throw std::logic_error(
+            "invariant: the queue holds a job that is not waiting in that bucket");
   }
   if (queued != queue_.size()) throw std::logic_error("invariant: queue length drifted");
 }

@@ -115,7 +115,7 @@ class Engine {
   // Scratch reused by rounds and passes (no allocation per event).
   std::vector<std::uint32_t> candidates_;
   std::vector<PriorityKey> candidate_keys_;
-  std::vector<WalkSource> walk_sources_;
+  std::vector<const MergedWalk::List*> walk_lists_;
   std::vector<std::vector<std::uint32_t>> vc_candidates_;
   std::vector<std::size_t> walk_reached_;
   MergedWalk walk_;
@@ -125,6 +125,8 @@ class Engine {
   std::vector<std::uint32_t> key_scratch_jobs_;
   std::vector<PriorityKey> key_scratch_;
   std::uint32_t round_number_ = 0;
+  std::vector<std::uint32_t> vc_blocked_stamp_;  // pass number at which a VC stopped (strict order)
+  std::uint32_t pass_number_ = 0;
   bool round_scheduled_ = false;
 
   // Measurement.

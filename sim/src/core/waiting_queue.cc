@@ -2,37 +2,38 @@
 
 namespace clustersim::internal {
 
-void WaitingQueue::reset(std::size_t num_vcs, int max_gpus) {
-  max_gpus_ = max_gpus;
-  lists_.assign(num_vcs, {});
+void WaitingQueue::reset(int max_gpus) {
+  buckets_.clear();
+  bucket_index_.clear();
   demand_.assign(static_cast<std::size_t>(max_gpus) + 1, 0);
-  vc_demand_.assign(num_vcs * (static_cast<std::size_t>(max_gpus) + 1), 0);
-  vc_min_demand_.assign(num_vcs, 0);
   min_demand_ = 0;
   size_ = 0;
 }
 
-void WaitingQueue::count_in(int vc, int gpus) {
+WaitingQueue::Bucket& WaitingQueue::bucket_for(int vc, int gpus, int gpu_type) {
+  // 24 bits of VC, 16 of type (+1, so "any" is 0), 24 of GPUs: far beyond any real cluster.
+  const std::uint64_t key = (static_cast<std::uint64_t>(vc) << 40) |
+                            (static_cast<std::uint64_t>(gpu_type + 1) << 24) |
+                            static_cast<std::uint64_t>(gpus);
+  auto [it, inserted] = bucket_index_.try_emplace(key, static_cast<std::uint32_t>(buckets_.size()));
+  if (inserted) buckets_.push_back(Bucket{vc, gpus, gpu_type, {}});
+  return buckets_[it->second];
+}
+
+void WaitingQueue::count_in(int gpus) {
   ++size_;
   if (demand_[gpus]++ == 0 && (min_demand_ == 0 || gpus < min_demand_)) min_demand_ = gpus;
-  int* counts = &vc_demand_[static_cast<std::size_t>(vc) * (max_gpus_ + 1)];
-  if (counts[gpus]++ == 0 && (vc_min_demand_[vc] == 0 || gpus < vc_min_demand_[vc]))
-    vc_min_demand_[vc] = gpus;
 }
 
-void WaitingQueue::count_out(int vc, int gpus) {
+void WaitingQueue::count_out(int gpus) {
   --size_;
-  if (--demand_[gpus] == 0 && gpus == min_demand_)
-    min_demand_ = next_min(demand_.data(), gpus + 1, max_gpus_);
-  int* counts = &vc_demand_[static_cast<std::size_t>(vc) * (max_gpus_ + 1)];
-  if (--counts[gpus] == 0 && gpus == vc_min_demand_[vc])
-    vc_min_demand_[vc] = next_min(counts, gpus + 1, max_gpus_);
-}
-
-int WaitingQueue::next_min(const int* counts, int from, int max_gpus) {
-  for (int g = from; g <= max_gpus; ++g)
-    if (counts[g] > 0) return g;
-  return 0;
+  if (--demand_[gpus] > 0 || gpus != min_demand_) return;
+  min_demand_ = 0;
+  for (std::size_t g = static_cast<std::size_t>(gpus) + 1; g < demand_.size(); ++g)
+    if (demand_[g] > 0) {
+      min_demand_ = static_cast<int>(g);
+      return;
+    }
 }
 
 }  // namespace clustersim::internal

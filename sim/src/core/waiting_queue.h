@@ -1,116 +1,109 @@
-// The queue of waiting jobs, kept per VC so that a VC that can start nothing (at its quota, or
-// asking for more GPUs than are free) is skipped whole instead of job by job. Each VC's list is
-// in policy order; MergedWalk visits several such lists in one merged order.
+// The queue of waiting jobs, kept in buckets of one VC, one GPU count and one GPU type, each in
+// policy order.
+// A scheduling walk merges the buckets (MergedWalk) and drops, whole, every bucket that cannot
+// start anything now — its jobs need more GPUs than are free, or its VC is at its quota — so a
+// backlog of large jobs or of one saturated VC costs nothing per event.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 namespace clustersim::internal {
 
 class WaitingQueue {
  public:
-  void reset(std::size_t num_vcs, int max_gpus);
+  struct Bucket {
+    int vc = 0;
+    int gpus = 0;
+    int gpu_type = -1;
+    std::vector<std::uint32_t> jobs;  // in policy order
+  };
+
+  void reset(int max_gpus);
 
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  std::size_t num_vcs() const { return lists_.size(); }
-  std::vector<std::uint32_t>& list(std::size_t vc) { return lists_[vc]; }
-  const std::vector<std::uint32_t>& list(std::size_t vc) const { return lists_[vc]; }
-
-  // Smallest GPU count among waiting jobs (of one VC); 0 when there are none.
+  // Smallest GPU count among waiting jobs; 0 when there are none.
   int min_demand() const { return min_demand_; }
-  int min_demand(std::size_t vc) const { return vc_min_demand_[vc]; }
+  std::size_t num_buckets() const { return buckets_.size(); }
+  Bucket& bucket(std::size_t b) { return buckets_[b]; }
+  const Bucket& bucket(std::size_t b) const { return buckets_[b]; }
 
-  // Inserts `job` after every job that `less` puts before or level with it.
+  // Inserts `job` after every job of its bucket that `less` puts before or level with it.
   template <typename Less>
-  void insert_sorted(std::uint32_t job, int vc, int gpus, Less less) {
-    auto& list = lists_[vc];
-    list.insert(std::upper_bound(list.begin(), list.end(), job, less), job);
-    count_in(vc, gpus);
+  void insert_sorted(std::uint32_t job, int vc, int gpus, int gpu_type, Less less) {
+    auto& jobs = bucket_for(vc, gpus, gpu_type).jobs;
+    jobs.insert(std::upper_bound(jobs.begin(), jobs.end(), job, less), job);
+    count_in(gpus);
   }
   // Appends `job` unsorted (policies whose keys change while jobs wait sort before each use).
-  void append(std::uint32_t job, int vc, int gpus) {
-    lists_[vc].push_back(job);
-    count_in(vc, gpus);
+  void append(std::uint32_t job, int vc, int gpus, int gpu_type) {
+    bucket_for(vc, gpus, gpu_type).jobs.push_back(job);
+    count_in(gpus);
   }
-  // Accounts for a job that left the queue; its list entry is removed by `remove_left`.
-  void count_out(int vc, int gpus);
-  // Drops from the first `prefix` entries of a VC's list the jobs for which `left` is true.
+  // Accounts for a job that left the queue; its entry is removed later by `remove_left`.
+  void count_out(int gpus);
+  // Drops from the first `prefix` entries of a bucket the jobs for which `left` is true.
   template <typename Left>
-  void remove_left(std::size_t vc, std::size_t prefix, Left left) {
-    auto& list = lists_[vc];
-    const auto end = list.begin() + static_cast<std::ptrdiff_t>(prefix);
-    list.erase(std::remove_if(list.begin(), end, left), end);
+  void remove_left(std::size_t b, std::size_t prefix, Left left) {
+    auto& jobs = buckets_[b].jobs;
+    const auto end = jobs.begin() + static_cast<std::ptrdiff_t>(prefix);
+    jobs.erase(std::remove_if(jobs.begin(), end, left), end);
   }
 
  private:
-  void count_in(int vc, int gpus);
-  static int next_min(const int* counts, int from, int max_gpus);
+  Bucket& bucket_for(int vc, int gpus, int gpu_type);
+  void count_in(int gpus);
 
-  std::vector<std::vector<std::uint32_t>> lists_;
-  std::vector<int> demand_;     // waiting jobs per GPU count
-  std::vector<int> vc_demand_;  // the same per VC, VC-major
-  std::vector<int> vc_min_demand_;
+  std::vector<Bucket> buckets_;  // created as (VC, GPUs, type) first appear; never removed
+  std::unordered_map<std::uint64_t, std::uint32_t> bucket_index_;  // (VC, type, GPUs) -> bucket
+  std::vector<int> demand_;                                        // waiting jobs per GPU count
   int min_demand_ = 0;
-  int max_gpus_ = 0;
   std::size_t size_ = 0;
 };
 
-// One input of a MergedWalk: a sorted list, optionally continued by a second one.
-struct WalkSource {
-  const std::vector<std::uint32_t>* first = nullptr;
-  const std::vector<std::uint32_t>* second = nullptr;
-
-  std::size_t size() const { return first->size() + (second ? second->size() : 0); }
-  std::uint32_t at(std::size_t i) const {
-    return i < first->size() ? (*first)[i] : (*second)[i - first->size()];
-  }
-};
-
-// Visits several sorted sources of job indices in one merged order (a k-way merge over a heap
-// of source heads). A source may be dropped mid-walk, e.g. when its VC cannot start anything.
-// `less` may depend on state that changes as jobs are taken, provided only the state of the
-// source being advanced changes (its head is re-keyed as it is pushed back).
+// Visits several sorted lists of job indices in one merged order (a k-way merge over a heap of
+// list heads). A list may be dropped mid-walk. When `less` depends on state that changes as
+// jobs are taken (fair-share ranks), call `reorder` after each change.
 class MergedWalk {
  public:
-  // Starts a walk over `sources` (not owned; must outlive the walk). Reuses its own storage.
+  using List = std::vector<std::uint32_t>;
+
+  // Starts a walk over `lists` (not owned; must outlive the walk). Reuses its own storage.
   template <typename Less>
-  void start(const std::vector<WalkSource>& sources, Less less) {
-    sources_ = &sources;
-    positions_.assign(sources.size(), 0);
+  void start(const std::vector<const List*>& lists, Less less) {
+    lists_ = &lists;
+    positions_.assign(lists.size(), 0);
     heap_.clear();
-    for (std::size_t s = 0; s < sources.size(); ++s)
-      if (sources[s].size() > 0) heap_.push_back(s);
+    for (std::size_t s = 0; s < lists.size(); ++s)
+      if (!lists[s]->empty()) heap_.push_back(s);
+    reorder(less);
+  }
+  template <typename Less>
+  void reorder(Less less) {
     std::make_heap(heap_.begin(), heap_.end(), later(less));
   }
   bool done() const { return heap_.empty(); }
-  // The source whose head comes first, and that head.
+  // The list whose head comes first, and that head.
   std::size_t source() const { return heap_.front(); }
   std::uint32_t job() const { return head(heap_.front()); }
-  // How far the walk got into a source's first list (entries before it were visited).
-  std::size_t position_in_first(std::size_t source) const {
-    return std::min(positions_[source], (*sources_)[source].first->size());
-  }
-  // The same for its second list.
-  std::size_t position_in_second(std::size_t source) const {
-    const std::size_t first = (*sources_)[source].first->size();
-    return positions_[source] > first ? positions_[source] - first : 0;
-  }
+  // How far the walk got into a list (its entries before this position were visited).
+  std::size_t position(std::size_t source) const { return positions_[source]; }
 
   // Moves past the current head.
   template <typename Less>
   void advance(Less less) {
     std::pop_heap(heap_.begin(), heap_.end(), later(less));
     const std::size_t s = heap_.back();
-    if (++positions_[s] < (*sources_)[s].size()) {
+    if (++positions_[s] < (*lists_)[s]->size()) {
       std::push_heap(heap_.begin(), heap_.end(), later(less));
     } else {
       heap_.pop_back();
     }
   }
-  // Stops visiting the current head's source.
+  // Stops visiting the current head's list.
   template <typename Less>
   void drop(Less less) {
     std::pop_heap(heap_.begin(), heap_.end(), later(less));
@@ -118,14 +111,14 @@ class MergedWalk {
   }
 
  private:
-  std::uint32_t head(std::size_t s) const { return (*sources_)[s].at(positions_[s]); }
-  // std heaps keep the greatest on top: order sources so that the earliest head is "greatest".
+  std::uint32_t head(std::size_t s) const { return (*(*lists_)[s])[positions_[s]]; }
+  // std heaps keep the greatest on top: order lists so that the earliest head is "greatest".
   template <typename Less>
   auto later(Less less) const {
     return [this, less](std::size_t a, std::size_t b) { return less(head(b), head(a)); };
   }
 
-  const std::vector<WalkSource>* sources_ = nullptr;
+  const std::vector<const List*>* lists_ = nullptr;
   std::vector<std::size_t> positions_;
   std::vector<std::size_t> heap_;
 };

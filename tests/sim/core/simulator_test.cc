@@ -166,6 +166,20 @@ TEST(Simulator, ImpossibleJobIsAnErrorOrACountedRejection) {
   EXPECT_THROW(simulate(options, {typed}), ImpossibleJobError);
 }
 
+TEST(Simulator, JobsOfOneSizeWaitingForABusyGpuTypeDoNotBlockAnotherType) {
+  SimOptions options = small_cluster(1, 2);
+  NodeGroupSpec a100 = options.cluster.groups[0];
+  a100.gpu_type = "a100";
+  options.cluster.groups[0].gpu_type = "v100";
+  options.cluster.groups.push_back(a100);
+  std::vector<JobSpec> jobs = {job("a1", 0, 2, 100), job("a2", 1, 2, 10), job("v", 2, 2, 10)};
+  jobs[0].gpu_type = jobs[1].gpu_type = "a100";
+  jobs[2].gpu_type = "v100";
+  const RunResult result = simulate(options, jobs);
+  EXPECT_DOUBLE_EQ(result.jobs[1].start_time, 100);  // waits for the a100 node
+  EXPECT_DOUBLE_EQ(result.jobs[2].start_time, 2);    // the v100 node is free
+}
+
 TEST(Simulator, CpuAndMemoryRequestsConstrainPlacement) {
   SimOptions options = small_cluster(1, 8);
   options.cluster.groups[0].cpus_per_node = 16;

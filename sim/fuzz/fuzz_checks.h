@@ -1,11 +1,19 @@
-// Invariants every reader promises for the workloads it returns; a fuzzer traps when one breaks
-// (a reader must reject a bad row, never pass it on).
+// The body of every reader's fuzz target, and the invariants every reader promises for the
+// workloads it returns: a fuzzer traps when one breaks (a reader must reject a bad row, never
+// pass it on).
 #pragma once
 
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <stdexcept>
+#include <string>
 #include <unordered_set>
 
+#include "clustersim/error.h"
 #include "clustersim/job.h"
+#include "clustersim/workload.h"
 
 namespace clustersim::fuzz {
 
@@ -21,6 +29,25 @@ inline void check_workload(const Workload& workload) {
     if (!std::isfinite(job.mem_gb) || job.mem_gb < 0.0) __builtin_trap();
   }
   if (workload.skip_reasons.size() > workload.skipped_rows) __builtin_trap();
+}
+
+// Feeds the input to `read(stream, source_name, options)` strictly and with skip_invalid. Only a
+// workload or InputError / std::invalid_argument may come back; any other exception escapes
+// (std::terminate) and is a finding.
+template <typename Read>
+int fuzz_reader(const std::uint8_t* data, std::size_t size, Read&& read) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  for (const bool skip_invalid : {false, true}) {
+    std::istringstream in(text);
+    ReaderOptions options;
+    options.skip_invalid = skip_invalid;
+    try {
+      check_workload(read(in, "fuzz-input", options));
+    } catch (const InputError&) {
+    } catch (const std::invalid_argument&) {
+    }
+  }
+  return 0;
 }
 
 }  // namespace clustersim::fuzz

@@ -56,22 +56,8 @@ Workload read_native_csv(std::istream& in, const std::string& source_name,
   std::size_t line_number = 0;
   std::vector<std::string> fields;
 
-  // Header: the first line that is neither blank nor a comment.
-  bool have_header = false;
-  while (workload_internal::read_line(in, line)) {
-    ++line_number;
-    if (line_number == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // UTF-8 BOM
-    if (is_ignored_line(line)) continue;
-    have_header = true;
-    break;
-  }
-  if (in.bad()) rows.fail(0, "", "read error");
-  if (!have_header) rows.fail(0, "", "no header row (empty file)");
-
-  const std::size_t header_line = line_number;
-  if (auto error = workload_internal::split_csv(line, ',', fields)) {
-    rows.fail(header_line, "", "header: " + *error);
-  }
+  const std::size_t header_line =
+      workload_internal::read_csv_header(in, rows, true, line, line_number, fields);
   // column_of_field[i] = which Column the i-th field of a row holds.
   std::vector<int> column_of_field;
   std::array<bool, kColumnCount> present{};

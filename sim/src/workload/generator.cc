@@ -5,8 +5,6 @@
 // differ between standard libraries. (std::log/std::exp are the only libm calls.)
 #include "clustersim/generator.h"
 
-#include "clustersim/random.h"
-
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -15,6 +13,8 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+
+#include "clustersim/random.h"
 
 namespace clustersim {
 

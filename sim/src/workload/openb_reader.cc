@@ -62,29 +62,9 @@ Workload read_openb(std::istream& in, const std::string& source_name,
   std::vector<std::string> fields;
   std::size_t line_number = 0;
 
-  bool have_header = false;
-  while (workload_internal::read_line(in, line)) {
-    ++line_number;
-    if (line_number == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
-    if (workload_internal::is_blank(line)) continue;
-    have_header = true;
-    break;
-  }
-  if (in.bad()) rows.fail(0, "", "read error");
-  if (!have_header) rows.fail(0, "", "no header row (empty file)");
-  const std::size_t header_line = line_number;
-  if (auto error = workload_internal::split_csv(line, ',', fields)) {
-    rows.fail(header_line, "", "header: " + *error);
-  }
-  std::array<int, kColumnCount> index_of{};
-  index_of.fill(-1);
-  for (std::size_t i = 0; i < fields.size(); ++i) {
-    for (int c = 0; c < kColumnCount; ++c) {
-      if (fields[i] != kColumnNames[c]) continue;
-      if (index_of[c] >= 0) rows.fail(header_line, fields[i], "column appears twice in header");
-      index_of[c] = static_cast<int>(i);
-    }
-  }
+  const std::size_t header_line =
+      workload_internal::read_csv_header(in, rows, false, line, line_number, fields);
+  const auto index_of = workload_internal::locate_columns(fields, kColumnNames, rows, header_line);
   for (int c = 0; c < kRequiredColumns; ++c) {
     if (index_of[c] < 0) {
       rows.fail(header_line, std::string(kColumnNames[c]),

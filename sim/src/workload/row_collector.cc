@@ -88,4 +88,22 @@ double FieldReader::datetime(std::string_view field, std::string_view text) cons
   return static_cast<double>(*seconds);
 }
 
+std::size_t read_csv_header(std::istream& in, const RowCollector& rows, bool skip_comments,
+                            std::string& line, std::size_t& line_number,
+                            std::vector<std::string>& fields) {
+  bool have_header = false;
+  while (read_line(in, line)) {
+    ++line_number;
+    if (line_number == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // UTF-8 BOM
+    const std::string_view text = trim(line);
+    if (text.empty() || (skip_comments && text.front() == '#')) continue;
+    have_header = true;
+    break;
+  }
+  if (in.bad()) rows.fail(0, "", "read error");
+  if (!have_header) rows.fail(0, "", "no header row (empty file)");
+  if (auto error = split_csv(line, ',', fields)) rows.fail(line_number, "", "header: " + *error);
+  return line_number;
+}
+
 }  // namespace clustersim::workload_internal

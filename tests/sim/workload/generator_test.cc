@@ -3,20 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <stdexcept>
 #include <unordered_set>
-
-// clang spells "built with AddressSanitizer" differently from gcc.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CLUSTERSIM_TEST_UNDER_ASAN 1
-#endif
-#endif
-#ifndef CLUSTERSIM_TEST_UNDER_ASAN
-#define CLUSTERSIM_TEST_UNDER_ASAN 0
-#endif
 
 namespace clustersim {
 namespace {
@@ -147,22 +136,11 @@ TEST(Generator, EmpiricalLoadMatchesTarget) {
   }
 }
 
-TEST(Generator, MillionJobsAreFast) {
-  // Best of three, so that a busy machine (parallel ctest) does not fail the check by itself.
-  double best_seconds = 1e9;
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    const auto start = std::chrono::steady_clock::now();
-    const Workload w = generate_workload(options_with(1000000, 5));
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    best_seconds = std::min(best_seconds, seconds);
-    ASSERT_EQ(w.jobs.size(), 1000000u);
-    EXPECT_EQ(w.jobs.capacity(), 1000000u);  // reserved once, no regrowth
-  }
-#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__) && !CLUSTERSIM_TEST_UNDER_ASAN
-  EXPECT_LT(best_seconds, 0.5);  // optimized builds only: sanitizers and -O0 are much slower
-#endif
-  RecordProperty("best_seconds", std::to_string(best_seconds));
+// Speed is measured by clustersim_bench, not asserted here; this checks the memory behaviour.
+TEST(Generator, MillionJobsAreGeneratedIntoOneReservation) {
+  const Workload w = generate_workload(options_with(1000000, 5));
+  ASSERT_EQ(w.jobs.size(), 1000000u);
+  EXPECT_EQ(w.jobs.capacity(), 1000000u);  // reserved once, no regrowth
 }
 
 TEST(Generator, RejectsBadOptions) {

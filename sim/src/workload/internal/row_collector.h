@@ -2,11 +2,14 @@
 // duplicate-id detection and the "no jobs" check at the end.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <istream>
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <vector>
 
 #include "clustersim/error.h"
 #include "clustersim/job.h"
@@ -77,5 +80,29 @@ struct FieldReader {
   // "YYYY-MM-DD HH:MM:SS" UTC, not before 1970, as seconds since the epoch.
   double datetime(std::string_view field, std::string_view text) const;
 };
+
+// Reads a CSV trace's header row into `fields`: the first line that is not blank (nor, with
+// `skip_comments`, a '#' comment), without a UTF-8 byte-order mark. Advances `line_number` and
+// returns the header's line number. An empty file, a read error or bad quoting fails via `rows`.
+std::size_t read_csv_header(std::istream& in, const RowCollector& rows, bool skip_comments,
+                            std::string& line, std::size_t& line_number,
+                            std::vector<std::string>& fields);
+
+// Where each of `names` stands in `header` (-1 when absent); a name given twice fails via `rows`.
+template <std::size_t N>
+std::array<int, N> locate_columns(const std::vector<std::string>& header,
+                                  const std::array<std::string_view, N>& names,
+                                  const RowCollector& rows, std::size_t header_line) {
+  std::array<int, N> index_of{};
+  index_of.fill(-1);
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    for (std::size_t c = 0; c < N; ++c) {
+      if (header[i] != names[c]) continue;
+      if (index_of[c] >= 0) rows.fail(header_line, header[i], "column appears twice in header");
+      index_of[c] = static_cast<int>(i);
+    }
+  }
+  return index_of;
+}
 
 }  // namespace clustersim::workload_internal

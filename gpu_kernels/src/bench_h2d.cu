@@ -22,16 +22,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     std::string why;
-    if (device_count_or_zero(&why) == 0) {
-      std::cout << "ckb_h2d: skipped: no CUDA device (" << why << ")\n";
-      if (args.has("json")) {
-        Json out = run_header("h2d", StopRule{});
-        out["status"] = "skipped";
-        out["reason"] = why;
-        write_json_file(args.str("json", ""), out);
-      }
+    if (report_skipped_without_device(args, device_count_or_zero(&why), "ckb_h2d", "h2d", why))
       return 0;
-    }
     const int device = static_cast<int>(args.num("device", 0));
     CK_CUDA(cudaSetDevice(device));
     const DeviceInfo info = device_info(device);

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <iostream>
 #include <set>
 #include <string>
 #include <thread>
@@ -76,6 +77,23 @@ inline Json run_header(const std::string& benchmark, const StopRule& rule) {
   j["host_cpus"] = static_cast<int>(std::thread::hardware_concurrency());
   j["stop_rule"] = to_json(rule);
   return j;
+}
+
+// A benchmark run where there is no GPU: says so on stdout and, with --json, writes a
+// "skipped" report, so scripts can tell "nothing measured" from a failure. Returns true when
+// the caller should stop (exit 0).
+inline bool report_skipped_without_device(const Args& args, int device_count,
+                                          const std::string& program, const std::string& benchmark,
+                                          const std::string& why) {
+  if (device_count > 0) return false;
+  std::cout << program << ": skipped: no CUDA device (" << why << ")\n";
+  if (args.has("json")) {
+    Json out = run_header(benchmark, StopRule{});
+    out["status"] = "skipped";
+    out["reason"] = why;
+    write_json_file(args.str("json", ""), out);
+  }
+  return true;
 }
 
 // Seconds of one call of `f`.

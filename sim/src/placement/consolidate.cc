@@ -62,13 +62,14 @@ class Consolidate final : public PlacementPolicy {
     rack_room_.assign(cluster.num_racks(), 0);
     for (const auto& candidate : candidates_)
       rack_room_[cluster.node(candidate.node).rack] += candidate.hostable;
-    std::stable_sort(
-        candidates_.begin(), candidates_.end(), [&](const Candidate& a, const Candidate& b) {
-          const int rack_a = cluster.node(a.node).rack, rack_b = cluster.node(b.node).rack;
-          if (rack_room_[rack_a] != rack_room_[rack_b])
-            return rack_room_[rack_a] > rack_room_[rack_b];
-          return rack_a < rack_b;
-        });
+    // A total order (std::sort; stable_sort would allocate a buffer per placement).
+    std::sort(candidates_.begin(), candidates_.end(), [&](const Candidate& a, const Candidate& b) {
+      const int rack_a = cluster.node(a.node).rack, rack_b = cluster.node(b.node).rack;
+      if (rack_room_[rack_a] != rack_room_[rack_b]) return rack_room_[rack_a] > rack_room_[rack_b];
+      if (rack_a != rack_b) return rack_a < rack_b;
+      if (a.hostable != b.hostable) return a.hostable > b.hostable;
+      return a.node < b.node;
+    });
     take_in_order(candidates_, request.gpus, out);
     return true;
   }

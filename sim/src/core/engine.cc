@@ -108,9 +108,15 @@ void Engine::load_jobs() {
         continue;
       }
     }
-    if (job.gpus > cluster_.total_gpus(job.gpu_type)) {
+    // A job never mixes GPU types, so it must fit within one type.
+    int room_of_one_type = 0;
+    for (int type = 0; type < static_cast<int>(cluster_.gpu_type_names().size()); ++type)
+      if (job.gpu_type < 0 || job.gpu_type == type)
+        room_of_one_type = std::max(room_of_one_type, cluster_.total_gpus(type));
+    if (job.gpus > room_of_one_type) {
       reject_or_throw(job, "it needs " + std::to_string(job.gpus) + " GPUs, the cluster has " +
-                               std::to_string(cluster_.total_gpus(job.gpu_type)));
+                               std::to_string(room_of_one_type) +
+                               (job.gpu_type < 0 ? " of any one type" : ""));
       continue;
     }
     if (quotas_enforced_ && options_.scheduler.vc_quota == VcQuotaMode::kStrict &&
@@ -122,9 +128,10 @@ void Engine::load_jobs() {
     }
     if (spec.cpus > 0.0 || spec.mem_gb > 0.0) {
       const PlacementRequest request = request_of(job);
-      int room = 0;
-      for (const auto& node : cluster_.nodes()) room += cluster_.hostable_when_empty(node, request);
-      if (room < job.gpus) {
+      room_by_type_.assign(cluster_.gpu_type_names().size(), 0);
+      for (const auto& node : cluster_.nodes())
+        room_by_type_[node.gpu_type] += cluster_.hostable_when_empty(node, request);
+      if (*std::max_element(room_by_type_.begin(), room_by_type_.end()) < job.gpus) {
         reject_or_throw(job, "no set of nodes has the CPUs and memory it asks for with its GPUs");
         continue;
       }
@@ -249,8 +256,8 @@ void Engine::begin_running(std::uint32_t index, Time now) {
 
 bool Engine::try_start(std::uint32_t index, Time now) {
   JobState& job = jobs_[index];
-  const PlacementRequest request = request_of(job);
-  if (!placement_->place(request, cluster_, placement_scratch_)) return false;
+  PlacementRequest request = request_of(job);
+  if (!place_on_one_type(request)) return false;
 
   Allocation allocation;
   allocation.gpus = job.gpus;
@@ -303,6 +310,28 @@ bool Engine::try_start(std::uint32_t index, Time now) {
     begin_running(index, now);
   }
   return true;
+}
+
+bool Engine::place_on_one_type(PlacementRequest& request) {
+  const int types = static_cast<int>(cluster_.gpu_type_names().size());
+  if (request.gpu_type >= 0 || types == 1)
+    return placement_->place(request, cluster_, placement_scratch_);
+  // A job never mixes GPU types: an untyped job goes to one type, the one with most free GPUs
+  // first (ties: the type listed first).
+  type_order_.resize(static_cast<std::size_t>(types));
+  std::iota(type_order_.begin(), type_order_.end(), 0);
+  std::sort(type_order_.begin(), type_order_.end(), [&](int a, int b) {
+    return cluster_.free_gpus(a) != cluster_.free_gpus(b)
+               ? cluster_.free_gpus(a) > cluster_.free_gpus(b)
+               : a < b;
+  });
+  for (int type : type_order_) {
+    if (cluster_.free_gpus(type) < request.gpus) break;
+    request.gpu_type = type;
+    if (placement_->place(request, cluster_, placement_scratch_)) return true;
+  }
+  request.gpu_type = -1;
+  return false;
 }
 
 void Engine::release(std::uint32_t index, Time now) {

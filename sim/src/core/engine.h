@@ -71,6 +71,7 @@ class Engine {
   std::uint32_t head_of_queue() const;
   bool within_quota(const JobState& job, const std::vector<double>& usage) const;
   PlacementRequest request_of(const JobState& job) const;
+  bool place_on_one_type(PlacementRequest& request);
   PolicyContext policy_context(Time now, const std::vector<double>& base) const;
   void schedule_round_if_needed(Time now);
 
@@ -105,6 +106,8 @@ class Engine {
   std::vector<std::uint32_t> holder_position_;
   std::vector<NodeShare> placement_pool_;  // every job's slots, sized at load
   std::vector<NodeShare> placement_scratch_;
+  std::vector<int> type_order_;
+  std::vector<int> room_by_type_;
 
   // VCs: holdings, quotas and fair-share weights.
   std::vector<std::string> vc_names_;

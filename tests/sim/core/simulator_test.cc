@@ -180,6 +180,20 @@ TEST(Simulator, JobsOfOneSizeWaitingForABusyGpuTypeDoNotBlockAnotherType) {
   EXPECT_DOUBLE_EQ(result.jobs[2].start_time, 2);    // the v100 node is free
 }
 
+TEST(Simulator, AJobNeverMixesGpuTypes) {
+  SimOptions options = small_cluster(1, 4);  // 4 generic GPUs
+  NodeGroupSpec a100 = options.cluster.groups[0];
+  a100.gpu_type = "a100";
+  a100.nodes = 2;  // 8 a100 GPUs
+  options.cluster.groups.push_back(a100);
+  std::vector<JobSpec> jobs = {job("hold", 0, 6, 10), job("five", 1, 5, 10)};
+  jobs[0].gpu_type = "a100";
+  // 6 GPUs are free (4 generic, 2 a100) but no one type has 5: "five" waits for "hold".
+  const RunResult result = simulate(options, jobs);
+  EXPECT_DOUBLE_EQ(result.jobs[1].start_time, 10);
+  EXPECT_THROW(simulate(options, {job("nine", 0, 9, 10)}), ImpossibleJobError);
+}
+
 TEST(Simulator, CpuAndMemoryRequestsConstrainPlacement) {
   SimOptions options = small_cluster(1, 8);
   options.cluster.groups[0].cpus_per_node = 16;

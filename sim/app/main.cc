@@ -67,13 +67,15 @@ int main(int argc, char** argv) {
     return clustersim::sweep::run_sweep_command(argc, argv);
 #endif
   CLI::App app{"clustersim: trace-driven simulator of multi-tenant GPU clusters"};
+  app.set_version_flag("--version", "clustersim " CLUSTERSIM_VERSION);
   app.require_subcommand(1);
   RunArguments args;
   CLI::App* run =
       app.add_subcommand("run", "Simulate one configuration (the built-in example without CONFIG)");
   run->add_option("config", args.config_path,
                   "TOML config with [cluster], [workload], [scheduler]");
-  run->add_option("--set", args.overrides, "Override a config key: section.key=value (repeatable)");
+  run->add_option("--set", args.overrides, "Override a config key: section.key=value (repeatable)")
+      ->allow_extra_args(false);  // one value per --set, so a config file after it stays positional
   run->add_flag("--json", args.json, "Print the run's metrics as one JSON object");
   run->add_option("--jobs-out", args.jobs_out, "Write one CSV row per job to this file");
   run->add_option("--timeseries-out", args.timeseries_out, "Write the sampled time series as CSV");

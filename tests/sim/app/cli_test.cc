@@ -85,6 +85,27 @@ TEST_F(CliTest, SetOverridesAKey) {
   EXPECT_DOUBLE_EQ(nlohmann::json::parse(outcome.out)["makespan"].get<double>(), 100);
 }
 
+TEST_F(CliTest, ConfigMayFollowRepeatedSetOptions) {
+  const Outcome outcome =
+      run_clustersim("run --set cluster.gpus_per_node=16 --set scheduler.policy=sjf " +
+                     path("run.toml") + " --json");
+  ASSERT_EQ(outcome.exit_code, 0);
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(outcome.out)["makespan"].get<double>(), 100);
+}
+
+TEST_F(CliTest, TimeSeriesOutHasItsHeaderAndSamples) {
+  ASSERT_EQ(run_clustersim("run " + path("run.toml") +
+                           " --set metrics.sample_interval_s=50 --timeseries-out " + path("ts.csv"))
+                .exit_code,
+            0);
+  std::ifstream in(path("ts.csv"));
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "time,busy_gpus,idle_gpus,fragmented_gpus,queue_length,running_jobs");
+  std::getline(in, line);
+  EXPECT_EQ(line, "0,4,4,0,0,1");  // at t=0 job a holds 4 of the 8 GPUs
+}
+
 TEST_F(CliTest, BuiltInExampleRuns) {
   const Outcome outcome = run_clustersim("run --json");
   ASSERT_EQ(outcome.exit_code, 0);

@@ -52,48 +52,36 @@ Workload read_helios(std::istream& in, const std::string& source_name,
       rows.fail(header_line, std::string(kColumnNames[c]), "required column missing");
     }
   }
-  const std::size_t field_count = fields.size();
+  workload_internal::for_each_csv_row(
+      in, rows, line_number, fields.size(), fields, [&](const FieldReader& field) {
+        const auto text = [&](Column c) -> std::string_view { return fields[index_of[c]]; };
+        const auto name = [](Column c) { return kColumnNames[c]; };
 
-  while (workload_internal::read_line(in, line)) {
-    ++line_number;
-    if (workload_internal::is_blank(line)) continue;
-    rows.row([&] {
-      const FieldReader field{rows, line_number};
-      if (auto error = workload_internal::split_csv(line, ',', fields)) field.fail("", *error);
-      if (fields.size() != field_count) {
-        field.fail("", "row has " + std::to_string(fields.size()) + " fields, header has " +
-                           std::to_string(field_count));
-      }
-      const auto text = [&](Column c) -> std::string_view { return fields[index_of[c]]; };
-      const auto name = [](Column c) { return kColumnNames[c]; };
-
-      JobSpec job;
-      job.source_line = line_number;
-      job.id = field.required_text(name(kJobId), text(kJobId));
-      job.user = std::string(workload_internal::trim(text(kUser)));
-      job.vc = std::string(workload_internal::trim(text(kVc)));
-      const std::string_view state = workload_internal::trim(text(kState));
-      bool known_state = false;
-      for (const std::string_view s : kStates) known_state = known_state || s == state;
-      if (!known_state) {
-        field.fail(name(kState), "unknown state '" + std::string(state.substr(0, 40)) +
-                                     "' (expected COMPLETED, CANCELLED, FAILED, TIMEOUT or "
-                                     "NODE_FAIL)");
-      }
-      job.cpus = field.non_negative(name(kCpuNum), text(kCpuNum));
-      job.submit_time = field.datetime(name(kSubmitTime), text(kSubmitTime));
-      const auto gpus = field.integer(name(kGpuNum), text(kGpuNum), 0, INT_MAX);
-      job.duration = field.non_negative(name(kDuration), text(kDuration));
-      if (gpus == 0) {  // CPU job
-        rows.add_filtered();
-        return;
-      }
-      if (job.duration <= 0.0) field.fail(name(kDuration), "a GPU job must run for > 0 s");
-      job.num_gpus = static_cast<int>(gpus);
-      rows.add_job(std::move(job), std::string(name(kJobId)));
-    });
-  }
-  if (in.bad()) rows.fail(0, "", "read error");
+        JobSpec job;
+        job.source_line = line_number;
+        job.id = field.required_text(name(kJobId), text(kJobId));
+        job.user = std::string(workload_internal::trim(text(kUser)));
+        job.vc = std::string(workload_internal::trim(text(kVc)));
+        const std::string_view state = workload_internal::trim(text(kState));
+        bool known_state = false;
+        for (const std::string_view s : kStates) known_state = known_state || s == state;
+        if (!known_state) {
+          field.fail(name(kState), "unknown state '" + std::string(state.substr(0, 40)) +
+                                       "' (expected COMPLETED, CANCELLED, FAILED, TIMEOUT or "
+                                       "NODE_FAIL)");
+        }
+        job.cpus = field.non_negative(name(kCpuNum), text(kCpuNum));
+        job.submit_time = field.datetime(name(kSubmitTime), text(kSubmitTime));
+        const auto gpus = field.integer(name(kGpuNum), text(kGpuNum), 0, INT_MAX);
+        job.duration = field.non_negative(name(kDuration), text(kDuration));
+        if (gpus == 0) {  // CPU job
+          rows.add_filtered();
+          return;
+        }
+        if (job.duration <= 0.0) field.fail(name(kDuration), "a GPU job must run for > 0 s");
+        job.num_gpus = static_cast<int>(gpus);
+        rows.add_job(std::move(job), std::string(name(kJobId)));
+      });
   return rows.finish();
 }
 

@@ -73,56 +73,44 @@ Workload read_openb(std::istream& in, const std::string& source_name,
                     : "required column missing");
     }
   }
-  const std::size_t field_count = fields.size();
+  workload_internal::for_each_csv_row(
+      in, rows, line_number, fields.size(), fields, [&](const FieldReader& field) {
+        const auto text = [&](Column c) -> std::string_view { return fields[index_of[c]]; };
+        const auto name = [](Column c) { return kColumnNames[c]; };
 
-  while (workload_internal::read_line(in, line)) {
-    ++line_number;
-    if (workload_internal::is_blank(line)) continue;
-    rows.row([&] {
-      const FieldReader field{rows, line_number};
-      if (auto error = workload_internal::split_csv(line, ',', fields)) field.fail("", *error);
-      if (fields.size() != field_count) {
-        field.fail("", "row has " + std::to_string(fields.size()) + " fields, header has " +
-                           std::to_string(field_count));
-      }
-      const auto text = [&](Column c) -> std::string_view { return fields[index_of[c]]; };
-      const auto name = [](Column c) { return kColumnNames[c]; };
-
-      JobSpec job;
-      job.source_line = line_number;
-      job.id = field.required_text(name(kName), text(kName));
-      job.cpus = field.non_negative(name(kCpuMilli), text(kCpuMilli)) / 1000.0;
-      job.mem_gb = field.non_negative(name(kMemoryMib), text(kMemoryMib)) / 1024.0;
-      const auto num_gpu = field.integer(name(kNumGpu), text(kNumGpu), 0, INT_MAX);
-      if (num_gpu == 0) {  // CPU-only pod: nothing for a GPU scheduler to place
-        rows.add_filtered();
-        return;
-      }
-      field.integer(name(kGpuMilli), text(kGpuMilli), 1, 1000);
-      job.num_gpus = static_cast<int>(num_gpu);  // shares < 1000 round up to a whole GPU
-      job.submit_time = field.non_negative(name(kCreationTime), text(kCreationTime));
-      if (workload_internal::trim(text(kScheduledTime)).empty() ||
-          workload_internal::trim(text(kDeletionTime)).empty()) {
-        rows.add_filtered();  // never scheduled or never finished: it did not run to replay
-        return;
-      }
-      const double scheduled = field.non_negative(name(kScheduledTime), text(kScheduledTime));
-      const double deleted = field.non_negative(name(kDeletionTime), text(kDeletionTime));
-      if (scheduled < job.submit_time) {
-        field.fail(name(kScheduledTime), "scheduled before it was created");
-      }
-      job.duration = deleted - scheduled;
-      if (!(job.duration > 0.0)) {
-        field.fail(name(kDeletionTime), "deletion_time must be after scheduled_time");
-      }
-      if (index_of[kGpuSpec] >= 0) {
-        const std::string_view spec = workload_internal::trim(text(kGpuSpec));
-        if (spec.find('|') == std::string_view::npos) job.gpu_type = std::string(spec);
-      }
-      rows.add_job(std::move(job), std::string(name(kName)));
-    });
-  }
-  if (in.bad()) rows.fail(0, "", "read error");
+        JobSpec job;
+        job.source_line = line_number;
+        job.id = field.required_text(name(kName), text(kName));
+        job.cpus = field.non_negative(name(kCpuMilli), text(kCpuMilli)) / 1000.0;
+        job.mem_gb = field.non_negative(name(kMemoryMib), text(kMemoryMib)) / 1024.0;
+        const auto num_gpu = field.integer(name(kNumGpu), text(kNumGpu), 0, INT_MAX);
+        if (num_gpu == 0) {  // CPU-only pod: nothing for a GPU scheduler to place
+          rows.add_filtered();
+          return;
+        }
+        field.integer(name(kGpuMilli), text(kGpuMilli), 1, 1000);
+        job.num_gpus = static_cast<int>(num_gpu);  // shares < 1000 round up to a whole GPU
+        job.submit_time = field.non_negative(name(kCreationTime), text(kCreationTime));
+        if (workload_internal::trim(text(kScheduledTime)).empty() ||
+            workload_internal::trim(text(kDeletionTime)).empty()) {
+          rows.add_filtered();  // never scheduled or never finished: it did not run to replay
+          return;
+        }
+        const double scheduled = field.non_negative(name(kScheduledTime), text(kScheduledTime));
+        const double deleted = field.non_negative(name(kDeletionTime), text(kDeletionTime));
+        if (scheduled < job.submit_time) {
+          field.fail(name(kScheduledTime), "scheduled before it was created");
+        }
+        job.duration = deleted - scheduled;
+        if (!(job.duration > 0.0)) {
+          field.fail(name(kDeletionTime), "deletion_time must be after scheduled_time");
+        }
+        if (index_of[kGpuSpec] >= 0) {
+          const std::string_view spec = workload_internal::trim(text(kGpuSpec));
+          if (spec.find('|') == std::string_view::npos) job.gpu_type = std::string(spec);
+        }
+        rows.add_job(std::move(job), std::string(name(kName)));
+      });
   return rows.finish();
 }
 

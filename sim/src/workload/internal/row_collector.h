@@ -14,6 +14,7 @@
 #include "clustersim/error.h"
 #include "clustersim/job.h"
 #include "clustersim/workload.h"
+#include "workload/internal/text_parsing.h"
 
 namespace clustersim::workload_internal {
 
@@ -103,6 +104,29 @@ std::array<int, N> locate_columns(const std::vector<std::string>& header,
     }
   }
   return index_of;
+}
+
+// Reads the data rows that follow a CSV header: each non-blank line is split into `fields`
+// (which must then hold `field_count` fields) and handed to `parse(field_reader)` under
+// `rows.row`, so a bad row is an error or, with skip_invalid, a counted skip.
+template <typename Parse>
+void for_each_csv_row(std::istream& in, RowCollector& rows, std::size_t& line_number,
+                      std::size_t field_count, std::vector<std::string>& fields, Parse&& parse) {
+  std::string line;
+  while (read_line(in, line)) {
+    ++line_number;
+    if (is_blank(line)) continue;
+    rows.row([&] {
+      const FieldReader field{rows, line_number};
+      if (auto error = split_csv(line, ',', fields)) field.fail("", *error);
+      if (fields.size() != field_count) {
+        field.fail("", "row has " + std::to_string(fields.size()) + " fields, header has " +
+                           std::to_string(field_count));
+      }
+      parse(field);
+    });
+  }
+  if (in.bad()) rows.fail(0, "", "read error");
 }
 
 }  // namespace clustersim::workload_internal

@@ -356,6 +356,37 @@ void TrainingStep::dense_backward(long rows, long n, long k) {
   }
 }
 
+void TrainingStep::depthwise_pass(const Layer& l, long batch, const void* in, void* out) {
+  const long per = l.m_per_sample * l.n * l.k;
+  const long chunk = std::max(1L, static_cast<long>(cap_) / per);
+  for (long s = 0; s < batch; s += chunk) {
+    const int samples = static_cast<int>(std::min(chunk, batch - s));
+    const std::size_t total = static_cast<std::size_t>(samples) * per;
+    if (elem_ == 2) {
+      depthwise3x3<<<grid_for(total), 256, 0, stream_>>>(
+          static_cast<const __half*>(in), static_cast<const __half*>(weight_),
+          static_cast<__half*>(out), samples, static_cast<int>(l.m_per_sample),
+          static_cast<int>(l.n), static_cast<int>(l.k));
+    } else {
+      depthwise3x3<<<grid_for(total), 256, 0, stream_>>>(
+          static_cast<const float*>(in), static_cast<const float*>(weight_),
+          static_cast<float*>(out), samples, static_cast<int>(l.m_per_sample),
+          static_cast<int>(l.n), static_cast<int>(l.k));
+    }
+    CK_CUDA(cudaGetLastError());
+  }
+}
+
+void TrainingStep::gather(const Layer& l, long batch, bool backward) {
+  const int row_elems = 64;
+  const std::size_t rows = static_cast<std::size_t>(batch) * l.bytes_per_sample / 4 / row_elems;
+  const std::size_t total = rows * row_elems;
+  gather_rows<<<grid_for(total), 256, 0, stream_>>>(
+      static_cast<const float*>(table_), table_bytes_ / 4 / row_elems, static_cast<float*>(act_d_),
+      std::max<std::size_t>(rows, 1), row_elems, 11, backward);
+  CK_CUDA(cudaGetLastError());
+}
+
 void TrainingStep::enqueue() {
   const long b = batch_;
   // Forward.
@@ -368,37 +399,12 @@ void TrainingStep::enqueue() {
         case LayerKind::kRecurrent:
           for (long s = 0; s < l.steps; ++s) dense_forward(b, l.n, l.k);
           break;
-        case LayerKind::kDepthwise: {
-          const long per = l.m_per_sample * l.n * l.k;
-          const long chunk = std::max(1L, static_cast<long>(cap_) / per);
-          for (long s = 0; s < b; s += chunk) {
-            const int samples = static_cast<int>(std::min(chunk, b - s));
-            const std::size_t total = static_cast<std::size_t>(samples) * per;
-            if (elem_ == 2) {
-              depthwise3x3<<<grid_for(total), 256, 0, stream_>>>(
-                  static_cast<const __half*>(act_a_), static_cast<const __half*>(weight_),
-                  static_cast<__half*>(act_c_), samples, static_cast<int>(l.m_per_sample),
-                  static_cast<int>(l.n), static_cast<int>(l.k));
-            } else {
-              depthwise3x3<<<grid_for(total), 256, 0, stream_>>>(
-                  static_cast<const float*>(act_a_), static_cast<const float*>(weight_),
-                  static_cast<float*>(act_c_), samples, static_cast<int>(l.m_per_sample),
-                  static_cast<int>(l.n), static_cast<int>(l.k));
-            }
-            CK_CUDA(cudaGetLastError());
-          }
+        case LayerKind::kDepthwise:
+          depthwise_pass(l, b, act_a_, act_c_);
           break;
-        }
-        case LayerKind::kGather: {
-          const int row_elems = 64;
-          const std::size_t rows = static_cast<std::size_t>(b) * l.bytes_per_sample / 4 / row_elems;
-          const std::size_t total = rows * row_elems;
-          gather_rows<<<grid_for(total), 256, 0, stream_>>>(
-              static_cast<const float*>(table_), table_bytes_ / 4 / row_elems,
-              static_cast<float*>(act_d_), std::max<std::size_t>(rows, 1), row_elems, 11, false);
-          CK_CUDA(cudaGetLastError());
+        case LayerKind::kGather:
+          gather(l, b, false);
           break;
-        }
       }
     }
   }
@@ -414,39 +420,12 @@ void TrainingStep::enqueue() {
         case LayerKind::kRecurrent:
           for (long s = 0; s < l.steps; ++s) dense_backward(b, l.n, l.k);
           break;
-        case LayerKind::kDepthwise: {
-          const long per = l.m_per_sample * l.n * l.k;
-          const long chunk = std::max(1L, static_cast<long>(cap_) / per);
-          for (int pass = 0; pass < 2; ++pass) {
-            for (long s = 0; s < b; s += chunk) {
-              const int samples = static_cast<int>(std::min(chunk, b - s));
-              const std::size_t total = static_cast<std::size_t>(samples) * per;
-              if (elem_ == 2) {
-                depthwise3x3<<<grid_for(total), 256, 0, stream_>>>(
-                    static_cast<const __half*>(act_c_), static_cast<const __half*>(weight_),
-                    static_cast<__half*>(act_d_), samples, static_cast<int>(l.m_per_sample),
-                    static_cast<int>(l.n), static_cast<int>(l.k));
-              } else {
-                depthwise3x3<<<grid_for(total), 256, 0, stream_>>>(
-                    static_cast<const float*>(act_c_), static_cast<const float*>(weight_),
-                    static_cast<float*>(act_d_), samples, static_cast<int>(l.m_per_sample),
-                    static_cast<int>(l.n), static_cast<int>(l.k));
-              }
-              CK_CUDA(cudaGetLastError());
-            }
-          }
+        case LayerKind::kDepthwise:
+          for (int pass = 0; pass < 2; ++pass) depthwise_pass(l, b, act_c_, act_d_);
           break;
-        }
-        case LayerKind::kGather: {
-          const int row_elems = 64;
-          const std::size_t rows = static_cast<std::size_t>(b) * l.bytes_per_sample / 4 / row_elems;
-          const std::size_t total = rows * row_elems;
-          gather_rows<<<grid_for(total), 256, 0, stream_>>>(
-              static_cast<const float*>(table_), table_bytes_ / 4 / row_elems,
-              static_cast<float*>(act_d_), std::max<std::size_t>(rows, 1), row_elems, 11, true);
-          CK_CUDA(cudaGetLastError());
+        case LayerKind::kGather:
+          gather(l, b, true);
           break;
-        }
       }
     }
   }

@@ -55,6 +55,10 @@ class TrainingStep {
             long ldb, void* c, long ldc, float beta);
   void dense_forward(long rows, long n, long k);
   void dense_backward(long rows, long n, long k);
+  // One pass of the depthwise 3x3 kernel over the batch (chunked to the activation buffers).
+  void depthwise_pass(const Layer& layer, long batch, const void* in, void* out);
+  // The embedding gather (backward: the scatter of gradients).
+  void gather(const Layer& layer, long batch, bool backward);
 
   ModelSpec model_;
   int batch_;

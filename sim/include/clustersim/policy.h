@@ -21,11 +21,6 @@ struct PriorityKey {
 struct PolicyContext {
   Time now = 0.0;
   std::span<const JobState> jobs;
-  // GPUs, CPUs and memory each VC holds before the jobs being keyed are counted. During a
-  // scheduling pass: the VC's current holdings. At a round: the holdings of jobs that cannot
-  // be preempted (restoring, checkpointing).
-  std::span<const double> vc_base_gpus;
-  std::span<const double> vc_weights;  // VC quota / total GPUs (equal weights without VCs)
   double total_gpus = 0.0;
 };
 
@@ -34,9 +29,6 @@ class SchedulingPolicy {
   virtual ~SchedulingPolicy() = default;
   // Whether running jobs may be preempted at lease boundaries (scheduler.preemption overrides).
   virtual bool preemptive() const = 0;
-  // True when a waiting job's key can change while it waits (keys are then recomputed at every
-  // pass); false lets the engine keep the queue sorted incrementally.
-  virtual bool dynamic_keys() const { return false; }
   // Fair-share policies rank VCs: at every step the engine serves the VC with the lowest rank
   // were it to run its next job, and within a VC follows the jobs' keys. The rank may depend
   // only on the VC's GPUs held, the next job's GPUs, and the VC's weight.

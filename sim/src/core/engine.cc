@@ -43,7 +43,6 @@ Engine::Engine(const SimOptions& options, const std::vector<JobSpec>& specs)
     throughput_ = owned_throughput_.get();
   }
   preemptive_ = options.scheduler.preemption.value_or(policy_->preemptive());
-  dynamic_keys_ = policy_->dynamic_keys();
   ranks_vcs_ = policy_->ranks_vcs();
   load_jobs();
 }
@@ -191,12 +190,10 @@ bool Engine::within_quota(const JobState& job, const std::vector<double>& usage)
   return !quotas_enforced_ || usage[job.vc] + job.gpus <= vc_quota_[job.vc];
 }
 
-PolicyContext Engine::policy_context(Time now, const std::vector<double>& base) const {
+PolicyContext Engine::policy_context(Time now) const {
   PolicyContext ctx;
   ctx.now = now;
   ctx.jobs = jobs_;
-  ctx.vc_base_gpus = base;
-  ctx.vc_weights = vc_weight_;
   ctx.total_gpus = cluster_.total_gpus();
   return ctx;
 }
@@ -213,13 +210,8 @@ void Engine::enqueue(std::uint32_t index, Time now) {
   job.phase = JobPhase::kWaiting;
   job.phase_since = now;
   ++job.epoch;
-  if (dynamic_keys_) {
-    queue_.append(index, job.vc, job.gpus, job.gpu_type);  // keyed and sorted at the next pass
-    return;
-  }
   const std::uint32_t one[1] = {index};
-  policy_->compute_keys(one, policy_context(now, vc_usage_),
-                        std::span<PriorityKey>(&keys_[index], 1));
+  policy_->compute_keys(one, policy_context(now), std::span<PriorityKey>(&keys_[index], 1));
   queue_.insert_sorted(index, job.vc, job.gpus, job.gpu_type, order());
 }
 
@@ -371,25 +363,8 @@ void Engine::preempt(std::uint32_t index, Time now) {
 
 // --- Scheduling ---------------------------------------------------------------------------
 
-void Engine::rekey_with_waiting(Time now, const std::vector<double>& base) {
-  for (std::size_t b = 0; b < queue_.num_buckets(); ++b) {
-    const auto& jobs = queue_.bucket(b).jobs;
-    key_scratch_jobs_.insert(key_scratch_jobs_.end(), jobs.begin(), jobs.end());
-  }
-  key_scratch_.resize(key_scratch_jobs_.size());
-  policy_->compute_keys(key_scratch_jobs_, policy_context(now, base), key_scratch_);
-  for (std::size_t i = 0; i < key_scratch_jobs_.size(); ++i)
-    keys_[key_scratch_jobs_[i]] = key_scratch_[i];
-  for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
-    std::sort(queue_.bucket(b).jobs.begin(), queue_.bucket(b).jobs.end(), order());
-}
-
 void Engine::scheduling_pass(Time now) {
   if (queue_.empty()) return;
-  if (dynamic_keys_) {
-    key_scratch_jobs_.clear();
-    rekey_with_waiting(now, vc_usage_);
-  }
   ++pass_number_;
   const auto less = walk_order(vc_usage_);
   const bool backfill = options_.scheduler.backfill;
@@ -466,15 +441,10 @@ void Engine::preemption_round(Time now) {
   int capacity = cluster_.free_gpus();
   for (std::uint32_t index : candidates_) capacity += jobs_[index].gpus;
 
-  // Key running jobs (their service has grown) and, for dynamic policies, everyone together.
-  if (dynamic_keys_) {
-    key_scratch_jobs_.assign(candidates_.begin(), candidates_.end());
-    rekey_with_waiting(now, round_usage_);
-  } else {
-    candidate_keys_.resize(candidates_.size());
-    policy_->compute_keys(candidates_, policy_context(now, round_usage_), candidate_keys_);
-    for (std::size_t i = 0; i < candidates_.size(); ++i) keys_[candidates_[i]] = candidate_keys_[i];
-  }
+  // Re-key running jobs: their service has grown. Waiting jobs' keys do not change.
+  candidate_keys_.resize(candidates_.size());
+  policy_->compute_keys(candidates_, policy_context(now), candidate_keys_);
+  for (std::size_t i = 0; i < candidates_.size(); ++i) keys_[candidates_[i]] = candidate_keys_[i];
   std::sort(candidates_.begin(), candidates_.end(), order());
 
   // Walk running and waiting jobs merged in priority order, admitting greedily into capacity.

@@ -65,14 +65,11 @@ class Engine {
       return before(a, b);
     };
   }
-  // Keys `key_scratch_jobs_` (filled by the caller) plus every waiting job, then re-sorts the
-  // queue.
-  void rekey_with_waiting(Time now, const std::vector<double>& base);
   std::uint32_t head_of_queue() const;
   bool within_quota(const JobState& job, const std::vector<double>& usage) const;
   PlacementRequest request_of(const JobState& job) const;
   bool place_on_one_type(PlacementRequest& request);
-  PolicyContext policy_context(Time now, const std::vector<double>& base) const;
+  PolicyContext policy_context(Time now) const;
   void schedule_round_if_needed(Time now);
 
   // Measurement.
@@ -89,7 +86,6 @@ class Engine {
   std::unique_ptr<ThroughputModel> owned_throughput_;
   const ThroughputModel* throughput_ = nullptr;
   bool preemptive_ = false;
-  bool dynamic_keys_ = false;
   bool ranks_vcs_ = false;
   bool quotas_enforced_ = false;  // the cluster defines VCs with quotas
 
@@ -125,8 +121,6 @@ class Engine {
   std::vector<std::uint32_t> admitted_stamp_;
   std::vector<double> round_usage_;
   std::vector<double> zero_usage_;
-  std::vector<std::uint32_t> key_scratch_jobs_;
-  std::vector<PriorityKey> key_scratch_;
   std::uint32_t round_number_ = 0;
   std::vector<std::uint32_t> vc_blocked_stamp_;  // pass number at which a VC stopped (strict order)
   std::uint32_t pass_number_ = 0;

@@ -38,11 +38,6 @@ class WaitingQueue {
     jobs.insert(std::upper_bound(jobs.begin(), jobs.end(), job, less), job);
     count_in(gpus);
   }
-  // Appends `job` unsorted (policies whose keys change while jobs wait sort before each use).
-  void append(std::uint32_t job, int vc, int gpus, int gpu_type) {
-    bucket_for(vc, gpus, gpu_type).jobs.push_back(job);
-    count_in(gpus);
-  }
   // Accounts for a job that left the queue; its entry is removed later by `remove_left`.
   void count_out(int gpus);
   // Drops from the first `prefix` entries of a bucket the jobs for which `left` is true.

@@ -50,13 +50,13 @@ inline Json build_measured_profile(const MeasuredRates& r) {
   std::set<double> cpu_axis(r.e2e_cpus.begin(), r.e2e_cpus.end());
   cpu_axis.insert(r.prep_cpus.begin(), r.prep_cpus.end());
   cpu_axis.insert(r.ref_cpus);
-  std::vector<double> cpus(cpu_axis.begin(), cpu_axis.end()), full;
-  Json composed = Json::array();
+  std::vector<double> cpus(cpu_axis.begin(), cpu_axis.end()), full, composed_cpus;
   for (double c : cpus) {
     bool was_composed = false;
     full.push_back(full_cache_throughput(r, c, &was_composed));
-    if (was_composed) composed.push_back(c);
+    if (was_composed) composed_cpus.push_back(c);
   }
+  const Json composed(composed_cpus);
   // Memory axis: fractions of the published dataset, plus the reference.
   std::set<double> mem_axis = {r.ref_mem_gb};
   for (double f : {0.05, 0.1, 0.25, 0.5, 0.75, 1.0}) {

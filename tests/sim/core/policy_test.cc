@@ -92,7 +92,7 @@ TEST(Drf, VcUnderItsShareTakesGpusFromTheVcAbove) {
   options.scheduler.policy = "drf";
   options.scheduler.lease_s = 10;
   std::vector<JobSpec> jobs;
-  for (int i = 0; i < 4; ++i) jobs.push_back(job("a" + std::to_string(i), 0, 1, 100, "a"));
+  for (int i = 0; i < 4; ++i) jobs.push_back(job(testing::numbered("a", i), 0, 1, 100, "a"));
   jobs.push_back(job("b0", 5, 1, 100, "b"));
   const RunResult result = simulate(options, jobs);
   EXPECT_DOUBLE_EQ(result.jobs[4].start_time, 10);  // first lease boundary

@@ -36,7 +36,7 @@ TEST(QueueingTheory, FifoSingleGpuQueueMatchesErlangC) {
   for (std::size_t i = 0; i < n; ++i) {
     t += -std::log1p(-rng.uniform()) / arrival_rate;
     jobs.push_back(
-        testing::job("j" + std::to_string(i), t, 1, -mean_service * std::log1p(-rng.uniform())));
+        testing::job(testing::numbered("j", i), t, 1, -mean_service * std::log1p(-rng.uniform())));
   }
   const RunResult result = simulate(options, jobs);
   // Skip the warm-up (first 5%) when averaging.

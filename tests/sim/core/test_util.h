@@ -20,6 +20,14 @@ inline SimOptions small_cluster(int nodes, int gpus_per_node, int nodes_per_rack
   return options;
 }
 
+// "j" + std::to_string(i), spelt so that GCC 12 does not raise its false -Wrestrict alarm on
+// operator+(const char*, std::string&&) (GCC bug 105651).
+inline std::string numbered(const char* prefix, std::size_t i) {
+  std::string id(prefix);
+  id += std::to_string(i);
+  return id;
+}
+
 inline JobSpec job(const std::string& id, Time submit, int gpus, double duration,
                    const std::string& vc = "") {
   JobSpec spec;
@@ -51,8 +59,8 @@ inline std::vector<JobSpec> random_jobs(std::size_t count, double mean_interarri
     t += -mean_interarrival * std::log1p(-rng.uniform());
     const int gpus = gpu_choices[rng.below(gpu_choices.size())];
     const double duration = 1.0 + -mean_duration * std::log1p(-rng.uniform());
-    jobs.push_back(job("j" + std::to_string(i), t, gpus, duration,
-                       vcs.empty() ? "" : vcs[rng.below(vcs.size())]));
+    jobs.push_back(
+        job(numbered("j", i), t, gpus, duration, vcs.empty() ? "" : vcs[rng.below(vcs.size())]));
   }
   return jobs;
 }

@@ -100,9 +100,9 @@ TEST(PhillyReader, SyntaxErrorsReportLine) {
 }
 
 TEST(PhillyReader, NullTimesAreFilteredAndSkipInvalidCounts) {
-  const Workload w = read_philly_text("[" + job("\"a\"") + "," + job("\"b\"", "null") + "," +
-                                          job("\"c\"", "\"2017-10-03 00:00:00\"", "null") + "," +
-                                          job("\"d\"", "\"bad\"") + "]",
+  const Workload w = read_philly_text(std::string("[") + job("\"a\"") + "," + job("\"b\"", "null") +
+                                          "," + job("\"c\"", "\"2017-10-03 00:00:00\"", "null") +
+                                          "," + job("\"d\"", "\"bad\"") + "]",
                                       true);
   EXPECT_EQ(w.jobs.size(), 1u);
   EXPECT_EQ(w.filtered_rows, 2u);

@@ -1,0 +1,59 @@
+// clustersim: the command line. `clustersim run` simulates one configuration; `clustersim
+// sweep` (when built with MPI, HDF5 and oneTBB) runs a grid of them. `clustersim --help` lists
+// every subcommand.
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <string_view>
+
+#include "clustersim/error.h"
+#include "clustersim/simulator.h"
+#include "run_command.h"
+
+#ifdef CLUSTERSIM_HAVE_SWEEP
+#include "clustersim/sweep/sweep_command.h"
+#endif
+
+int main(int argc, char** argv) {
+#ifdef CLUSTERSIM_HAVE_SWEEP
+  // The sweep parses its own flags (and initialises MPI only when it runs).
+  if (argc > 1 && std::string_view(argv[1]) == "sweep")
+    return clustersim::sweep::run_sweep_command(argc, argv);
+#endif
+  CLI::App app{"clustersim: trace-driven simulator of multi-tenant GPU clusters"};
+  app.set_version_flag("--version", "clustersim " CLUSTERSIM_VERSION);
+  app.require_subcommand(1);
+  clustersim::app::RunArguments args;
+  CLI::App* run =
+      app.add_subcommand("run", "Simulate one configuration (the built-in example without CONFIG)");
+  run->add_option("config", args.config_path,
+                  "TOML config with [cluster], [workload], [scheduler]");
+  run->add_option("--set", args.overrides, "Override a config key: section.key=value (repeatable)")
+      ->allow_extra_args(false);  // one value per --set, so a config file after it stays positional
+  run->add_flag("--json", args.json, "Print the run's metrics as one JSON object");
+  run->add_option("--jobs-out", args.jobs_out, "Write one CSV row per job to this file");
+  run->add_option("--timeseries-out", args.timeseries_out, "Write the sampled time series as CSV");
+#ifdef CLUSTERSIM_HAVE_SWEEP
+  // Listed here for --help; `clustersim sweep ...` is dispatched above.
+  app.add_subcommand("sweep",
+                     "Run a policy x parameter grid on MPI ranks into one HDF5 file "
+                     "(clustersim sweep --help)");
+#else
+  app.add_subcommand("sweep", "Run a grid of simulations (not built: needs MPI, HDF5 and oneTBB)");
+#endif
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (run->parsed()) return clustersim::app::run_command(args);
+    std::cerr
+        << "clustersim: this build has no sweep support (MPI, HDF5 and oneTBB were not found)\n";
+    return 2;
+  } catch (const clustersim::InputError& error) {
+    std::cerr << "clustersim: error: " << error.what() << '\n';
+    return 2;
+  } catch (const clustersim::ImpossibleJobError& error) {
+    std::cerr << "clustersim: error: " << error.what() << '\n';
+    return 2;
+  } catch (const std::exception& error) {
+    std::cerr << "clustersim: error: " << error.what() << '\n';
+    return 1;
+  }
+}

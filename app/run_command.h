@@ -1,0 +1,20 @@
+// `clustersim run`: simulate one configuration and write its results.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace clustersim::app {
+
+struct RunArguments {
+  std::string config_path;  // empty: the built-in example
+  std::vector<std::string> overrides;
+  bool json = false;
+  std::string jobs_out;
+  std::string timeseries_out;
+};
+
+// Returns the exit status; input errors propagate as exceptions (main maps them to statuses).
+int run_command(const RunArguments& args);
+
+}  // namespace clustersim::app

@@ -25,7 +25,7 @@ struct SchedulerOptions {
   double checkpoint_s = 0.0;              // GPUs stay held this long when a job is preempted
   double restore_s = 0.0;                 // a restarted job holds GPUs this long before progressing
   bool backfill = true;                   // false: strict head-of-line blocking
-  bool honor_priority = false;  // order by job priority (higher first) before the policy
+  bool honor_priority = false;            // order by job priority (higher first) before the policy
   std::optional<bool> preemption;         // unset = the policy's default
   VcQuotaMode vc_quota = VcQuotaMode::kStrict;
   // Tiresias: queue boundaries in attained GPU-seconds (ascending).
@@ -45,16 +45,24 @@ struct SimOptions {
 };
 
 // A job that can never run on this cluster (too many GPUs, unknown VC or GPU type, ...).
+// `field` names the job's attribute at fault in the native CSV's terms (num_gpus, vc, gpu_type,
+// cpus, mem_gb), so front ends can report FILE:LINE: field 'F': message.
 class ImpossibleJobError : public std::runtime_error {
  public:
-  ImpossibleJobError(std::size_t job_index, std::size_t source_line, const std::string& message)
-      : std::runtime_error(message), job_index_(job_index), source_line_(source_line) {}
+  ImpossibleJobError(std::size_t job_index, std::size_t source_line, std::string field,
+                     const std::string& message)
+      : std::runtime_error(message),
+        job_index_(job_index),
+        source_line_(source_line),
+        field_(std::move(field)) {}
   std::size_t job_index() const { return job_index_; }
   std::size_t source_line() const { return source_line_; }
+  const std::string& field() const { return field_; }
 
  private:
   std::size_t job_index_;
   std::size_t source_line_;
+  std::string field_;
 };
 
 // Runs `jobs` to completion. Throws std::invalid_argument for bad options and

@@ -47,12 +47,12 @@ Engine::Engine(const SimOptions& options, const std::vector<JobSpec>& specs)
   load_jobs();
 }
 
-void Engine::reject_or_throw(JobState& job, const std::string& why) {
+void Engine::reject_or_throw(JobState& job, const char* field, const std::string& why) {
   if (!options_.reject_impossible) {
     const JobSpec& spec = *job.spec;
     std::string where =
         spec.source_line > 0 ? " (trace line " + std::to_string(spec.source_line) + ")" : "";
-    throw ImpossibleJobError(job.index, spec.source_line,
+    throw ImpossibleJobError(job.index, spec.source_line, field,
                              "job '" + spec.id + "'" + where + " can never run: " + why);
   }
   job.phase = JobPhase::kRejected;
@@ -97,13 +97,13 @@ void Engine::load_jobs() {
       job.vc = static_cast<int>(vc_names_.size());
       vc_names_.push_back(spec.vc);
     } else {
-      reject_or_throw(job, "its VC '" + spec.vc + "' is not defined in [cluster]");
+      reject_or_throw(job, "vc", "its VC '" + spec.vc + "' is not defined in [cluster]");
       continue;
     }
     if (!spec.gpu_type.empty()) {
       job.gpu_type = cluster_.find_gpu_type(spec.gpu_type);
       if (job.gpu_type < 0) {
-        reject_or_throw(job, "the cluster has no GPUs of type '" + spec.gpu_type + "'");
+        reject_or_throw(job, "gpu_type", "the cluster has no GPUs of type '" + spec.gpu_type + "'");
         continue;
       }
     }
@@ -113,16 +113,17 @@ void Engine::load_jobs() {
       if (job.gpu_type < 0 || job.gpu_type == type)
         room_of_one_type = std::max(room_of_one_type, cluster_.total_gpus(type));
     if (job.gpus > room_of_one_type) {
-      reject_or_throw(job, "it needs " + std::to_string(job.gpus) + " GPUs, the cluster has " +
-                               std::to_string(room_of_one_type) +
-                               (job.gpu_type < 0 ? " of any one type" : ""));
+      reject_or_throw(job, "num_gpus",
+                      "it needs " + std::to_string(job.gpus) + " GPUs, the cluster has " +
+                          std::to_string(room_of_one_type) +
+                          (job.gpu_type < 0 ? " of any one type" : ""));
       continue;
     }
     if (quotas_enforced_ && options_.scheduler.vc_quota == VcQuotaMode::kStrict &&
         job.gpus > vc_quota_[job.vc]) {
-      reject_or_throw(job, "it needs " + std::to_string(job.gpus) +
-                               " GPUs, above its VC's quota of " +
-                               std::to_string(static_cast<int>(vc_quota_[job.vc])));
+      reject_or_throw(job, "num_gpus",
+                      "it needs " + std::to_string(job.gpus) + " GPUs, above its VC's quota of " +
+                          std::to_string(static_cast<int>(vc_quota_[job.vc])));
       continue;
     }
     if (spec.cpus > 0.0 || spec.mem_gb > 0.0) {
@@ -131,7 +132,8 @@ void Engine::load_jobs() {
       for (const auto& node : cluster_.nodes())
         room_by_type_[node.gpu_type] += cluster_.hostable_when_empty(node, request);
       if (*std::max_element(room_by_type_.begin(), room_by_type_.end()) < job.gpus) {
-        reject_or_throw(job, "no set of nodes has the CPUs and memory it asks for with its GPUs");
+        reject_or_throw(job, spec.cpus > 0.0 ? "cpus" : "mem_gb",
+                        "no set of nodes has the CPUs and memory it asks for with its GPUs");
         continue;
       }
     }

@@ -27,7 +27,7 @@ class Engine {
 
  private:
   void load_jobs();
-  void reject_or_throw(JobState& job, const std::string& why);
+  void reject_or_throw(JobState& job, const char* field, const std::string& why);
 
   // Event handlers.
   void arrive(std::uint32_t job, Time now);

@@ -148,6 +148,7 @@ TEST(Simulator, ImpossibleJobIsAnErrorOrACountedRejection) {
     FAIL() << "expected ImpossibleJobError";
   } catch (const ImpossibleJobError& error) {
     EXPECT_EQ(error.job_index(), 1u);
+    EXPECT_EQ(error.field(), "num_gpus");
     EXPECT_NE(std::strstr(error.what(), "huge"), nullptr);
     EXPECT_NE(std::strstr(error.what(), "line 17"), nullptr);
   }

@@ -1,5 +1,6 @@
-// The cluster's free resources while the simulation runs, node by node. Placement policies
-// read it; the engine allocates and releases.
+// The cluster's free resources while the simulation runs, node by node: the resource ledger.
+// Placement policies and allocation mechanisms read it; only the engine allocates and releases
+// (when it applies a plan, plan.h), and every grant must fit all of a node's resources.
 #pragma once
 
 #include <cstdint>
@@ -8,16 +9,19 @@
 #include <vector>
 
 #include "clustersim/cluster.h"
+#include "clustersim/plan.h"
 
 namespace clustersim {
 
-// Resources a job wants, per GPU. A negative per-GPU CPU or memory figure means "proportional":
-// the node's CPUs (memory) divided by its GPUs.
+// Resources a job wants, per GPU. A negative per-GPU CPU, memory or storage figure means
+// "proportional": the node's CPUs (memory, storage bandwidth) divided by its GPUs; 0 means none
+// (the request is placed by GPUs alone).
 struct PlacementRequest {
   int gpus = 1;
   int gpu_type = -1;  // -1 = any
   double cpus_per_gpu = -1.0;
   double mem_per_gpu = -1.0;
+  double storage_per_gpu = -1.0;
 };
 
 struct NodeShare {
@@ -36,7 +40,8 @@ class ClusterState {
     double mem_gb = 0.0;
     double free_cpus = 0.0;
     double free_mem_gb = 0.0;
-    double storage_mbps = 0.0;
+    double storage_mbps = 0.0;  // 0 = not modelled
+    double free_storage_mbps = 0.0;
   };
 
   explicit ClusterState(const ClusterSpec& spec);
@@ -55,15 +60,29 @@ class ClusterState {
   bool models_mem() const { return models_mem_; }
   double total_cpus() const { return total_cpus_; }
   double total_mem_gb() const { return total_mem_gb_; }
+  double total_storage_mbps() const { return total_storage_mbps_; }
+  // Held now, summed over nodes (for utilisation).
+  double allocated_cpus() const { return allocated_cpus_; }
+  double allocated_mem_gb() const { return allocated_mem_gb_; }
+  double allocated_storage_mbps() const { return allocated_storage_mbps_; }
 
   // How many GPUs of `node` the request could use right now (0 if the type does not match).
   int hostable(const Node& node, const PlacementRequest& request) const;
   // The same on an empty node (used to reject impossible jobs).
   int hostable_when_empty(const Node& node, const PlacementRequest& request) const;
-  // CPU and memory a share of `gpus` GPUs on `node` takes for this request.
+  // CPU, memory and storage bandwidth a share of `gpus` GPUs on `node` takes for this request.
   double cpus_for(const Node& node, const PlacementRequest& request, int gpus) const;
   double mem_for(const Node& node, const PlacementRequest& request, int gpus) const;
+  double storage_for(const Node& node, const PlacementRequest& request, int gpus) const;
+  // The grant of `gpus` GPUs of `node` for this request (all of its resources).
+  Grant grant_for(std::uint32_t node, const PlacementRequest& request, int gpus) const;
+  // Whether `grant` fits what the node has free now.
+  bool fits(const Grant& grant) const;
 
+  // Take or give back a grant. Throw std::logic_error on over-allocation or over-release (a
+  // scheduler bug): the ledger never goes negative.
+  void allocate(const Grant& grant);
+  void release(const Grant& grant);
   void allocate(const NodeShare& share, double cpus, double mem_gb);
   void release(const NodeShare& share, double cpus, double mem_gb);
 
@@ -77,6 +96,10 @@ class ClusterState {
   int free_gpus_ = 0;
   double total_cpus_ = 0.0;
   double total_mem_gb_ = 0.0;
+  double total_storage_mbps_ = 0.0;
+  double allocated_cpus_ = 0.0;
+  double allocated_mem_gb_ = 0.0;
+  double allocated_storage_mbps_ = 0.0;
   bool models_cpus_ = false;
   bool models_mem_ = false;
 };

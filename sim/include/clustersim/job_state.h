@@ -10,7 +10,7 @@ namespace clustersim {
 enum class JobPhase : std::uint8_t {
   kPending,        // not yet submitted
   kWaiting,        // in the queue
-  kRestoring,      // holds GPUs, restoring a checkpoint (no progress)
+  kRestoring,      // holds GPUs, restoring a checkpoint or re-launching (no progress)
   kRunning,        // holds GPUs, progressing at `rate`
   kCheckpointing,  // preempted: holds GPUs while saving state (no progress)
   kFinished,
@@ -42,10 +42,11 @@ struct JobState {
   double overhead_gpu_seconds = 0.0;
   int nodes = 0;
   int racks = 0;
-  double cpus = 0.0;  // held in the current allocation
+  double cpus = 0.0;  // held now, summed over nodes (what the job's grants say)
   double mem_gb = 0.0;
-  std::uint32_t placement_begin = 0;  // this job's slots in the engine's placement pool
-  std::uint32_t placement_count = 0;
+  double storage_mbps = 0.0;
+  std::uint32_t grant_begin = 0;  // this job's slots in the engine's grant pool
+  std::uint32_t grant_count = 0;  // grants held now (one per node)
 
   bool holds_gpus() const {
     return phase == JobPhase::kRestoring || phase == JobPhase::kRunning ||

@@ -1,8 +1,14 @@
 // What a run measures: one record per job, a summary per run, and a sampled time series.
+//
+// One source of truth: every metric's name (its --json key, HDF5 column and journal position),
+// type, unit and meaning come from the field tables below (run_metric_fields(),
+// job_record_fields(), sample_fields()); every writer iterates them, so a new metric is one
+// member plus one table row.
 #pragma once
 
 #include <cstdint>
-#include <string>
+#include <span>
+#include <string_view>
 #include <vector>
 
 #include "clustersim/job.h"
@@ -26,19 +32,26 @@ struct JobRecord {
 
 // Summary of a run. Every value is a deterministic function of (config, workload, seed).
 struct RunMetrics {
-  std::size_t jobs = 0;      // jobs completed
-  std::size_t rejected = 0;  // impossible jobs rejected at load
+  std::uint64_t jobs = 0;      // jobs completed (in the window, when one is set)
+  std::uint64_t rejected = 0;  // impossible jobs rejected at load
   double jct_mean = 0, jct_p50 = 0, jct_p95 = 0, jct_p99 = 0, jct_max = 0;
   double queue_mean = 0, queue_p50 = 0, queue_p99 = 0;
   double makespan = 0;     // last finish - first submit
   double gpu_util = 0;     // allocated GPU-seconds / (GPUs x makespan)
   double gpu_seconds = 0;  // allocated GPU-seconds, overheads included
   double overhead_gpu_seconds = 0;
-  std::size_t preemptions = 0;
-  double frag_mean = 0;       // time-averaged fragmented GPUs (see docs/metrics.md)
+  std::uint64_t preemptions = 0;
+  double frag_mean = 0;       // time-averaged fragmented GPUs (sim/README.md, Metrics)
   double queue_len_mean = 0;  // time-averaged number of waiting jobs
   std::uint64_t events = 0;   // events processed
   std::uint64_t rounds = 0;   // scheduling rounds (lease boundaries) evaluated
+  double cpu_util = 0;        // allocated core-seconds / (cores x makespan); 0 when not modelled
+  double mem_util = 0;
+  double storage_util = 0;
+  std::uint64_t window_jobs = 0;    // jobs in the measurement window (all jobs without one)
+  std::uint64_t reallocations = 0;  // running jobs whose CPU/memory/storage grant changed
+  double alloc_lp_bound = 0;        // opt: mean LP bound on sum of normalised throughputs
+  double alloc_lp_rounded = 0;      // opt: mean of the same sum once rounded (what ran)
 };
 
 // One sample of the cluster's state, taken every `sample_interval_s`.
@@ -54,7 +67,46 @@ struct Sample {
 struct RunResult {
   RunMetrics metrics;
   std::vector<JobRecord> jobs;  // one per workload job, workload order
-  std::vector<Sample> samples;
+  std::vector<Sample> samples;  // only with SimOptions::record_samples
+  // With a window: the last arrival came before the window drained, so the window's end ran on
+  // a workload that had stopped arriving (front ends generate more jobs and run again).
+  bool window_outlived_arrivals = false;
 };
+
+// ---- Field tables ---------------------------------------------------------------------------
+
+enum class FieldType : std::uint8_t { kCount, kReal };
+
+struct MetricField {
+  std::string_view name;  // --json key and HDF5 column
+  FieldType type;
+  std::string_view unit;  // "s", "GPU-s", "fraction", "" (a count)
+  std::string_view meaning;
+  std::uint64_t RunMetrics::*count = nullptr;  // kCount
+  double RunMetrics::*real = nullptr;          // kReal
+  double as_double(const RunMetrics& m) const {
+    return type == FieldType::kCount ? static_cast<double>(m.*count) : m.*real;
+  }
+};
+// In schema order (the order of --json keys and HDF5 columns). Only ever appended to.
+std::span<const MetricField> run_metric_fields();
+
+struct JobField {
+  std::string_view name;  // --jobs-out column and HDF5 /jobs column
+  FieldType type;
+  bool finished_only;  // written blank in CSV for a job that did not finish
+  bool first_block;    // among the original columns written before model,vc,status in CSV
+  int JobRecord::*count = nullptr;
+  double JobRecord::*real = nullptr;
+};
+std::span<const JobField> job_record_fields();
+
+struct SampleField {
+  std::string_view name;
+  FieldType type;
+  int Sample::*count = nullptr;
+  double Sample::*real = nullptr;
+};
+std::span<const SampleField> sample_fields();
 
 }  // namespace clustersim

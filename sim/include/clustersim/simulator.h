@@ -21,12 +21,21 @@ enum class VcQuotaMode {
 struct SchedulerOptions {
   std::string policy = "fifo";            // fifo | sjf | srtf | las | tiresias | drf
   std::string placement = "consolidate";  // consolidate | spread | best_fit | random
-  double lease_s = 300.0;                 // period of preemption rounds (preemptive policies)
-  double checkpoint_s = 0.0;              // GPUs stay held this long when a job is preempted
-  double restore_s = 0.0;                 // a restarted job holds GPUs this long before progressing
-  bool backfill = true;                   // false: strict head-of-line blocking
-  bool honor_priority = false;            // order by job priority (higher first) before the policy
-  std::optional<bool> preemption;         // unset = the policy's default
+  // How much CPU, memory and storage each job gets (allocation_mechanism.h):
+  // proportional | greedy | tune | opt | drf | tetris.
+  std::string allocation = "proportional";
+  // A job's best demand is the cheapest allocation whose speed is within this fraction of its
+  // peak speed (and never below its speed at the proportional share).
+  double best_demand_tolerance = 0.05;
+  // A running job whose CPU/memory/storage grant changes pauses this long (no progress, charged
+  // as overhead), e.g. to restart its data loaders.
+  double realloc_s = 0.0;
+  double lease_s = 300.0;          // period of preemption rounds (preemptive policies)
+  double checkpoint_s = 0.0;       // GPUs stay held this long when a job is preempted
+  double restore_s = 0.0;          // a restarted job holds GPUs this long before progressing
+  bool backfill = true;            // false: strict head-of-line blocking
+  bool honor_priority = false;     // order by job priority (higher first) before the policy
+  std::optional<bool> preemption;  // unset = the policy's default
   VcQuotaMode vc_quota = VcQuotaMode::kStrict;
   // Tiresias: queue boundaries in attained GPU-seconds (ascending).
   std::vector<double> tiresias_thresholds = {3600.0, 36000.0};
@@ -39,9 +48,19 @@ struct SimOptions {
   // Throughput model to use; null = placement-penalty model built from `penalty`. Not owned.
   const ThroughputModel* throughput = nullptr;
   double sample_interval_s = 600.0;  // time-series period; 0 disables sampling
-  bool reject_impossible = false;    // reject (and count) jobs that can never fit, else error
-  bool check_invariants = false;     // verify resource accounting after every event batch (slow)
-  std::uint64_t seed = 1;            // randomness of placement and policies
+  // Keep every sample in RunResult::samples (only frag_mean is computed otherwise, in O(1)
+  // memory: a front end that writes no time series sets this false).
+  bool record_samples = true;
+  // Measure only the jobs at these workload positions (inclusive) and stop once they have all
+  // finished: steady-state metrics on a workload that keeps arriving.
+  struct Window {
+    std::size_t first = 0;
+    std::size_t last = 0;
+  };
+  std::optional<Window> window;
+  bool reject_impossible = false;  // reject (and count) jobs that can never fit, else error
+  bool check_invariants = false;   // verify resource accounting after every event batch (slow)
+  std::uint64_t seed = 1;          // randomness of placement and policies
 };
 
 // A job that can never run on this cluster (too many GPUs, unknown VC or GPU type, ...).

@@ -34,12 +34,13 @@ ClusterState::ClusterState(const ClusterSpec& spec) {
       node.gpus = node.free_gpus = group.gpus_per_node;
       node.cpus = node.free_cpus = group.cpus_per_node;
       node.mem_gb = node.free_mem_gb = group.mem_gb_per_node;
-      node.storage_mbps = group.storage_mbps_per_node;
+      node.storage_mbps = node.free_storage_mbps = group.storage_mbps_per_node;
       nodes_.push_back(node);
       total_by_type_[type] += node.gpus;
       total_gpus_ += node.gpus;
       total_cpus_ += node.cpus;
       total_mem_gb_ += node.mem_gb;
+      total_storage_mbps_ += node.storage_mbps;
       models_cpus_ = models_cpus_ || node.cpus > 0;
       models_mem_ = models_mem_ || node.mem_gb > 0;
     }
@@ -96,6 +97,10 @@ int ClusterState::hostable(const Node& node, const PlacementRequest& request) co
   if (node.mem_gb > 0.0)
     gpus = gpus_supported(node.free_mem_gb,
                           per_gpu_share(request.mem_per_gpu, node.mem_gb, node.gpus), gpus);
+  if (node.storage_mbps > 0.0)
+    gpus =
+        gpus_supported(node.free_storage_mbps,
+                       per_gpu_share(request.storage_per_gpu, node.storage_mbps, node.gpus), gpus);
   return gpus;
 }
 
@@ -108,31 +113,76 @@ int ClusterState::hostable_when_empty(const Node& node, const PlacementRequest& 
   if (node.mem_gb > 0.0)
     gpus = gpus_supported(node.mem_gb, per_gpu_share(request.mem_per_gpu, node.mem_gb, node.gpus),
                           gpus);
+  if (node.storage_mbps > 0.0)
+    gpus =
+        gpus_supported(node.storage_mbps,
+                       per_gpu_share(request.storage_per_gpu, node.storage_mbps, node.gpus), gpus);
   return gpus;
 }
 
+double ClusterState::storage_for(const Node& node, const PlacementRequest& request,
+                                 int gpus) const {
+  if (node.storage_mbps <= 0.0) return 0.0;
+  // The proportional share as S x g / G (not S / G x g): the formula rates were computed with
+  // before storage was a ledger resource, so results stay bit-identical.
+  if (request.storage_per_gpu < 0.0) return node.storage_mbps * gpus / node.gpus;
+  return request.storage_per_gpu * gpus;
+}
+
+Grant ClusterState::grant_for(std::uint32_t index, const PlacementRequest& request,
+                              int gpus) const {
+  const Node& node = nodes_[index];
+  return {index, gpus, cpus_for(node, request, gpus), mem_for(node, request, gpus),
+          storage_for(node, request, gpus)};
+}
+
+bool ClusterState::fits(const Grant& grant) const {
+  const Node& node = nodes_[grant.node];
+  return grant.gpus > 0 && grant.gpus <= node.free_gpus &&
+         grant.cpus <= node.free_cpus + kResourceEpsilon &&
+         grant.mem_gb <= node.free_mem_gb + kResourceEpsilon &&
+         grant.storage_mbps <= node.free_storage_mbps + kResourceEpsilon;
+}
+
+void ClusterState::allocate(const Grant& grant) {
+  if (grant.node >= nodes_.size() || !fits(grant) || grant.cpus < 0.0 || grant.mem_gb < 0.0 ||
+      grant.storage_mbps < 0.0)
+    throw std::logic_error("cluster: over-allocation of node " + std::to_string(grant.node));
+  Node& node = nodes_[grant.node];
+  node.free_gpus -= grant.gpus;
+  node.free_cpus = std::max(0.0, node.free_cpus - grant.cpus);
+  node.free_mem_gb = std::max(0.0, node.free_mem_gb - grant.mem_gb);
+  node.free_storage_mbps = std::max(0.0, node.free_storage_mbps - grant.storage_mbps);
+  free_gpus_ -= grant.gpus;
+  free_by_type_[node.gpu_type] -= grant.gpus;
+  allocated_cpus_ += grant.cpus;
+  allocated_mem_gb_ += grant.mem_gb;
+  allocated_storage_mbps_ += grant.storage_mbps;
+}
+
+void ClusterState::release(const Grant& grant) {
+  if (grant.node >= nodes_.size() || grant.gpus <= 0 ||
+      nodes_[grant.node].free_gpus + grant.gpus > nodes_[grant.node].gpus)
+    throw std::logic_error("cluster: release of unallocated GPUs on node " +
+                           std::to_string(grant.node));
+  Node& node = nodes_[grant.node];
+  node.free_gpus += grant.gpus;
+  node.free_cpus = std::min(node.cpus, node.free_cpus + grant.cpus);
+  node.free_mem_gb = std::min(node.mem_gb, node.free_mem_gb + grant.mem_gb);
+  node.free_storage_mbps = std::min(node.storage_mbps, node.free_storage_mbps + grant.storage_mbps);
+  free_gpus_ += grant.gpus;
+  free_by_type_[node.gpu_type] += grant.gpus;
+  allocated_cpus_ -= grant.cpus;
+  allocated_mem_gb_ -= grant.mem_gb;
+  allocated_storage_mbps_ -= grant.storage_mbps;
+}
+
 void ClusterState::allocate(const NodeShare& share, double cpus, double mem_gb) {
-  Node& node = nodes_[share.node];
-  if (share.gpus <= 0 || share.gpus > node.free_gpus || cpus > node.free_cpus + kResourceEpsilon ||
-      mem_gb > node.free_mem_gb + kResourceEpsilon)
-    throw std::logic_error("cluster: over-allocation of node " + std::to_string(share.node));
-  node.free_gpus -= share.gpus;
-  node.free_cpus = std::max(0.0, node.free_cpus - cpus);
-  node.free_mem_gb = std::max(0.0, node.free_mem_gb - mem_gb);
-  free_gpus_ -= share.gpus;
-  free_by_type_[node.gpu_type] -= share.gpus;
+  allocate(Grant{share.node, share.gpus, cpus, mem_gb, 0.0});
 }
 
 void ClusterState::release(const NodeShare& share, double cpus, double mem_gb) {
-  Node& node = nodes_[share.node];
-  if (node.free_gpus + share.gpus > node.gpus)
-    throw std::logic_error("cluster: release of unallocated GPUs on node " +
-                           std::to_string(share.node));
-  node.free_gpus += share.gpus;
-  node.free_cpus = std::min(node.cpus, node.free_cpus + cpus);
-  node.free_mem_gb = std::min(node.mem_gb, node.free_mem_gb + mem_gb);
-  free_gpus_ += share.gpus;
-  free_by_type_[node.gpu_type] += share.gpus;
+  release(Grant{share.node, share.gpus, cpus, mem_gb, 0.0});
 }
 
 }  // namespace clustersim

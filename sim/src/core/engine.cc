@@ -7,15 +7,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/scheduler.h"
+
 namespace clustersim::internal {
 
 namespace {
-
-bool key_less(const PriorityKey& a, std::uint32_t ia, const PriorityKey& b, std::uint32_t ib) {
-  if (a.primary != b.primary) return a.primary < b.primary;
-  if (a.secondary != b.secondary) return a.secondary < b.secondary;
-  return ia < ib;
-}
 
 void validate_options(const SimOptions& options) {
   const auto& s = options.scheduler;
@@ -25,8 +21,22 @@ void validate_options(const SimOptions& options) {
     throw std::invalid_argument("scheduler.checkpoint_s must be >= 0");
   if (!(s.restore_s >= 0.0) || !std::isfinite(s.restore_s))
     throw std::invalid_argument("scheduler.restore_s must be >= 0");
+  if (!(s.realloc_s >= 0.0) || !std::isfinite(s.realloc_s))
+    throw std::invalid_argument("scheduler.realloc_s must be >= 0");
+  if (!(s.best_demand_tolerance >= 0.0) || !(s.best_demand_tolerance < 1.0))
+    throw std::invalid_argument("scheduler.best_demand_tolerance must be in [0, 1)");
   if (!(options.sample_interval_s >= 0.0) || !std::isfinite(options.sample_interval_s))
     throw std::invalid_argument("metrics.sample_interval_s must be >= 0");
+}
+
+// Linear interpolation between closest ranks (numpy's default), on a sorted copy.
+double percentile(std::vector<double>& sorted_values, double q) {
+  if (sorted_values.empty()) return 0.0;
+  const double position = q * static_cast<double>(sorted_values.size() - 1);
+  const auto lower = static_cast<std::size_t>(std::floor(position));
+  const std::size_t upper = std::min(lower + 1, sorted_values.size() - 1);
+  return sorted_values[lower] +
+         (sorted_values[upper] - sorted_values[lower]) * (position - static_cast<double>(lower));
 }
 
 }  // namespace
@@ -34,7 +44,6 @@ void validate_options(const SimOptions& options) {
 Engine::Engine(const SimOptions& options, const std::vector<JobSpec>& specs)
     : options_(options), specs_(specs), cluster_(options.cluster), rng_(options.seed) {
   validate_options(options);
-  policy_ = make_scheduling_policy(options.scheduler);
   placement_ = make_placement_policy(options.scheduler.placement, rng_);
   if (options.throughput != nullptr) {
     throughput_ = options.throughput;
@@ -42,10 +51,11 @@ Engine::Engine(const SimOptions& options, const std::vector<JobSpec>& specs)
     owned_throughput_ = make_placement_throughput_model(options.penalty);
     throughput_ = owned_throughput_.get();
   }
-  preemptive_ = options.scheduler.preemption.value_or(policy_->preemptive());
-  ranks_vcs_ = policy_->ranks_vcs();
+  scheduler_ = std::make_unique<Scheduler>(*this, options);
   load_jobs();
 }
+
+Engine::~Engine() = default;
 
 void Engine::reject_or_throw(JobState& job, const char* field, const std::string& why) {
   if (!options_.reject_impossible) {
@@ -72,9 +82,20 @@ void Engine::load_jobs() {
     vc_names_.push_back(vc.name);
     vc_quota_.push_back(vc.gpu_quota);
   }
+  type_count_ = cluster_.gpu_type_names().size();
+  type_node_.assign(type_count_, 0);
+  for (std::uint32_t i = static_cast<std::uint32_t>(cluster_.nodes().size()); i-- > 0;)
+    type_node_[cluster_.node(i).gpu_type] = i;  // the first node of each type
 
   const std::size_t n = specs_.size();
+  if (options_.window && (options_.window->first > options_.window->last ||
+                          options_.window->last >= std::max<std::size_t>(n, 1)))
+    throw std::invalid_argument("the measurement window [" +
+                                std::to_string(options_.window->first) + ", " +
+                                std::to_string(options_.window->last) + "] is outside the " +
+                                std::to_string(n) + " jobs of the workload");
   jobs_.resize(n);
+  std::vector<int> room_by_type;
   std::size_t pool_size = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     const JobSpec& spec = specs_[i];
@@ -109,7 +130,7 @@ void Engine::load_jobs() {
     }
     // A job never mixes GPU types, so it must fit within one type.
     int room_of_one_type = 0;
-    for (int type = 0; type < static_cast<int>(cluster_.gpu_type_names().size()); ++type)
+    for (int type = 0; type < static_cast<int>(type_count_); ++type)
       if (job.gpu_type < 0 || job.gpu_type == type)
         room_of_one_type = std::max(room_of_one_type, cluster_.total_gpus(type));
     if (job.gpus > room_of_one_type) {
@@ -127,33 +148,41 @@ void Engine::load_jobs() {
       continue;
     }
     if (spec.cpus > 0.0 || spec.mem_gb > 0.0) {
-      const PlacementRequest request = request_of(job);
-      room_by_type_.assign(cluster_.gpu_type_names().size(), 0);
+      const PlacementRequest request = request_of(i);
+      room_by_type.assign(type_count_, 0);
       for (const auto& node : cluster_.nodes())
-        room_by_type_[node.gpu_type] += cluster_.hostable_when_empty(node, request);
-      if (*std::max_element(room_by_type_.begin(), room_by_type_.end()) < job.gpus) {
+        room_by_type[node.gpu_type] += cluster_.hostable_when_empty(node, request);
+      if (*std::max_element(room_by_type.begin(), room_by_type.end()) < job.gpus) {
         reject_or_throw(job, spec.cpus > 0.0 ? "cpus" : "mem_gb",
                         "no set of nodes has the CPUs and memory it asks for with its GPUs");
         continue;
       }
     }
-    job.placement_begin = static_cast<std::uint32_t>(pool_size);
+    job.grant_begin = static_cast<std::uint32_t>(pool_size);
     pool_size += static_cast<std::size_t>(
         std::min<int>(job.gpus, static_cast<int>(cluster_.nodes().size())));
   }
-  placement_pool_.resize(pool_size);
-  placement_scratch_.reserve(cluster_.nodes().size());
+  grant_pool_.resize(pool_size);
+  node_holders_.resize(cluster_.nodes().size());
 
-  if (vc_names_.size() >= (1u << 24) || cluster_.gpu_type_names().size() >= (1u << 15) ||
+  if (vc_names_.size() >= (1u << 24) || type_count_ >= (1u << 15) ||
       cluster_.total_gpus() >= (1 << 24))
     throw std::invalid_argument("more VCs, GPU types or GPUs than the engine indexes");
   if (!quotas_enforced_) vc_quota_.assign(vc_names_.size(), cluster_.total_gpus());
   const double total = cluster_.total_gpus();
   vc_usage_.assign(vc_names_.size(), 0.0);
-  zero_usage_.assign(vc_names_.size(), 0.0);
   vc_weight_.resize(vc_names_.size());
   for (std::size_t v = 0; v < vc_names_.size(); ++v)
     vc_weight_[v] = quotas_enforced_ ? vc_quota_[v] / total : 1.0;
+
+  // The throughput model's per-job lookups (e.g. its profile), once per job and GPU type.
+  resolved_.assign(n * type_count_, nullptr);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (jobs_[i].phase == JobPhase::kRejected) continue;
+    for (std::size_t t = 0; t < type_count_; ++t)
+      resolved_[i * type_count_ + t] =
+          throughput_->resolve(specs_[i], cluster_.gpu_type_names()[t]);
+  }
 
   arrival_order_.reserve(n);
   for (std::uint32_t i = 0; i < n; ++i)
@@ -161,19 +190,25 @@ void Engine::load_jobs() {
   std::sort(arrival_order_.begin(), arrival_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
     return jobs_[a].submit != jobs_[b].submit ? jobs_[a].submit < jobs_[b].submit : a < b;
   });
+  if (options_.window) {
+    for (std::size_t i = options_.window->first; i <= options_.window->last; ++i)
+      if (jobs_[i].phase != JobPhase::kRejected) ++window_left_;
+  }
 
-  keys_.resize(n);
-  admitted_stamp_.assign(n, 0);
+  plan_stamp_.assign(n, 0);
   holder_position_.assign(n, 0);
   int max_gpus = 1;
   for (const auto& job : jobs_) max_gpus = std::max(max_gpus, job.gpus);
-  queue_.reset(max_gpus);
-  vc_blocked_stamp_.assign(vc_names_.size(), 0);
   holders_.reserve(static_cast<std::size_t>(cluster_.total_gpus()));
   events_.reserve(static_cast<std::size_t>(cluster_.total_gpus()) * 2 + 16);
+  old_grants_.reserve(cluster_.nodes().size());
+  scheduler_->load(n, max_gpus, vc_names_.size());
 }
 
-PlacementRequest Engine::request_of(const JobState& job) const {
+// --- What deciders read -----------------------------------------------------------------------
+
+PlacementRequest Engine::request_of(std::uint32_t index) const {
+  const JobState& job = jobs_[index];
   PlacementRequest request;
   request.gpus = job.gpus;
   request.gpu_type = job.gpu_type;
@@ -182,336 +217,335 @@ PlacementRequest Engine::request_of(const JobState& job) const {
   return request;
 }
 
-bool Engine::before(std::uint32_t a, std::uint32_t b) const {
-  if (options_.scheduler.honor_priority && jobs_[a].spec->priority != jobs_[b].spec->priority)
-    return jobs_[a].spec->priority > jobs_[b].spec->priority;
-  return key_less(keys_[a], a, keys_[b], b);
-}
-
-bool Engine::within_quota(const JobState& job, const std::vector<double>& usage) const {
-  return !quotas_enforced_ || usage[job.vc] + job.gpus <= vc_quota_[job.vc];
-}
-
-PolicyContext Engine::policy_context(Time now) const {
-  PolicyContext ctx;
-  ctx.now = now;
-  ctx.jobs = jobs_;
-  ctx.total_gpus = cluster_.total_gpus();
-  return ctx;
-}
-
-// --- Event handlers -----------------------------------------------------------------------
-
-void Engine::arrive(std::uint32_t index, Time now) {
-  ++active_jobs_;
-  enqueue(index, now);
-}
-
-void Engine::enqueue(std::uint32_t index, Time now) {
-  JobState& job = jobs_[index];
-  job.phase = JobPhase::kWaiting;
-  job.phase_since = now;
-  ++job.epoch;
-  const std::uint32_t one[1] = {index};
-  policy_->compute_keys(one, policy_context(now), std::span<PriorityKey>(&keys_[index], 1));
-  queue_.insert_sorted(index, job.vc, job.gpus, job.gpu_type, order());
-}
-
-void Engine::complete(std::uint32_t index, Time now) {
-  JobState& job = jobs_[index];
-  job.attained_time = job.attained_at(now);
-  job.remaining = 0.0;
-  job.finish = now;
-  release(index, now);
-  job.phase = JobPhase::kFinished;
-  ++job.epoch;
-  --active_jobs_;
-}
-
-void Engine::finish_checkpoint(std::uint32_t index, Time now) {
-  JobState& job = jobs_[index];
-  job.overhead_gpu_seconds += job.gpus * (now - job.phase_since);
-  release(index, now);
-  enqueue(index, now);
-}
-
-void Engine::begin_running(std::uint32_t index, Time now) {
-  JobState& job = jobs_[index];
-  if (job.phase == JobPhase::kRestoring)
-    job.overhead_gpu_seconds += job.gpus * (now - job.phase_since);
-  job.phase = JobPhase::kRunning;
-  job.phase_since = job.progress_since = now;
-  ++job.epoch;
-  events_.push(now + std::max(0.0, job.remaining) / job.rate, EventKind::kCompletion, index,
-               job.epoch);
-}
-
-// --- Resources ----------------------------------------------------------------------------
-
-bool Engine::try_start(std::uint32_t index, Time now) {
-  JobState& job = jobs_[index];
-  PlacementRequest request = request_of(job);
-  if (!place_on_one_type(request)) return false;
-
-  Allocation allocation;
-  allocation.gpus = job.gpus;
-  allocation.nodes = static_cast<int>(placement_scratch_.size());
-  allocation.gpu_type =
-      &cluster_.gpu_type_names()[cluster_.node(placement_scratch_.front().node).gpu_type];
-  int first_rack = -1;
-  bool multi_rack = false;
-  int placed = 0;
-  for (std::size_t s = 0; s < placement_scratch_.size(); ++s) {
-    const NodeShare& share = placement_scratch_[s];
-    const auto& node = cluster_.node(share.node);
-    const double cpus = cluster_.cpus_for(node, request, share.gpus);
-    const double mem = cluster_.mem_for(node, request, share.gpus);
-    cluster_.allocate(share, cpus, mem);
-    allocation.cpus += cpus;
-    allocation.mem_gb += mem;
-    allocation.storage_mbps += node.storage_mbps * share.gpus / node.gpus;
-    if (first_rack < 0) first_rack = node.rack;
-    multi_rack = multi_rack || node.rack != first_rack;
-    placement_pool_[job.placement_begin + s] = share;
-    placed += share.gpus;
+std::span<const int> Engine::types_to_try(std::uint32_t index) {
+  const JobState& job = jobs_[index];
+  type_order_.clear();
+  if (job.gpu_type >= 0 || type_count_ == 1) {
+    type_order_.push_back(job.gpu_type >= 0 ? job.gpu_type : 0);
+    return type_order_;
   }
-  if (placed != job.gpus) throw std::logic_error("placement returned the wrong number of GPUs");
-  allocation.racks = multi_rack ? 2 : 1;
-  job.placement_count = static_cast<std::uint32_t>(placement_scratch_.size());
-  job.nodes = allocation.nodes;
-  job.racks = allocation.racks;
-  job.cpus = allocation.cpus;
-  job.mem_gb = allocation.mem_gb;
-  job.rate = throughput_->rate(*job.spec, allocation);
-  if (!(job.rate > 0.0) || !std::isfinite(job.rate))
-    throw std::logic_error("throughput model returned a non-positive rate for job '" +
-                           job.spec->id + "'");
-
-  queue_.count_out(job.gpus);  // the caller removes it from its bucket
-  job.queue_delay += now - job.phase_since;
-  if (job.first_start < 0.0) job.first_start = now;
-  job.held_since = now;
-  vc_usage_[job.vc] += job.gpus;
-  holder_position_[index] = static_cast<std::uint32_t>(holders_.size());
-  holders_.push_back(index);
-
-  if (job.preemptions > 0 && options_.scheduler.restore_s > 0.0) {
-    job.phase = JobPhase::kRestoring;
-    job.phase_since = now;
-    ++job.epoch;
-    events_.push(now + options_.scheduler.restore_s, EventKind::kRestoreDone, index, job.epoch);
-  } else {
-    begin_running(index, now);
-  }
-  return true;
-}
-
-bool Engine::place_on_one_type(PlacementRequest& request) {
-  const int types = static_cast<int>(cluster_.gpu_type_names().size());
-  if (request.gpu_type >= 0 || types == 1)
-    return placement_->place(request, cluster_, placement_scratch_);
   // A job never mixes GPU types: an untyped job goes to one type, the one with most free GPUs
   // first (ties: the type listed first).
-  type_order_.resize(static_cast<std::size_t>(types));
+  type_order_.resize(type_count_);
   std::iota(type_order_.begin(), type_order_.end(), 0);
   std::sort(type_order_.begin(), type_order_.end(), [&](int a, int b) {
     return cluster_.free_gpus(a) != cluster_.free_gpus(b)
                ? cluster_.free_gpus(a) > cluster_.free_gpus(b)
                : a < b;
   });
-  for (int type : type_order_) {
-    if (cluster_.free_gpus(type) < request.gpus) break;
-    request.gpu_type = type;
-    if (placement_->place(request, cluster_, placement_scratch_)) return true;
-  }
-  request.gpu_type = -1;
-  return false;
+  std::size_t keep = 0;
+  while (keep < type_order_.size() && cluster_.free_gpus(type_order_[keep]) >= job.gpus) ++keep;
+  type_order_.resize(keep);
+  return type_order_;
 }
 
-void Engine::release(std::uint32_t index, Time now) {
-  JobState& job = jobs_[index];
-  const PlacementRequest request = request_of(job);
-  for (std::uint32_t s = 0; s < job.placement_count; ++s) {
-    const NodeShare& share = placement_pool_[job.placement_begin + s];
-    const auto& node = cluster_.node(share.node);
-    cluster_.release(share, cluster_.cpus_for(node, request, share.gpus),
-                     cluster_.mem_for(node, request, share.gpus));
+bool Engine::place(const PlacementRequest& request, std::vector<NodeShare>& out) {
+  return placement_->place(request, cluster_, out);
+}
+
+Allocation Engine::allocation_of(std::span<const Grant> grants) const {
+  Allocation allocation;
+  allocation.nodes = static_cast<int>(grants.size());
+  allocation.gpu_type = &cluster_.gpu_type_names()[cluster_.node(grants.front().node).gpu_type];
+  int first_rack = -1;
+  bool multi_rack = false;
+  for (const Grant& grant : grants) {
+    const auto& node = cluster_.node(grant.node);
+    allocation.gpus += grant.gpus;
+    allocation.cpus += grant.cpus;
+    allocation.mem_gb += grant.mem_gb;
+    allocation.storage_mbps += grant.storage_mbps;
+    if (first_rack < 0) first_rack = node.rack;
+    multi_rack = multi_rack || node.rack != first_rack;
   }
-  job.placement_count = 0;
-  job.gpu_seconds += job.gpus * (now - job.held_since);
+  allocation.racks = multi_rack ? 2 : 1;
+  return allocation;
+}
+
+double Engine::rate_if(std::uint32_t index, std::span<const Grant> grants) const {
+  const Allocation allocation = allocation_of(grants);
+  const int type = cluster_.node(grants.front().node).gpu_type;
+  return throughput_->rate(*jobs_[index].spec, resolved(index, type), allocation);
+}
+
+double Engine::rate_per_gpu(std::uint32_t index, int gpu_type, const PerGpu& per_gpu) const {
+  const JobState& job = jobs_[index];
+  const auto& node = cluster_.node(type_node_[gpu_type]);
+  const auto share = [&](double value, double node_total) {
+    if (node_total <= 0.0) return 0.0;  // not modelled
+    return (value < 0.0 ? node_total / node.gpus : value) * job.gpus;
+  };
+  Allocation allocation;
+  allocation.gpus = job.gpus;
+  allocation.nodes = allocation.racks = 1;
+  allocation.cpus = share(per_gpu.cpus, node.cpus);
+  allocation.mem_gb = share(per_gpu.mem_gb, node.mem_gb);
+  allocation.storage_mbps = share(per_gpu.storage_mbps, node.storage_mbps);
+  allocation.gpu_type = &cluster_.gpu_type_names()[gpu_type];
+  return throughput_->rate(*job.spec, resolved(index, gpu_type), allocation);
+}
+
+SensitivityAxes Engine::axes(std::uint32_t index, int gpu_type) const {
+  return throughput_->axes(resolved(index, gpu_type));
+}
+
+// --- Applying a plan --------------------------------------------------------------------------
+
+void Engine::check_change(const Plan& plan, const Plan::Change& change) {
+  // Messages are built only on failure: applying a plan must not allocate.
+  const auto fail = [&](const char* what) {
+    throw std::logic_error("plan: job '" + jobs_[change.job].spec->id + "' " + what);
+  };
+  if (change.job >= jobs_.size())
+    throw std::logic_error("plan: no job " + std::to_string(change.job));
+  JobState& job = jobs_[change.job];
+  if (plan_stamp_[change.job] == apply_number_) fail("is named twice");
+  plan_stamp_[change.job] = apply_number_;
+  if (change.grant_count == 0) {
+    if (job.phase != JobPhase::kRunning) fail("is stopped but not running");
+    return;
+  }
+  if (job.phase != JobPhase::kWaiting && job.phase != JobPhase::kRunning)
+    fail("is changed while it neither waits nor runs");
+  const std::size_t slots =
+      std::min<std::size_t>(static_cast<std::size_t>(job.gpus), cluster_.nodes().size());
+  if (change.grant_count > slots) fail("gets more grants than nodes");
+  const auto grants = plan.grants(change);
+  int gpus = 0;
+  const int type = grants.front().node < cluster_.nodes().size()
+                       ? cluster_.node(grants.front().node).gpu_type
+                       : -1;
+  for (std::size_t g = 0; g < grants.size(); ++g) {
+    const Grant& grant = grants[g];
+    if (grant.node >= cluster_.nodes().size() || grant.gpus <= 0)
+      fail("gets an empty grant or one on no node");
+    if (cluster_.node(grant.node).gpu_type != type) fail("would mix GPU types");
+    for (std::size_t h = 0; h < g; ++h)
+      if (grants[h].node == grant.node) fail("gets one node twice");
+    gpus += grant.gpus;
+  }
+  if (gpus != job.gpus) fail("gets the wrong number of GPUs");
+  if (job.gpu_type >= 0 && type != job.gpu_type) fail("gets GPUs of another type than it asks for");
+}
+
+void Engine::apply(const Plan& plan) {
+  ++apply_number_;
+  for (const auto& change : plan.changes()) check_change(plan, change);
+  // Free before grant: a stop without checkpoint cost and a change give back what they held.
+  const bool checkpoints = options_.scheduler.checkpoint_s > 0.0;
+  for (const auto& change : plan.changes()) {
+    const JobState& job = jobs_[change.job];
+    if (job.phase == JobPhase::kRunning && (change.grant_count > 0 || !checkpoints))
+      release_to_ledger(job);
+  }
+  for (const auto& change : plan.changes())
+    for (const Grant& grant : plan.grants(change)) cluster_.allocate(grant);  // throws if over
+  for (const auto& change : plan.changes()) {
+    JobState& job = jobs_[change.job];
+    if (change.grant_count == 0) {
+      stop_job(job);
+    } else if (job.phase == JobPhase::kWaiting) {
+      take_holding(job, plan.grants(change));
+      start_job(job);
+    } else {
+      const auto held = grants_of(job.index);
+      old_grants_.assign(held.begin(), held.end());
+      drop_holding(job);
+      take_holding(job, plan.grants(change));
+      change_job(job, old_grants_);
+    }
+  }
+}
+
+void Engine::release_to_ledger(const JobState& job) {
+  for (const Grant& grant : grants_of(job.index)) cluster_.release(grant);
+}
+
+void Engine::take_holding(JobState& job, std::span<const Grant> grants) {
+  std::copy(grants.begin(), grants.end(), grant_pool_.begin() + job.grant_begin);
+  job.grant_count = static_cast<std::uint32_t>(grants.size());
+  job.cpus = job.mem_gb = job.storage_mbps = 0.0;
+  int first_rack = -1;
+  bool multi_rack = false;
+  for (const Grant& grant : grants) {
+    job.cpus += grant.cpus;
+    job.mem_gb += grant.mem_gb;
+    job.storage_mbps += grant.storage_mbps;
+    const int rack = cluster_.node(grant.node).rack;
+    if (first_rack < 0) first_rack = rack;
+    multi_rack = multi_rack || rack != first_rack;
+    node_holders_[grant.node].push_back(job.index);
+  }
+  job.nodes = static_cast<int>(grants.size());
+  job.racks = multi_rack ? 2 : 1;
+  vc_usage_[job.vc] += job.gpus;
+  holder_position_[job.index] = static_cast<std::uint32_t>(holders_.size());
+  holders_.push_back(job.index);
+}
+
+// Takes the job out of the holders' indexes (the ledger is handled by the caller).
+void Engine::drop_holding(JobState& job) {
+  for (const Grant& grant : grants_of(job.index)) {
+    auto& list = node_holders_[grant.node];
+    auto at = std::find(list.begin(), list.end(), job.index);
+    *at = list.back();
+    list.pop_back();
+  }
+  job.grant_count = 0;
   vc_usage_[job.vc] -= job.gpus;
-  const std::uint32_t position = holder_position_[index];
+  const std::uint32_t position = holder_position_[job.index];
   holders_[position] = holders_.back();
   holder_position_[holders_[position]] = position;
   holders_.pop_back();
 }
 
-void Engine::preempt(std::uint32_t index, Time now) {
-  JobState& job = jobs_[index];
-  job.remaining = std::max(0.0, job.remaining_at(now));
-  job.attained_time = job.attained_at(now);
-  job.progress_since = now;
+void Engine::set_rate(JobState& job) {
+  job.rate = rate_if(job.index, grants_of(job.index));
+  if (!(job.rate > 0.0) || !std::isfinite(job.rate))
+    throw std::logic_error("throughput model returned a non-positive rate for job '" +
+                           job.spec->id + "'");
+}
+
+void Engine::start_job(JobState& job) {
+  set_rate(job);
+  job.queue_delay += now_ - job.phase_since;
+  if (job.first_start < 0.0) job.first_start = now_;
+  job.held_since = now_;
+  if (job.preemptions > 0 && options_.scheduler.restore_s > 0.0) {
+    job.phase = JobPhase::kRestoring;
+    job.phase_since = now_;
+    ++job.epoch;
+    events_.push(now_ + options_.scheduler.restore_s, EventKind::kRestoreDone, job.index,
+                 job.epoch);
+  } else {
+    begin_running(job.index);
+  }
+}
+
+void Engine::stop_job(JobState& job) {
+  job.remaining = std::max(0.0, job.remaining_at(now_));
+  job.attained_time = job.attained_at(now_);
+  job.progress_since = now_;
   job.phase = JobPhase::kCheckpointing;
-  job.phase_since = now;
+  job.phase_since = now_;
   ++job.epoch;
   ++job.preemptions;
   if (options_.scheduler.checkpoint_s > 0.0) {
-    events_.push(now + options_.scheduler.checkpoint_s, EventKind::kCheckpointDone, index,
+    events_.push(now_ + options_.scheduler.checkpoint_s, EventKind::kCheckpointDone, job.index,
                  job.epoch);
   } else {
-    finish_checkpoint(index, now);
+    // The ledger already has the resources back (apply frees before it grants).
+    job.overhead_gpu_seconds += job.gpus * (now_ - job.phase_since);
+    job.gpu_seconds += job.gpus * (now_ - job.held_since);
+    drop_holding(job);
+    job.phase = JobPhase::kWaiting;
+    job.phase_since = now_;
+    ++job.epoch;
+    scheduler_->enqueue(job.index, now_);
   }
 }
 
-// --- Scheduling ---------------------------------------------------------------------------
-
-void Engine::scheduling_pass(Time now) {
-  if (queue_.empty()) return;
-  ++pass_number_;
-  const auto less = walk_order(vc_usage_);
-  const bool backfill = options_.scheduler.backfill;
-  // With lending, jobs within their VC's quota go first; borrowers take what is left.
-  const int phases = quotas_enforced_ && options_.scheduler.vc_quota == VcQuotaMode::kLend ? 2 : 1;
-  walk_lists_.clear();
-  for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
-    walk_lists_.push_back(&queue_.bucket(b).jobs);
-  walk_reached_.assign(queue_.num_buckets(), 0);
-  bool started_any = false;
-  bool stop = false;
-  for (int phase = 0; phase < phases && !stop; ++phase) {
-    walk_.start(walk_lists_, less);
-    while (!walk_.done()) {
-      if (cluster_.free_gpus() < std::max(1, queue_.min_demand())) {
-        stop = true;
-        break;
-      }
-      const std::uint32_t index = walk_.job();
-      JobState& job = jobs_[index];
-      if (job.phase != JobPhase::kWaiting) {  // started in the first phase
-        walk_.advance(less);
-        continue;
-      }
-      const bool quota_ok = phase == 1 || within_quota(job, vc_usage_);
-      if (backfill) {
-        // Skip a whole bucket (one VC, one size) that cannot start now.
-        if (!quota_ok || job.gpus > cluster_.free_gpus(job.gpu_type)) {
-          walk_.drop(less);
-          continue;
-        }
-      } else if (vc_blocked_stamp_[job.vc] == pass_number_ || !quota_ok) {
-        // Strict order: a VC at its quota blocks itself, and only itself.
-        vc_blocked_stamp_[job.vc] = pass_number_;
-        walk_.drop(less);
-        continue;
-      }
-      if (job.gpus <= cluster_.free_gpus(job.gpu_type) && try_start(index, now)) {
-        started_any = true;
-        walk_.advance(less);
-        if (ranks_vcs_) walk_.reorder(less);  // the VC's share grew: its other lists move back
-        continue;
-      }
-      if (!backfill) {
-        stop = true;  // strict order: the head of the queue blocks everyone behind it
-        break;
-      }
-      walk_.advance(less);
-    }
-    for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
-      walk_reached_[b] = std::max(walk_reached_[b], walk_.position(b));
+void Engine::change_job(JobState& job, std::span<const Grant> old_grants) {
+  // Same GPUs on the same nodes: a re-allocation of CPU, memory or storage.
+  bool same_gpus = old_grants.size() == job.grant_count;
+  const auto now_held = grants_of(job.index);
+  for (const Grant& old : old_grants) {
+    bool found = false;
+    for (const Grant& grant : now_held)
+      found = found || (grant.node == old.node && grant.gpus == old.gpus);
+    same_gpus = same_gpus && found;
   }
-  if (started_any) {
-    for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
-      queue_.remove_left(b, walk_reached_[b],
-                         [&](std::uint32_t j) { return jobs_[j].phase != JobPhase::kWaiting; });
-  }
-}
-
-void Engine::preemption_round(Time now) {
-  ++rounds_;
-  if (queue_.empty()) return;
-  candidates_.clear();
-  round_usage_.assign(vc_names_.size(), 0.0);
-  for (std::uint32_t index : holders_) {
-    const JobState& job = jobs_[index];
-    if (job.phase == JobPhase::kRunning) {
-      candidates_.push_back(index);
-    } else {
-      round_usage_[job.vc] += job.gpus;  // restoring or checkpointing: cannot be preempted
-    }
-  }
-  if (candidates_.empty()) return;
-  int capacity = cluster_.free_gpus();
-  for (std::uint32_t index : candidates_) capacity += jobs_[index].gpus;
-
-  // Re-key running jobs: their service has grown. Waiting jobs' keys do not change.
-  candidate_keys_.resize(candidates_.size());
-  policy_->compute_keys(candidates_, policy_context(now), candidate_keys_);
-  for (std::size_t i = 0; i < candidates_.size(); ++i) keys_[candidates_[i]] = candidate_keys_[i];
-  std::sort(candidates_.begin(), candidates_.end(), order());
-
-  // Walk running and waiting jobs merged in priority order, admitting greedily into capacity.
-  // Fair-share policies rank by VC, so their running jobs are walked in one list per VC.
-  ++round_number_;
-  const auto less = walk_order(round_usage_);
-  const bool backfill = options_.scheduler.backfill;
-  const int phases = quotas_enforced_ && options_.scheduler.vc_quota == VcQuotaMode::kLend ? 2 : 1;
-  walk_lists_.clear();
-  for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
-    walk_lists_.push_back(&queue_.bucket(b).jobs);
-  if (ranks_vcs_) {
-    vc_candidates_.resize(vc_names_.size());
-    for (auto& list : vc_candidates_) list.clear();
-    for (std::uint32_t index : candidates_) vc_candidates_[jobs_[index].vc].push_back(index);
-    for (const auto& list : vc_candidates_) walk_lists_.push_back(&list);
+  if (!same_gpus)
+    throw std::logic_error("plan: job '" + job.spec->id +
+                           "' would move GPUs; migration is not modelled by this engine");
+  job.remaining = std::max(0.0, job.remaining_at(now_));
+  job.attained_time = job.attained_at(now_);
+  job.progress_since = now_;
+  ++reallocations_;
+  set_rate(job);
+  if (options_.scheduler.realloc_s > 0.0) {
+    job.phase = JobPhase::kRestoring;
+    job.phase_since = now_;
+    ++job.epoch;
+    events_.push(now_ + options_.scheduler.realloc_s, EventKind::kRestoreDone, job.index,
+                 job.epoch);
   } else {
-    walk_lists_.push_back(&candidates_);
+    begin_running(job.index);
   }
-  bool admitted_waiting = false;
-  for (int phase = 0; phase < phases && capacity > 0; ++phase) {
-    walk_.start(walk_lists_, less);
-    while (!walk_.done() && capacity > 0) {
-      const std::uint32_t index = walk_.job();
-      const JobState& job = jobs_[index];
-      if (admitted_stamp_[index] == round_number_) {
-        walk_.advance(less);
-        continue;
-      }
-      const bool waiting = job.phase == JobPhase::kWaiting;
-      const bool fits = (phase == 1 || within_quota(job, round_usage_)) && job.gpus <= capacity;
-      if (!fits) {
-        if (!backfill && job.gpus > capacity) break;
-        if (waiting && backfill) {
-          walk_.drop(less);  // the rest of this bucket (one VC, one size) cannot fit either
-        } else {
-          walk_.advance(less);
-        }
-        continue;
-      }
-      admitted_stamp_[index] = round_number_;
-      capacity -= job.gpus;
-      round_usage_[job.vc] += job.gpus;
-      admitted_waiting = admitted_waiting || waiting;
-      walk_.advance(less);
-      if (ranks_vcs_) walk_.reorder(less);
-    }
-  }
-  if (!admitted_waiting) return;
-  for (std::uint32_t index : candidates_)
-    if (admitted_stamp_[index] != round_number_) preempt(index, now);
 }
 
-void Engine::schedule_round_if_needed(Time now) {
-  if (!preemptive_ || round_scheduled_ || queue_.empty() || holders_.empty()) return;
-  const double lease = options_.scheduler.lease_s;
-  events_.push((std::floor(now / lease) + 1.0) * lease, EventKind::kRound);
-  round_scheduled_ = true;
+// --- Event handlers ---------------------------------------------------------------------------
+
+void Engine::complete(std::uint32_t index) {
+  JobState& job = jobs_[index];
+  job.attained_time = job.attained_at(now_);
+  job.remaining = 0.0;
+  job.finish = now_;
+  release_to_ledger(job);
+  job.gpu_seconds += job.gpus * (now_ - job.held_since);
+  drop_holding(job);
+  job.phase = JobPhase::kFinished;
+  ++job.epoch;
+  --active_jobs_;
+  scheduler_->note_released();
+  if (options_.window && index >= options_.window->first && index <= options_.window->last) {
+    --window_left_;
+    window_end_ = now_;
+  }
 }
 
-// --- Main loop ----------------------------------------------------------------------------
+void Engine::finish_checkpoint(std::uint32_t index) {
+  JobState& job = jobs_[index];
+  job.overhead_gpu_seconds += job.gpus * (now_ - job.phase_since);
+  release_to_ledger(job);
+  job.gpu_seconds += job.gpus * (now_ - job.held_since);
+  drop_holding(job);
+  job.phase = JobPhase::kWaiting;
+  job.phase_since = now_;
+  ++job.epoch;
+  scheduler_->enqueue(index, now_);
+  scheduler_->note_released();
+}
+
+void Engine::begin_running(std::uint32_t index) {
+  JobState& job = jobs_[index];
+  if (job.phase == JobPhase::kRestoring)
+    job.overhead_gpu_seconds += job.gpus * (now_ - job.phase_since);
+  job.phase = JobPhase::kRunning;
+  job.phase_since = job.progress_since = now_;
+  ++job.epoch;
+  events_.push(now_ + std::max(0.0, job.remaining) / job.rate, EventKind::kCompletion, index,
+               job.epoch);
+}
+
+// --- Main loop --------------------------------------------------------------------------------
+
+void Engine::integrate_until(Time now) {
+  const double waiting = static_cast<double>(scheduler_->waiting());
+  queue_length_integral_ += waiting * (now - last_batch_time_);
+  const Time from = std::max(last_batch_time_, measure_from_);
+  if (now > from) {
+    const double dt = now - from;
+    busy_gpu_integral_ += (cluster_.total_gpus() - cluster_.free_gpus()) * dt;
+    cpu_integral_ += cluster_.allocated_cpus() * dt;
+    mem_integral_ += cluster_.allocated_mem_gb() * dt;
+    storage_integral_ += cluster_.allocated_storage_mbps() * dt;
+    window_queue_integral_ += waiting * dt;
+  }
+  last_batch_time_ = now;
+}
 
 RunResult Engine::run() {
   if (arrival_order_.empty()) return collect_results();
   first_submit_ = last_batch_time_ = jobs_[arrival_order_.front()].submit;
+  measure_from_ = first_submit_;
+  if (options_.window) {
+    measure_from_ = std::numeric_limits<double>::infinity();
+    for (std::size_t i = options_.window->first; i <= options_.window->last; ++i)
+      if (jobs_[i].phase != JobPhase::kRejected)
+        measure_from_ = std::min(measure_from_, jobs_[i].submit);
+    if (window_left_ == 0) return collect_results();
+  }
   const double sample_interval = options_.sample_interval_s;
   if (sample_interval > 0.0) events_.push(first_submit_, EventKind::kSample);
 
@@ -519,26 +553,26 @@ RunResult Engine::run() {
     Time now = events_.empty() ? jobs_[arrival_order_[next_arrival_]].submit : events_.top().time;
     if (next_arrival_ < arrival_order_.size())
       now = std::min(now, jobs_[arrival_order_[next_arrival_]].submit);
-    queue_length_integral_ += static_cast<double>(queue_.size()) * (now - last_batch_time_);
-    last_batch_time_ = now;
+    integrate_until(now);
+    now_ = now;
 
     bool sample_due = false;
-    bool round_due = false;
+    bool round_event = false;
     // Events before arrivals (completions and overheads), then arrivals, then rounds/samples.
     while (!events_.empty() && events_.top().time == now &&
            events_.top().kind < EventKind::kArrival) {
       const Event event = events_.pop();
       ++events_processed_;
-      if (event.epoch != jobs_[event.job].epoch) continue;  // superseded by a preemption
+      if (event.epoch != jobs_[event.job].epoch) continue;  // superseded by a change of plan
       switch (event.kind) {
         case EventKind::kCompletion:
-          complete(event.job, now);
+          complete(event.job);
           break;
         case EventKind::kCheckpointDone:
-          finish_checkpoint(event.job, now);
+          finish_checkpoint(event.job);
           break;
         case EventKind::kRestoreDone:
-          begin_running(event.job, now);
+          begin_running(event.job);
           break;
         default:
           break;
@@ -546,96 +580,108 @@ RunResult Engine::run() {
     }
     while (next_arrival_ < arrival_order_.size() &&
            jobs_[arrival_order_[next_arrival_]].submit == now) {
-      arrive(arrival_order_[next_arrival_++], now);
+      const std::uint32_t index = arrival_order_[next_arrival_++];
+      ++active_jobs_;
+      JobState& job = jobs_[index];
+      job.phase = JobPhase::kWaiting;
+      job.phase_since = now;
+      ++job.epoch;
+      scheduler_->enqueue(index, now);
       ++events_processed_;
     }
     while (!events_.empty() && events_.top().time == now) {
       const Event event = events_.pop();
       ++events_processed_;
-      if (event.kind == EventKind::kRound) round_due = true;
+      if (event.kind == EventKind::kRound) round_event = true;
       if (event.kind == EventKind::kSample) sample_due = true;
     }
-    // A batch that lands exactly on a lease boundary is that boundary's round, even when no
-    // round was pending (the queue was empty until this batch's arrivals).
-    if (!round_due && !round_scheduled_ && preemptive_ && !queue_.empty() &&
-        std::fmod(now, options_.scheduler.lease_s) == 0.0)
-      round_due = true;
-    if (round_due) {
-      round_scheduled_ = false;
-      preemption_round(now);
+    if (options_.window && window_left_ == 0) {
+      window_outlived_arrivals_ = next_arrival_ == arrival_order_.size();
+      break;  // the window has drained: steady-state metrics are complete
     }
-    scheduling_pass(now);
-    schedule_round_if_needed(now);
+    scheduler_->plan(now, scheduler_->round_due(now, round_event));
+    if (auto round = scheduler_->next_round(now)) events_.push(*round, EventKind::kRound);
     if (options_.check_invariants) check_invariants();
     if (sample_due) {
-      take_sample(now);
+      take_sample();
       if (active_jobs_ > 0 || next_arrival_ < arrival_order_.size())
         events_.push(now + sample_interval, EventKind::kSample);
     }
-    if (holders_.empty() && next_arrival_ == arrival_order_.size() && !queue_.empty())
+    if (holders_.empty() && next_arrival_ == arrival_order_.size() && scheduler_->waiting() > 0)
       throw std::logic_error("simulation stalled: jobs wait but nothing can ever free resources");
   }
   return collect_results();
 }
 
-// --- Measurement --------------------------------------------------------------------------
+// --- Measurement ------------------------------------------------------------------------------
 
-std::uint32_t Engine::head_of_queue() const {
-  const auto less = walk_order(vc_usage_);
-  std::uint32_t head = 0;
-  bool found = false;
-  for (std::size_t b = 0; b < queue_.num_buckets(); ++b) {
-    const auto& jobs = queue_.bucket(b).jobs;
-    if (jobs.empty()) continue;
-    if (!found || less(jobs.front(), head)) head = jobs.front();
-    found = true;
-  }
-  return head;
-}
-
-void Engine::take_sample(Time now) {
+void Engine::take_sample() {
   Sample sample;
-  sample.time = now;
+  sample.time = now_;
   sample.idle_gpus = cluster_.free_gpus();
   sample.busy_gpus = cluster_.total_gpus() - sample.idle_gpus;
-  sample.queue_length = static_cast<int>(queue_.size());
+  sample.queue_length = static_cast<int>(scheduler_->waiting());
   sample.running_jobs = static_cast<int>(holders_.size());
-  if (!queue_.empty()) {
+  if (scheduler_->waiting() > 0) {
     // Fragmented: idle GPUs on nodes (of a type the head-of-queue job may use) whose idle count
     // is below what that job would need from one node.
-    const JobState& head = jobs_[head_of_queue()];
+    const JobState& head = jobs_[scheduler_->head_of_queue()];
     for (const auto& node : cluster_.nodes()) {
       if (head.gpu_type >= 0 && node.gpu_type != head.gpu_type) continue;
       if (node.free_gpus > 0 && node.free_gpus < std::min(head.gpus, node.gpus))
         sample.fragmented_gpus += node.free_gpus;
     }
   }
-  samples_.push_back(sample);
+  if (now_ >= measure_from_) {
+    fragmented_sum_ += sample.fragmented_gpus;
+    ++sample_count_;
+  }
+  if (options_.record_samples) samples_.push_back(sample);
 }
 
 void Engine::check_invariants() const {
-  std::vector<int> used(cluster_.nodes().size(), 0);
+  const auto nodes = cluster_.nodes();
+  std::vector<int> used(nodes.size(), 0);
+  std::vector<double> cpus(nodes.size(), 0.0), mem(nodes.size(), 0.0), storage(nodes.size(), 0.0);
+  std::vector<std::size_t> listed(nodes.size(), 0);
   std::vector<double> vc(vc_names_.size(), 0.0);
   for (std::uint32_t index : holders_) {
     const JobState& job = jobs_[index];
     if (!job.holds_gpus()) throw std::logic_error("invariant: a holder does not hold GPUs");
     int gpus = 0;
-    for (std::uint32_t s = 0; s < job.placement_count; ++s) {
-      used[placement_pool_[job.placement_begin + s].node] +=
-          placement_pool_[job.placement_begin + s].gpus;
-      gpus += placement_pool_[job.placement_begin + s].gpus;
+    for (const Grant& grant : grants_of(index)) {
+      used[grant.node] += grant.gpus;
+      cpus[grant.node] += grant.cpus;
+      mem[grant.node] += grant.mem_gb;
+      storage[grant.node] += grant.storage_mbps;
+      gpus += grant.gpus;
+      const auto& list = node_holders_[grant.node];
+      if (std::count(list.begin(), list.end(), index) != 1)
+        throw std::logic_error("invariant: the node index lost a holder");
+      ++listed[grant.node];
     }
     if (gpus != job.gpus) throw std::logic_error("invariant: job holds the wrong number of GPUs");
     vc[job.vc] += job.gpus;
   }
   int free = 0;
-  for (std::size_t i = 0; i < used.size(); ++i) {
-    const auto& node = cluster_.node(static_cast<std::uint32_t>(i));
+  constexpr double kTolerance = 1e-6;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto& node = nodes[i];
     if (node.free_gpus < 0 || used[i] + node.free_gpus != node.gpus)
       throw std::logic_error("invariant: GPUs of node " + std::to_string(i) +
                              " over-allocated or leaked");
-    if (node.free_cpus < -1e-6 || node.free_mem_gb < -1e-6)
-      throw std::logic_error("invariant: CPU/memory over-allocated");
+    const auto over = [&](double held, double total, double left) {
+      return total > 0.0 && (held > total * (1 + kTolerance) + kTolerance ||
+                             std::abs(held + left - total) > kTolerance * (1 + total));
+    };
+    if (node.free_cpus < -kTolerance || node.free_mem_gb < -kTolerance ||
+        node.free_storage_mbps < -kTolerance || over(cpus[i], node.cpus, node.free_cpus) ||
+        over(mem[i], node.mem_gb, node.free_mem_gb) ||
+        over(storage[i], node.storage_mbps, node.free_storage_mbps))
+      throw std::logic_error("invariant: CPU, memory or storage of node " + std::to_string(i) +
+                             " over-allocated or leaked");
+    if (listed[i] != node_holders_[i].size())
+      throw std::logic_error("invariant: the node index lists a job that holds nothing there");
     free += node.free_gpus;
   }
   if (free != cluster_.free_gpus()) throw std::logic_error("invariant: free GPU count drifted");
@@ -645,40 +691,20 @@ void Engine::check_invariants() const {
         vc[v] > vc_quota_[v])
       throw std::logic_error("invariant: VC '" + vc_names_[v] + "' above its quota");
   }
-  std::size_t queued = 0;
-  for (std::size_t b = 0; b < queue_.num_buckets(); ++b) {
-    const auto& bucket = queue_.bucket(b);
-    queued += bucket.jobs.size();
-    for (std::uint32_t index : bucket.jobs)
-      if (jobs_[index].phase != JobPhase::kWaiting || jobs_[index].vc != bucket.vc ||
-          jobs_[index].gpus != bucket.gpus)
-        throw std::logic_error(
-            "invariant: the queue holds a job that is not waiting in that bucket");
-  }
-  if (queued != queue_.size()) throw std::logic_error("invariant: queue length drifted");
+  scheduler_->check_invariants();
 }
-
-namespace {
-// Linear interpolation between closest ranks (numpy's default), on a sorted copy.
-double percentile(std::vector<double>& sorted_values, double q) {
-  if (sorted_values.empty()) return 0.0;
-  const double position = q * static_cast<double>(sorted_values.size() - 1);
-  const auto lower = static_cast<std::size_t>(std::floor(position));
-  const std::size_t upper = std::min(lower + 1, sorted_values.size() - 1);
-  return sorted_values[lower] +
-         (sorted_values[upper] - sorted_values[lower]) * (position - static_cast<double>(lower));
-}
-}  // namespace
 
 RunResult Engine::collect_results() const {
   RunResult result;
   result.samples = samples_;
+  result.window_outlived_arrivals = window_outlived_arrivals_;
   result.jobs.resize(jobs_.size());
   std::vector<double> jcts, queues;
   jcts.reserve(jobs_.size());
   queues.reserve(jobs_.size());
   RunMetrics& m = result.metrics;
   Time last_finish = first_submit_;
+  const bool windowed = options_.window.has_value();
   for (std::size_t i = 0; i < jobs_.size(); ++i) {
     const JobState& job = jobs_[i];
     JobRecord& record = result.jobs[i];
@@ -695,6 +721,7 @@ RunResult Engine::collect_results() const {
     record.gpu_seconds = job.gpu_seconds;
     record.overhead_gpu_seconds = job.overhead_gpu_seconds;
     record.nodes = job.nodes;
+    if (windowed && (i < options_.window->first || i > options_.window->last)) continue;
     jcts.push_back(record.jct);
     queues.push_back(record.queue_delay);
     m.gpu_seconds += job.gpu_seconds;
@@ -704,6 +731,7 @@ RunResult Engine::collect_results() const {
   }
   m.jobs = jcts.size();
   m.rejected = rejected_;
+  m.window_jobs = windowed ? options_.window->last - options_.window->first + 1 : jobs_.size();
   if (!jcts.empty()) {
     m.jct_mean = std::accumulate(jcts.begin(), jcts.end(), 0.0) / static_cast<double>(jcts.size());
     m.queue_mean =
@@ -716,19 +744,27 @@ RunResult Engine::collect_results() const {
     m.jct_max = jcts.back();
     m.queue_p50 = percentile(queues, 0.50);
     m.queue_p99 = percentile(queues, 0.99);
-    m.makespan = last_finish - first_submit_;
+    // Without a window: the whole run. With one: from the window's first submit to its last
+    // finish, and utilisation from what the whole cluster held over that span.
+    const Time end = windowed ? window_end_ : last_finish;
+    m.makespan = end - measure_from_;
     if (m.makespan > 0.0) {
-      m.gpu_util = m.gpu_seconds / (cluster_.total_gpus() * m.makespan);
-      m.queue_len_mean = queue_length_integral_ / m.makespan;
+      const auto util = [&](double integral, double total) {
+        return total > 0.0 ? integral / (total * m.makespan) : 0.0;
+      };
+      m.gpu_util = windowed ? util(busy_gpu_integral_, cluster_.total_gpus())
+                            : m.gpu_seconds / (cluster_.total_gpus() * m.makespan);
+      m.queue_len_mean = (windowed ? window_queue_integral_ : queue_length_integral_) / m.makespan;
+      m.cpu_util = util(cpu_integral_, cluster_.total_cpus());
+      m.mem_util = util(mem_integral_, cluster_.total_mem_gb());
+      m.storage_util = util(storage_integral_, cluster_.total_storage_mbps());
     }
   }
-  if (!samples_.empty()) {
-    double fragmented = 0.0;
-    for (const auto& sample : samples_) fragmented += sample.fragmented_gpus;
-    m.frag_mean = fragmented / static_cast<double>(samples_.size());
-  }
+  if (sample_count_ > 0) m.frag_mean = fragmented_sum_ / static_cast<double>(sample_count_);
   m.events = events_processed_;
-  m.rounds = rounds_;
+  m.rounds = scheduler_->rounds();
+  m.reallocations = reallocations_;
+  scheduler_->report(m);
   return result;
 }
 

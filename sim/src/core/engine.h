@@ -1,79 +1,104 @@
 // The discrete-event engine behind simulate(). Private to the core.
 //
-// Time advances from one event batch to the next (all events at one instant). A job's progress
-// is piecewise-constant between events, so its completion is an event computed when it starts.
-// Arrivals are read from the workload sorted by submit time, so the heap holds only completions,
-// overheads, rounds and samples. After each batch the scheduler makes one pass over the queue.
+// The engine *applies*; the scheduler (scheduler.h) *decides*. The engine owns the state: the
+// resource ledger (ClusterState), every job's phase, progress and grants, the event queue and
+// the measurements. It changes that state in exactly one way, apply(plan) (plan.h), plus its
+// own event handlers (completions, the end of a checkpoint or restore, arrivals). A job's
+// progress is piecewise-constant between changes, so its completion is an event computed when
+// its rate changes; a change bumps the job's epoch so stale completions are dropped when popped.
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "clustersim/allocation_mechanism.h"
 #include "clustersim/cluster_state.h"
 #include "clustersim/event_queue.h"
 #include "clustersim/job_state.h"
 #include "clustersim/placement.h"
-#include "clustersim/policy.h"
+#include "clustersim/plan.h"
 #include "clustersim/random.h"
 #include "clustersim/simulator.h"
-#include "core/waiting_queue.h"
 
 namespace clustersim::internal {
 
-class Engine {
+class Scheduler;
+
+class Engine final : public AllocationContext {
  public:
   Engine(const SimOptions& options, const std::vector<JobSpec>& specs);
+  ~Engine() override;
   RunResult run();
+
+  // ---- AllocationContext (what deciders read) ----------------------------------------------
+  Time now() const override { return now_; }
+  const SchedulerOptions& options() const override { return options_.scheduler; }
+  const ClusterState& cluster() const override { return cluster_; }
+  std::span<const JobState> jobs() const override { return jobs_; }
+  std::span<const std::uint32_t> holders() const override { return holders_; }
+  std::span<const std::uint32_t> holders_on(std::uint32_t node) const override {
+    return node_holders_[node];
+  }
+  std::span<const Grant> grants_of(std::uint32_t job) const override {
+    return {grant_pool_.data() + jobs_[job].grant_begin, jobs_[job].grant_count};
+  }
+  PlacementRequest request_of(std::uint32_t job) const override;
+  std::span<const int> types_to_try(std::uint32_t job) override;
+  bool place(const PlacementRequest& request, std::vector<NodeShare>& out) override;
+  double rate_if(std::uint32_t job, std::span<const Grant> grants) const override;
+  double rate_per_gpu(std::uint32_t job, int gpu_type, const PerGpu& per_gpu) const override;
+  SensitivityAxes axes(std::uint32_t job, int gpu_type) const override;
+
+  // ---- For the scheduler ---------------------------------------------------------------------
+  // The only way a decision changes state. Checks the whole plan (each job named once, in a
+  // phase it may leave; grants that add up to the job's GPUs, on nodes of one type), gives back
+  // what changed jobs release now, then takes every new grant from the ledger (which throws
+  // std::logic_error on any over-allocation), then for each job folds its progress at the old
+  // rate, charges the transition (start: restore after a preemption; stop: checkpoint; change:
+  // realloc_s), asks the throughput model for the new rate and reschedules its completion.
+  void apply(const Plan& plan);
+  const SimOptions& sim_options() const { return options_; }
+  // The GPU type a holder's grants are on.
+  int type_held(std::uint32_t job) const {
+    return cluster_.node(grant_pool_[jobs_[job].grant_begin].node).gpu_type;
+  }
+  // Virtual clusters: names, GPUs held now, quotas (total GPUs without quotas), fair-share
+  // weights.
+  bool quotas_enforced() const { return quotas_enforced_; }
+  const std::vector<double>& vc_usage() const { return vc_usage_; }
+  const std::vector<double>& vc_quota() const { return vc_quota_; }
+  const std::vector<double>& vc_weight() const { return vc_weight_; }
+  std::size_t vc_count() const { return vc_names_.size(); }
 
  private:
   void load_jobs();
   void reject_or_throw(JobState& job, const char* field, const std::string& why);
+  const void* resolved(std::uint32_t job, int gpu_type) const {
+    return resolved_[static_cast<std::size_t>(job) * type_count_ +
+                     static_cast<std::size_t>(gpu_type)];
+  }
 
   // Event handlers.
-  void arrive(std::uint32_t job, Time now);
-  void complete(std::uint32_t job, Time now);
-  void finish_checkpoint(std::uint32_t job, Time now);
-  void begin_running(std::uint32_t job, Time now);
+  void complete(std::uint32_t job);
+  void finish_checkpoint(std::uint32_t job);
+  void begin_running(std::uint32_t job);
 
-  // Scheduling.
-  void scheduling_pass(Time now);
-  void preemption_round(Time now);
-  bool try_start(std::uint32_t job, Time now);
-  void preempt(std::uint32_t job, Time now);
-  void enqueue(std::uint32_t job, Time now);
-  void release(std::uint32_t job, Time now);
-  bool before(std::uint32_t a, std::uint32_t b) const;
-  auto order() const {
-    return [this](std::uint32_t a, std::uint32_t b) { return before(a, b); };
-  }
-  // The order in which walks serve jobs of different VCs: `before`, except that policies that
-  // rank VCs (fair share) first compare the VCs' ranks given their GPUs held in `usage`.
-  auto walk_order(const std::vector<double>& usage) const {
-    return [this, &usage](std::uint32_t a, std::uint32_t b) {
-      if (ranks_vcs_) {
-        const JobState& x = jobs_[a];
-        const JobState& y = jobs_[b];
-        const bool priority_decides =
-            options_.scheduler.honor_priority && x.spec->priority != y.spec->priority;
-        if (!priority_decides) {
-          const double total = cluster_.total_gpus();
-          const double rank_x = policy_->vc_rank(usage[x.vc], x.gpus, vc_weight_[x.vc], total);
-          const double rank_y = policy_->vc_rank(usage[y.vc], y.gpus, vc_weight_[y.vc], total);
-          if (rank_x != rank_y) return rank_x < rank_y;
-        }
-      }
-      return before(a, b);
-    };
-  }
-  std::uint32_t head_of_queue() const;
-  bool within_quota(const JobState& job, const std::vector<double>& usage) const;
-  PlacementRequest request_of(const JobState& job) const;
-  bool place_on_one_type(PlacementRequest& request);
-  PolicyContext policy_context(Time now) const;
-  void schedule_round_if_needed(Time now);
+  // Parts of apply().
+  void check_change(const Plan& plan, const Plan::Change& change);
+  void release_to_ledger(const JobState& job);
+  void take_holding(JobState& job, std::span<const Grant> grants);
+  void drop_holding(JobState& job);
+  void start_job(JobState& job);
+  void stop_job(JobState& job);
+  void change_job(JobState& job, std::span<const Grant> old_grants);
+  void set_rate(JobState& job);
+  Allocation allocation_of(std::span<const Grant> grants) const;
 
   // Measurement.
-  void take_sample(Time now);
+  void take_sample();
+  void integrate_until(Time now);
   void check_invariants() const;
   RunResult collect_results() const;
 
@@ -81,60 +106,60 @@ class Engine {
   const std::vector<JobSpec>& specs_;
   ClusterState cluster_;
   Rng rng_;
-  std::unique_ptr<SchedulingPolicy> policy_;
   std::unique_ptr<PlacementPolicy> placement_;
   std::unique_ptr<ThroughputModel> owned_throughput_;
   const ThroughputModel* throughput_ = nullptr;
-  bool preemptive_ = false;
-  bool ranks_vcs_ = false;
-  bool quotas_enforced_ = false;  // the cluster defines VCs with quotas
+  std::unique_ptr<Scheduler> scheduler_;
+  std::size_t type_count_ = 1;
+  std::vector<const void*> resolved_;     // throughput model's lookup, by (job, GPU type)
+  std::vector<std::uint32_t> type_node_;  // a node of each type: its proportional shares
 
+  Time now_ = 0.0;
   std::vector<JobState> jobs_;
   std::vector<std::uint32_t> arrival_order_;  // job indices sorted by (submit, index)
   std::size_t next_arrival_ = 0;
   EventQueue events_;
 
-  // Waiting jobs, per VC, each list in policy order (sorted incrementally for static keys).
-  WaitingQueue queue_;
-  std::vector<PriorityKey> keys_;  // by job index
-  // Jobs holding GPUs, with each one's position for O(1) removal.
+  // Holdings: jobs holding resources (with positions for O(1) removal), their grants (slots
+  // sized at load), and the holders of each node.
   std::vector<std::uint32_t> holders_;
   std::vector<std::uint32_t> holder_position_;
-  std::vector<NodeShare> placement_pool_;  // every job's slots, sized at load
-  std::vector<NodeShare> placement_scratch_;
+  std::vector<Grant> grant_pool_;
+  std::vector<Grant> old_grants_;  // scratch: a changed job's grants before the plan
+  std::vector<std::vector<std::uint32_t>> node_holders_;
+  std::vector<std::uint32_t> plan_stamp_;  // apply number that last named each job
+  std::uint32_t apply_number_ = 0;
   std::vector<int> type_order_;
-  std::vector<int> room_by_type_;
 
   // VCs: holdings, quotas and fair-share weights.
+  bool quotas_enforced_ = false;  // the cluster defines VCs with quotas
   std::vector<std::string> vc_names_;
   std::vector<double> vc_usage_;
   std::vector<double> vc_quota_;
   std::vector<double> vc_weight_;
 
-  // Scratch reused by rounds and passes (no allocation per event).
-  std::vector<std::uint32_t> candidates_;
-  std::vector<PriorityKey> candidate_keys_;
-  std::vector<const MergedWalk::List*> walk_lists_;
-  std::vector<std::vector<std::uint32_t>> vc_candidates_;
-  std::vector<std::size_t> walk_reached_;
-  MergedWalk walk_;
-  std::vector<std::uint32_t> admitted_stamp_;
-  std::vector<double> round_usage_;
-  std::vector<double> zero_usage_;
-  std::uint32_t round_number_ = 0;
-  std::vector<std::uint32_t> vc_blocked_stamp_;  // pass number at which a VC stopped (strict order)
-  std::uint32_t pass_number_ = 0;
-  bool round_scheduled_ = false;
-
   // Measurement.
   std::vector<Sample> samples_;
+  double fragmented_sum_ = 0.0;
+  std::uint64_t sample_count_ = 0;
   std::uint64_t events_processed_ = 0;
-  std::uint64_t rounds_ = 0;
+  std::uint64_t reallocations_ = 0;
   std::size_t rejected_ = 0;
   std::size_t active_jobs_ = 0;  // submitted and not finished
   double queue_length_integral_ = 0.0;
   Time last_batch_time_ = 0.0;
   Time first_submit_ = 0.0;
+  // Resources held x time, from measure_from_ on (cluster-wide; for the utilisations).
+  Time measure_from_ = 0.0;
+  double busy_gpu_integral_ = 0.0;
+  double cpu_integral_ = 0.0;
+  double mem_integral_ = 0.0;
+  double storage_integral_ = 0.0;
+  double window_queue_integral_ = 0.0;
+  // Window: jobs of the window not finished yet (rejected ones excluded).
+  std::size_t window_left_ = 0;
+  Time window_end_ = 0.0;
+  bool window_outlived_arrivals_ = false;
 };
 
 }  // namespace clustersim::internal

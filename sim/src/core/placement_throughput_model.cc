@@ -9,7 +9,7 @@ namespace {
 class PlacementThroughputModel final : public ThroughputModel {
  public:
   explicit PlacementThroughputModel(const PlacementPenalty& penalty) : penalty_(penalty) {}
-  double rate(const JobSpec&, const Allocation& allocation) const override {
+  double rate(const JobSpec&, const void*, const Allocation& allocation) const override {
     if (allocation.racks > 1) return penalty_.cross_rack_factor;
     if (allocation.nodes > 1) return penalty_.cross_node_factor;
     return 1.0;

@@ -272,10 +272,13 @@ class ProfileThroughputModel final : public ThroughputModel {
     if (!library_) throw std::invalid_argument("profile throughput model: null profile library");
   }
 
-  double rate(const JobSpec& job, const Allocation& allocation) const override {
-    const std::string* type = allocation.gpu_type;
-    if (type == nullptr && !job.gpu_type.empty()) type = &job.gpu_type;
-    const Profile* profile = library_->find(job.model, type);
+  const void* resolve(const JobSpec& job, const std::string& gpu_type) const override {
+    return library_->find(job.model, gpu_type.empty() ? nullptr : &gpu_type);
+  }
+
+  double rate(const JobSpec& job, const void* resolved,
+              const Allocation& allocation) const override {
+    const auto* profile = static_cast<const Profile*>(resolved);
     if (profile == nullptr) {
       if (options_.on_missing == MissingProfile::kNeutral) {
         return penalty_factor(options_.penalty, allocation);
@@ -285,6 +288,12 @@ class ProfileThroughputModel final : public ThroughputModel {
                                   "rate 1.0");
     }
     return profile_rate(*profile, allocation, options_);
+  }
+
+  SensitivityAxes axes(const void* resolved) const override {
+    const auto* profile = static_cast<const Profile*>(resolved);
+    if (profile == nullptr) return {};
+    return {&profile->cpus_per_gpu, &profile->mem_gb_per_gpu};
   }
 
  private:

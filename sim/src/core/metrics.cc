@@ -1,0 +1,90 @@
+#include "clustersim/metrics.h"
+
+namespace clustersim {
+
+namespace {
+
+constexpr MetricField count(std::string_view name, std::uint64_t RunMetrics::*member,
+                            std::string_view meaning) {
+  return {name, FieldType::kCount, "", meaning, member, nullptr};
+}
+constexpr MetricField real(std::string_view name, double RunMetrics::*member, std::string_view unit,
+                           std::string_view meaning) {
+  return {name, FieldType::kReal, unit, meaning, nullptr, member};
+}
+
+constexpr MetricField kRunMetrics[] = {
+    count("jobs", &RunMetrics::jobs, "jobs completed (in the window, when one is set)"),
+    count("rejected", &RunMetrics::rejected, "impossible jobs rejected at load"),
+    real("jct_mean", &RunMetrics::jct_mean, "s", "mean job completion time"),
+    real("jct_p50", &RunMetrics::jct_p50, "s", "median job completion time"),
+    real("jct_p95", &RunMetrics::jct_p95, "s", "95th percentile job completion time"),
+    real("jct_p99", &RunMetrics::jct_p99, "s", "99th percentile job completion time"),
+    real("jct_max", &RunMetrics::jct_max, "s", "largest job completion time"),
+    real("queue_mean", &RunMetrics::queue_mean, "s", "mean queueing delay"),
+    real("queue_p50", &RunMetrics::queue_p50, "s", "median queueing delay"),
+    real("queue_p99", &RunMetrics::queue_p99, "s", "99th percentile queueing delay"),
+    real("makespan", &RunMetrics::makespan, "s", "last finish - first submit"),
+    real("gpu_util", &RunMetrics::gpu_util, "fraction",
+         "allocated GPU-seconds / (GPUs x makespan)"),
+    real("gpu_seconds", &RunMetrics::gpu_seconds, "GPU-s", "allocated GPU-seconds"),
+    real("overhead_gpu_seconds", &RunMetrics::overhead_gpu_seconds, "GPU-s",
+         "GPU-seconds spent checkpointing, restoring or re-launching"),
+    count("preemptions", &RunMetrics::preemptions, "preemptions, over all jobs"),
+    real("frag_mean", &RunMetrics::frag_mean, "GPUs", "time-averaged fragmented GPUs"),
+    real("queue_len_mean", &RunMetrics::queue_len_mean, "jobs", "time-averaged waiting jobs"),
+    count("events", &RunMetrics::events, "events processed"),
+    count("rounds", &RunMetrics::rounds, "scheduling rounds held"),
+    real("cpu_util", &RunMetrics::cpu_util, "fraction",
+         "allocated core-seconds / (cores x makespan); 0 when CPUs are not modelled"),
+    real("mem_util", &RunMetrics::mem_util, "fraction",
+         "allocated GB-seconds / (GB x makespan); 0 when memory is not modelled"),
+    real("storage_util", &RunMetrics::storage_util, "fraction",
+         "allocated storage bandwidth x time / (bandwidth x makespan); 0 when not modelled"),
+    count("window_jobs", &RunMetrics::window_jobs,
+          "jobs in the measurement window (every job without one)"),
+    count("reallocations", &RunMetrics::reallocations,
+          "changes of a running job's CPU, memory or storage grant"),
+    real("alloc_lp_bound", &RunMetrics::alloc_lp_bound, "",
+         "opt: mean over LP solves of the LP bound on the sum of normalised throughputs"),
+    real("alloc_lp_rounded", &RunMetrics::alloc_lp_rounded, "",
+         "opt: mean over LP solves of that sum once rounded to a feasible allocation"),
+};
+
+constexpr JobField job_count(std::string_view name, int JobRecord::*member, bool first_block) {
+  return {name, FieldType::kCount, false, first_block, member, nullptr};
+}
+constexpr JobField job_real(std::string_view name, double JobRecord::*member, bool finished_only,
+                            bool first_block) {
+  return {name, FieldType::kReal, finished_only, first_block, nullptr, member};
+}
+
+constexpr JobField kJobFields[] = {
+    job_real("submit_time", &JobRecord::submit_time, false, true),
+    job_real("start_time", &JobRecord::start_time, true, true),
+    job_real("finish_time", &JobRecord::finish_time, true, true),
+    job_real("jct", &JobRecord::jct, true, true),
+    job_real("queue_delay", &JobRecord::queue_delay, true, true),
+    job_count("num_gpus", &JobRecord::num_gpus, true),
+    job_count("preemptions", &JobRecord::preemptions, true),
+    job_real("gpu_seconds", &JobRecord::gpu_seconds, false, true),
+    job_real("overhead_gpu_seconds", &JobRecord::overhead_gpu_seconds, false, true),
+    job_count("nodes", &JobRecord::nodes, true),
+};
+
+constexpr SampleField kSampleFields[] = {
+    {"time", FieldType::kReal, nullptr, &Sample::time},
+    {"busy_gpus", FieldType::kCount, &Sample::busy_gpus, nullptr},
+    {"idle_gpus", FieldType::kCount, &Sample::idle_gpus, nullptr},
+    {"fragmented_gpus", FieldType::kCount, &Sample::fragmented_gpus, nullptr},
+    {"queue_length", FieldType::kCount, &Sample::queue_length, nullptr},
+    {"running_jobs", FieldType::kCount, &Sample::running_jobs, nullptr},
+};
+
+}  // namespace
+
+std::span<const MetricField> run_metric_fields() { return kRunMetrics; }
+std::span<const JobField> job_record_fields() { return kJobFields; }
+std::span<const SampleField> sample_fields() { return kSampleFields; }
+
+}  // namespace clustersim

@@ -1,0 +1,311 @@
+#include "core/scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace clustersim::internal {
+
+namespace {
+
+bool key_less(const PriorityKey& a, std::uint32_t ia, const PriorityKey& b, std::uint32_t ib) {
+  if (a.primary != b.primary) return a.primary < b.primary;
+  if (a.secondary != b.secondary) return a.secondary < b.secondary;
+  return ia < ib;
+}
+
+}  // namespace
+
+Scheduler::Scheduler(Engine& engine, const SimOptions& options)
+    : engine_(engine),
+      options_(options),
+      policy_(make_scheduling_policy(options.scheduler)),
+      allocation_(make_allocation_mechanism(options.scheduler)) {
+  preemptive_ = options.scheduler.preemption.value_or(policy_->preemptive());
+  ranks_vcs_ = policy_->ranks_vcs();
+}
+
+void Scheduler::load(std::size_t jobs, int max_gpus, std::size_t vcs) {
+  lend_ = engine_.quotas_enforced() && options_.scheduler.vc_quota == VcQuotaMode::kLend;
+  keys_.resize(jobs);
+  admitted_stamp_.assign(jobs, 0);
+  queue_.reset(max_gpus);
+  vc_blocked_stamp_.assign(vcs, 0);
+  const std::size_t types = engine_.cluster().gpu_type_names().size();
+  type_capacity_.assign(types, 0);
+  type_idle_.assign(types, 0);
+  type_admitted_.assign(types, 0);
+  allocation_->bind(engine_);
+}
+
+bool Scheduler::before(std::uint32_t a, std::uint32_t b) const {
+  const auto all = jobs();
+  if (options_.scheduler.honor_priority && all[a].spec->priority != all[b].spec->priority)
+    return all[a].spec->priority > all[b].spec->priority;
+  return key_less(keys_[a], a, keys_[b], b);
+}
+
+bool Scheduler::within_quota(const JobState& job, const std::vector<double>& usage) const {
+  return !engine_.quotas_enforced() || usage[job.vc] + job.gpus <= engine_.vc_quota()[job.vc];
+}
+
+PolicyContext Scheduler::policy_context(Time now) const {
+  PolicyContext ctx;
+  ctx.now = now;
+  ctx.jobs = jobs();
+  ctx.total_gpus = engine_.cluster().total_gpus();
+  return ctx;
+}
+
+void Scheduler::enqueue(std::uint32_t index, Time now) {
+  const JobState& job = jobs()[index];
+  const std::uint32_t one[1] = {index};
+  policy_->compute_keys(one, policy_context(now), std::span<PriorityKey>(&keys_[index], 1));
+  queue_.insert_sorted(index, job.vc, job.gpus, job.gpu_type, order());
+}
+
+// --- Rounds -----------------------------------------------------------------------------------
+
+bool Scheduler::round_due(Time now, bool round_event) {
+  // A batch that lands exactly on a lease boundary is that boundary's round, even when no round
+  // was pending (the queue was empty until this batch's arrivals).
+  if (!round_event && !round_scheduled_ && preemptive_ && !queue_.empty() &&
+      std::fmod(now, options_.scheduler.lease_s) == 0.0)
+    round_event = true;
+  if (round_event) round_scheduled_ = false;
+  return round_event;
+}
+
+std::optional<Time> Scheduler::next_round(Time now) {
+  if (!preemptive_ || round_scheduled_ || queue_.empty() || engine_.holders().empty())
+    return std::nullopt;
+  round_scheduled_ = true;
+  const double lease = options_.scheduler.lease_s;
+  return (std::floor(now / lease) + 1.0) * lease;
+}
+
+void Scheduler::plan(Time now, bool round_due) {
+  if (round_due) preemption_round(now);
+  scheduling_pass(now);
+  if (released_ && allocation_->rebalances()) {
+    plan_.clear();
+    allocation_->rebalance(engine_, plan_);
+    if (!plan_.empty()) engine_.apply(plan_);
+  }
+  released_ = false;
+}
+
+void Scheduler::preemption_round(Time now) {
+  ++rounds_;
+  if (queue_.empty()) return;
+  candidates_.clear();
+  round_usage_.assign(engine_.vc_count(), 0.0);
+  const auto all = jobs();
+  for (std::uint32_t index : engine_.holders()) {
+    const JobState& job = all[index];
+    if (job.phase == JobPhase::kRunning) {
+      candidates_.push_back(index);
+    } else {
+      round_usage_[job.vc] += job.gpus;  // restoring or checkpointing: cannot be preempted
+    }
+  }
+  if (candidates_.empty()) return;
+  // Capacity per GPU type: what is free plus what the preemptible jobs hold. A job is admitted
+  // against its own type only, so a job alone on its type is never preempted for jobs that
+  // cannot use its GPUs.
+  const ClusterState& cluster = engine_.cluster();
+  int capacity = 0;
+  for (std::size_t t = 0; t < type_capacity_.size(); ++t) {
+    type_capacity_[t] = type_idle_[t] = cluster.free_gpus(static_cast<int>(t));
+    type_admitted_[t] = 0;
+  }
+  for (std::uint32_t index : candidates_)
+    type_capacity_[engine_.type_held(index)] += all[index].gpus;
+  for (int c : type_capacity_) capacity += c;
+
+  // Re-key running jobs: their service has grown. Waiting jobs' keys do not change.
+  candidate_keys_.resize(candidates_.size());
+  policy_->compute_keys(candidates_, policy_context(now), candidate_keys_);
+  for (std::size_t i = 0; i < candidates_.size(); ++i) keys_[candidates_[i]] = candidate_keys_[i];
+  std::sort(candidates_.begin(), candidates_.end(), order());
+
+  // Walk running and waiting jobs merged in priority order, admitting greedily into capacity.
+  // Fair-share policies rank by VC, so their running jobs are walked in one list per VC.
+  ++round_number_;
+  const auto less = walk_order(round_usage_);
+  const bool backfill = options_.scheduler.backfill;
+  const int phases = lend_ ? 2 : 1;
+  walk_lists_.clear();
+  for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
+    walk_lists_.push_back(&queue_.bucket(b).jobs);
+  if (ranks_vcs_) {
+    vc_candidates_.resize(engine_.vc_count());
+    for (auto& list : vc_candidates_) list.clear();
+    for (std::uint32_t index : candidates_) vc_candidates_[all[index].vc].push_back(index);
+    for (const auto& list : vc_candidates_) walk_lists_.push_back(&list);
+  } else {
+    walk_lists_.push_back(&candidates_);
+  }
+  bool admitted_waiting = false;
+  for (int phase = 0; phase < phases && capacity > 0; ++phase) {
+    walk_.start(walk_lists_, less);
+    while (!walk_.done() && capacity > 0) {
+      const std::uint32_t index = walk_.job();
+      const JobState& job = all[index];
+      if (admitted_stamp_[index] == round_number_) {
+        walk_.advance(less);
+        continue;
+      }
+      const bool waiting = job.phase == JobPhase::kWaiting;
+      // The type this job would hold: its own; for an untyped waiting job, the type with most
+      // idle GPUs not yet claimed if they suffice (it then displaces no one, and the pass will
+      // place it there: most free GPUs first), else the one with the most capacity left.
+      int type = waiting ? job.gpu_type : engine_.type_held(index);
+      if (type < 0) {
+        type = 0;
+        for (std::size_t t = 1; t < type_capacity_.size(); ++t)
+          if (type_idle_[t] > type_idle_[type]) type = static_cast<int>(t);
+        if (type_idle_[type] < job.gpus) {
+          type = 0;
+          for (std::size_t t = 1; t < type_capacity_.size(); ++t)
+            if (type_capacity_[t] > type_capacity_[type]) type = static_cast<int>(t);
+        }
+      }
+      const bool gpus_fit = job.gpus <= type_capacity_[type];
+      const bool fits = (phase == 1 || within_quota(job, round_usage_)) && gpus_fit;
+      if (!fits) {
+        if (!backfill && !gpus_fit) break;
+        if (waiting && backfill) {
+          walk_.drop(less);  // the rest of this bucket (one VC, one size, one type) fits no better
+        } else {
+          walk_.advance(less);
+        }
+        continue;
+      }
+      admitted_stamp_[index] = round_number_;
+      type_capacity_[type] -= job.gpus;
+      capacity -= job.gpus;
+      round_usage_[job.vc] += job.gpus;
+      if (waiting) {
+        admitted_waiting = true;
+        type_admitted_[type] = 1;
+        type_idle_[type] = std::max(0, type_idle_[type] - job.gpus);
+      }
+      walk_.advance(less);
+      if (ranks_vcs_) walk_.reorder(less);
+    }
+  }
+  if (!admitted_waiting) return;
+  plan_.clear();
+  for (std::uint32_t index : candidates_)
+    if (admitted_stamp_[index] != round_number_ && type_admitted_[engine_.type_held(index)])
+      plan_.set(index);  // no grants: stop
+  if (plan_.empty()) return;
+  engine_.apply(plan_);
+  released_ = true;
+}
+
+// --- Passes -----------------------------------------------------------------------------------
+
+bool Scheduler::try_start(std::uint32_t index) {
+  plan_.clear();
+  if (!allocation_->start(index, engine_, plan_)) return false;
+  engine_.apply(plan_);
+  queue_.count_out(jobs()[index].gpus);  // the caller removes it from its bucket
+  return true;
+}
+
+void Scheduler::scheduling_pass(Time) {
+  if (queue_.empty()) return;
+  ++pass_number_;
+  const auto less = walk_order(engine_.vc_usage());
+  const bool backfill = options_.scheduler.backfill;
+  const ClusterState& cluster = engine_.cluster();
+  const auto all = jobs();
+  // With lending, jobs within their VC's quota go first; borrowers take what is left.
+  const int phases = lend_ ? 2 : 1;
+  walk_lists_.clear();
+  for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
+    walk_lists_.push_back(&queue_.bucket(b).jobs);
+  walk_reached_.assign(queue_.num_buckets(), 0);
+  bool started_any = false;
+  bool stop = false;
+  for (int phase = 0; phase < phases && !stop; ++phase) {
+    walk_.start(walk_lists_, less);
+    while (!walk_.done()) {
+      if (cluster.free_gpus() < std::max(1, queue_.min_demand())) {
+        stop = true;
+        break;
+      }
+      const std::uint32_t index = walk_.job();
+      const JobState& job = all[index];
+      if (job.phase != JobPhase::kWaiting) {  // started in the first phase
+        walk_.advance(less);
+        continue;
+      }
+      const bool quota_ok = phase == 1 || within_quota(job, engine_.vc_usage());
+      if (backfill) {
+        // Skip a whole bucket (one VC, one size) that cannot start now.
+        if (!quota_ok || job.gpus > cluster.free_gpus(job.gpu_type)) {
+          walk_.drop(less);
+          continue;
+        }
+      } else if (vc_blocked_stamp_[job.vc] == pass_number_ || !quota_ok) {
+        // Strict order: a VC at its quota blocks itself, and only itself.
+        vc_blocked_stamp_[job.vc] = pass_number_;
+        walk_.drop(less);
+        continue;
+      }
+      if (job.gpus <= cluster.free_gpus(job.gpu_type) && try_start(index)) {
+        started_any = true;
+        walk_.advance(less);
+        if (ranks_vcs_) walk_.reorder(less);  // the VC's share grew: its other lists move back
+        continue;
+      }
+      if (!backfill) {
+        stop = true;  // strict order: the head of the queue blocks everyone behind it
+        break;
+      }
+      walk_.advance(less);
+    }
+    for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
+      walk_reached_[b] = std::max(walk_reached_[b], walk_.position(b));
+  }
+  if (started_any) {
+    for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
+      queue_.remove_left(b, walk_reached_[b],
+                         [&](std::uint32_t j) { return all[j].phase != JobPhase::kWaiting; });
+  }
+}
+
+// --- Measurement ------------------------------------------------------------------------------
+
+std::uint32_t Scheduler::head_of_queue() const {
+  const auto less = walk_order(engine_.vc_usage());
+  std::uint32_t head = 0;
+  bool found = false;
+  for (std::size_t b = 0; b < queue_.num_buckets(); ++b) {
+    const auto& list = queue_.bucket(b).jobs;
+    if (list.empty()) continue;
+    if (!found || less(list.front(), head)) head = list.front();
+    found = true;
+  }
+  return head;
+}
+
+void Scheduler::check_invariants() const {
+  std::size_t queued = 0;
+  const auto all = jobs();
+  for (std::size_t b = 0; b < queue_.num_buckets(); ++b) {
+    const auto& bucket = queue_.bucket(b);
+    queued += bucket.jobs.size();
+    for (std::uint32_t index : bucket.jobs)
+      if (all[index].phase != JobPhase::kWaiting || all[index].vc != bucket.vc ||
+          all[index].gpus != bucket.gpus)
+        throw std::logic_error(
+            "invariant: the queue holds a job that is not waiting in that bucket");
+  }
+  if (queued != queue_.size()) throw std::logic_error("invariant: queue length drifted");
+}
+
+}  // namespace clustersim::internal

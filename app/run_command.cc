@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <iostream>
+#include <memory>
 
 #include "clustersim/config.h"
 #include "clustersim/report.h"
@@ -14,15 +15,19 @@ int run_command(const RunArguments& args) {
       args.config_path.empty()
           ? parse_run_config(default_config_text(), "<built-in example>", "", args.overrides)
           : load_run_config(args.config_path, args.overrides);
+  // Samples are kept only when they are written (frag_mean needs none).
+  config.sim.record_samples = !args.timeseries_out.empty();
   const auto started = std::chrono::steady_clock::now();
-  Workload workload = load_workload(config);
-  if (workload.skipped_rows > 0) {
-    std::cerr << "clustersim: skipped " << workload.skipped_rows << " malformed rows";
-    if (!workload.skip_reasons.empty())
-      std::cerr << " (first: " << workload.skip_reasons.front() << ")";
+  auto loaded = std::make_shared<const Workload>(load_workload(config));
+  if (loaded->skipped_rows > 0) {
+    std::cerr << "clustersim: skipped " << loaded->skipped_rows << " malformed rows";
+    if (!loaded->skip_reasons.empty())
+      std::cerr << " (first: " << loaded->skip_reasons.front() << ")";
     std::cerr << '\n';
   }
-  RunResult result = simulate(config.sim, workload.jobs);
+  ConfigRun run = simulate_config(config, std::move(loaded));
+  const Workload& workload = *run.workload;
+  const RunResult& result = run.result;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 

@@ -53,35 +53,12 @@ class Reader {
   std::size_t offset_ = 0;
 };
 
-constexpr std::uint32_t kResultFormat = 1;
-
-#define CLUSTERSIM_DOUBLE_METRIC(field)                                            \
-  MetricColumn {                                                                   \
-#field, false, [](const RunMetrics& m) { return static_cast<double>(m.field); }, \
-                 [](const RunMetrics& m) { return static_cast<std::int64_t>(m.field); } \
-  }
-#define CLUSTERSIM_INTEGER_METRIC(field)                                          \
-  MetricColumn {                                                                  \
-#field, true, [](const RunMetrics& m) { return static_cast<double>(m.field); }, \
-                 [](const RunMetrics& m) { return static_cast<std::int64_t>(m.field); } \
-  }
+// Format 1: the first 19 run metrics, 10 job fields and 6 sample fields, without counts.
+// Format 2: the three field counts, then the fields, all in table order.
+constexpr std::uint32_t kResultFormat = 2;
+constexpr std::uint32_t kFormat1Counts[3] = {19, 10, 6};
 
 }  // namespace
-
-const std::vector<MetricColumn>& metric_columns() {
-  static const std::vector<MetricColumn> columns = {
-      CLUSTERSIM_INTEGER_METRIC(jobs),          CLUSTERSIM_INTEGER_METRIC(rejected),
-      CLUSTERSIM_DOUBLE_METRIC(jct_mean),       CLUSTERSIM_DOUBLE_METRIC(jct_p50),
-      CLUSTERSIM_DOUBLE_METRIC(jct_p95),        CLUSTERSIM_DOUBLE_METRIC(jct_p99),
-      CLUSTERSIM_DOUBLE_METRIC(jct_max),        CLUSTERSIM_DOUBLE_METRIC(queue_mean),
-      CLUSTERSIM_DOUBLE_METRIC(queue_p50),      CLUSTERSIM_DOUBLE_METRIC(queue_p99),
-      CLUSTERSIM_DOUBLE_METRIC(makespan),       CLUSTERSIM_DOUBLE_METRIC(gpu_util),
-      CLUSTERSIM_DOUBLE_METRIC(gpu_seconds),    CLUSTERSIM_DOUBLE_METRIC(overhead_gpu_seconds),
-      CLUSTERSIM_INTEGER_METRIC(preemptions),   CLUSTERSIM_DOUBLE_METRIC(frag_mean),
-      CLUSTERSIM_DOUBLE_METRIC(queue_len_mean), CLUSTERSIM_INTEGER_METRIC(events),
-      CLUSTERSIM_INTEGER_METRIC(rounds)};
-  return columns;
-}
 
 std::string encode_result(const PointResult& result) {
   Writer out;
@@ -90,41 +67,38 @@ std::string encode_result(const PointResult& result) {
   out.put(result.rank);
   out.put(result.elapsed_s);
   out.put_string(result.error);
+  const auto metric_fields = run_metric_fields();
+  const auto job_fields = job_record_fields();
+  const auto sample_fields_ = sample_fields();
+  out.put(static_cast<std::uint32_t>(metric_fields.size()));
+  out.put(static_cast<std::uint32_t>(job_fields.size()));
+  out.put(static_cast<std::uint32_t>(sample_fields_.size()));
   // Field by field, not the struct's bytes: padding would make equal results encode differently.
   const RunMetrics& m = result.metrics;
-  out.put(static_cast<std::uint64_t>(m.jobs));
-  out.put(static_cast<std::uint64_t>(m.rejected));
-  for (double value :
-       {m.jct_mean, m.jct_p50, m.jct_p95, m.jct_p99, m.jct_max, m.queue_mean, m.queue_p50,
-        m.queue_p99, m.makespan, m.gpu_util, m.gpu_seconds, m.overhead_gpu_seconds}) {
-    out.put(value);
+  for (const MetricField& field : metric_fields) {
+    if (field.type == FieldType::kCount)
+      out.put(static_cast<std::uint64_t>(m.*field.count));
+    else
+      out.put(m.*field.real);
   }
-  out.put(static_cast<std::uint64_t>(m.preemptions));
-  out.put(m.frag_mean);
-  out.put(m.queue_len_mean);
-  out.put(m.events);
-  out.put(m.rounds);
   out.put(static_cast<std::uint64_t>(result.jobs.size()));
   for (const JobRecord& job : result.jobs) {
     out.put(job.index);
-    out.put(job.submit_time);
-    out.put(job.start_time);
-    out.put(job.finish_time);
-    out.put(job.jct);
-    out.put(job.queue_delay);
-    out.put(static_cast<std::int32_t>(job.num_gpus));
-    out.put(static_cast<std::int32_t>(job.preemptions));
-    out.put(job.gpu_seconds);
-    out.put(job.overhead_gpu_seconds);
-    out.put(static_cast<std::int32_t>(job.nodes));
+    for (const JobField& field : job_fields) {
+      if (field.type == FieldType::kCount)
+        out.put(static_cast<std::int32_t>(job.*field.count));
+      else
+        out.put(job.*field.real);
+    }
     out.put(static_cast<std::uint8_t>(job.rejected));
   }
   out.put(static_cast<std::uint64_t>(result.samples.size()));
   for (const Sample& sample : result.samples) {
-    out.put(sample.time);
-    for (int value : {sample.busy_gpus, sample.idle_gpus, sample.fragmented_gpus,
-                      sample.queue_length, sample.running_jobs}) {
-      out.put(static_cast<std::int32_t>(value));
+    for (const SampleField& field : sample_fields_) {
+      if (field.type == FieldType::kCount)
+        out.put(static_cast<std::int32_t>(sample.*field.count));
+      else
+        out.put(sample.*field.real);
     }
   }
   return out.take();
@@ -132,47 +106,51 @@ std::string encode_result(const PointResult& result) {
 
 PointResult decode_result(std::string_view bytes) {
   Reader in(bytes);
-  if (in.get<std::uint32_t>() != kResultFormat)
+  const auto format = in.get<std::uint32_t>();
+  if (format != 1 && format != kResultFormat)
     throw std::runtime_error("unknown point result format");
   PointResult result;
   result.point_id = in.get<std::uint64_t>();
   result.rank = in.get<std::int32_t>();
   result.elapsed_s = in.get<double>();
   result.error = in.get_string();
+  std::uint32_t counts[3] = {kFormat1Counts[0], kFormat1Counts[1], kFormat1Counts[2]};
+  if (format == 2)
+    for (auto& count : counts) count = in.get<std::uint32_t>();
+  const auto metric_fields = run_metric_fields();
+  const auto job_fields = job_record_fields();
+  const auto sample_fields_ = sample_fields();
+  if (counts[0] > metric_fields.size() || counts[1] > job_fields.size() ||
+      counts[2] > sample_fields_.size())
+    throw std::runtime_error("point result from a newer clustersim (more fields than known)");
   RunMetrics& m = result.metrics;
-  m.jobs = in.get<std::uint64_t>();
-  m.rejected = in.get<std::uint64_t>();
-  for (double* field :
-       {&m.jct_mean, &m.jct_p50, &m.jct_p95, &m.jct_p99, &m.jct_max, &m.queue_mean, &m.queue_p50,
-        &m.queue_p99, &m.makespan, &m.gpu_util, &m.gpu_seconds, &m.overhead_gpu_seconds}) {
-    *field = in.get<double>();
+  for (std::size_t f = 0; f < counts[0]; ++f) {
+    const MetricField& field = metric_fields[f];
+    if (field.type == FieldType::kCount)
+      m.*field.count = in.get<std::uint64_t>();
+    else
+      m.*field.real = in.get<double>();
   }
-  m.preemptions = in.get<std::uint64_t>();
-  m.frag_mean = in.get<double>();
-  m.queue_len_mean = in.get<double>();
-  m.events = in.get<std::uint64_t>();
-  m.rounds = in.get<std::uint64_t>();
   result.jobs.resize(in.get<std::uint64_t>());
   for (JobRecord& job : result.jobs) {
     job.index = in.get<std::uint32_t>();
-    job.submit_time = in.get<double>();
-    job.start_time = in.get<double>();
-    job.finish_time = in.get<double>();
-    job.jct = in.get<double>();
-    job.queue_delay = in.get<double>();
-    job.num_gpus = in.get<std::int32_t>();
-    job.preemptions = in.get<std::int32_t>();
-    job.gpu_seconds = in.get<double>();
-    job.overhead_gpu_seconds = in.get<double>();
-    job.nodes = in.get<std::int32_t>();
+    for (std::size_t f = 0; f < counts[1]; ++f) {
+      const JobField& field = job_fields[f];
+      if (field.type == FieldType::kCount)
+        job.*field.count = in.get<std::int32_t>();
+      else
+        job.*field.real = in.get<double>();
+    }
     job.rejected = in.get<std::uint8_t>() != 0;
   }
   result.samples.resize(in.get<std::uint64_t>());
   for (Sample& sample : result.samples) {
-    sample.time = in.get<double>();
-    for (int* field : {&sample.busy_gpus, &sample.idle_gpus, &sample.fragmented_gpus,
-                       &sample.queue_length, &sample.running_jobs}) {
-      *field = in.get<std::int32_t>();
+    for (std::size_t f = 0; f < counts[2]; ++f) {
+      const SampleField& field = sample_fields_[f];
+      if (field.type == FieldType::kCount)
+        sample.*field.count = in.get<std::int32_t>();
+      else
+        sample.*field.real = in.get<double>();
     }
   }
   if (!in.done()) throw std::runtime_error("trailing bytes after point result");

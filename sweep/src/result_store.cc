@@ -172,68 +172,59 @@ void write_axis_column(hid_t group, const Axis& axis, std::size_t axis_index,
   }
 }
 
+// A /jobs or /timeseries column from a field table: int32 counts, float64 reals.
+template <typename Field, typename Rows>
+void write_field_column(hid_t group, const Field& field, const std::vector<PointResult>& results,
+                        Rows rows) {
+  if (field.type == FieldType::kCount) {
+    std::vector<std::int32_t> values;
+    for (const auto& result : results)
+      for (const auto& row : rows(result)) values.push_back(row.*field.count);
+    write_column(group, std::string(field.name), H5T_NATIVE_INT32, values, true);
+  } else {
+    std::vector<double> values;
+    for (const auto& result : results)
+      for (const auto& row : rows(result)) values.push_back(row.*field.real);
+    write_column(group, std::string(field.name), H5T_NATIVE_DOUBLE, values, true);
+  }
+}
+
+// point_id, job_index, the original job fields, rejected, then fields added since.
 void write_jobs(hid_t file, const std::vector<PointResult>& results) {
   Handle group = create_group(file, "jobs");
   std::vector<std::int64_t> point_id, job_index;
-  std::vector<double> submit, start, finish, jct, queue, gpu_seconds, overhead;
-  std::vector<std::int32_t> gpus, preemptions, nodes;
   std::vector<std::int8_t> rejected;
   for (const auto& result : results) {
     for (const auto& job : result.jobs) {
       point_id.push_back(static_cast<std::int64_t>(result.point_id));
       job_index.push_back(job.index);
-      submit.push_back(job.submit_time);
-      start.push_back(job.start_time);
-      finish.push_back(job.finish_time);
-      jct.push_back(job.jct);
-      queue.push_back(job.queue_delay);
-      gpus.push_back(job.num_gpus);
-      preemptions.push_back(job.preemptions);
-      gpu_seconds.push_back(job.gpu_seconds);
-      overhead.push_back(job.overhead_gpu_seconds);
-      nodes.push_back(job.nodes);
       rejected.push_back(job.rejected ? 1 : 0);
     }
   }
   write_column(group, "point_id", H5T_NATIVE_INT64, point_id, true);
   write_column(group, "job_index", H5T_NATIVE_INT64, job_index, true);
-  write_column(group, "submit_time", H5T_NATIVE_DOUBLE, submit, true);
-  write_column(group, "start_time", H5T_NATIVE_DOUBLE, start, true);
-  write_column(group, "finish_time", H5T_NATIVE_DOUBLE, finish, true);
-  write_column(group, "jct", H5T_NATIVE_DOUBLE, jct, true);
-  write_column(group, "queue_delay", H5T_NATIVE_DOUBLE, queue, true);
-  write_column(group, "num_gpus", H5T_NATIVE_INT32, gpus, true);
-  write_column(group, "preemptions", H5T_NATIVE_INT32, preemptions, true);
-  write_column(group, "gpu_seconds", H5T_NATIVE_DOUBLE, gpu_seconds, true);
-  write_column(group, "overhead_gpu_seconds", H5T_NATIVE_DOUBLE, overhead, true);
-  write_column(group, "nodes", H5T_NATIVE_INT32, nodes, true);
+  const auto jobs_of = [](const PointResult& result) -> const std::vector<JobRecord>& {
+    return result.jobs;
+  };
+  for (const JobField& field : job_record_fields())
+    if (field.first_block) write_field_column(group, field, results, jobs_of);
   Handle type = bool_type();
   write_column(group, "rejected", type, rejected, true);
+  for (const JobField& field : job_record_fields())
+    if (!field.first_block) write_field_column(group, field, results, jobs_of);
 }
 
 void write_timeseries(hid_t file, const std::vector<PointResult>& results) {
   Handle group = create_group(file, "timeseries");
   std::vector<std::int64_t> point_id;
-  std::vector<double> time;
-  std::vector<std::int32_t> busy, idle, fragmented, queue, running;
-  for (const auto& result : results) {
-    for (const auto& sample : result.samples) {
+  for (const auto& result : results)
+    for (std::size_t i = 0; i < result.samples.size(); ++i)
       point_id.push_back(static_cast<std::int64_t>(result.point_id));
-      time.push_back(sample.time);
-      busy.push_back(sample.busy_gpus);
-      idle.push_back(sample.idle_gpus);
-      fragmented.push_back(sample.fragmented_gpus);
-      queue.push_back(sample.queue_length);
-      running.push_back(sample.running_jobs);
-    }
-  }
   write_column(group, "point_id", H5T_NATIVE_INT64, point_id, true);
-  write_column(group, "time", H5T_NATIVE_DOUBLE, time, true);
-  write_column(group, "busy_gpus", H5T_NATIVE_INT32, busy, true);
-  write_column(group, "idle_gpus", H5T_NATIVE_INT32, idle, true);
-  write_column(group, "fragmented_gpus", H5T_NATIVE_INT32, fragmented, true);
-  write_column(group, "queue_length", H5T_NATIVE_INT32, queue, true);
-  write_column(group, "running_jobs", H5T_NATIVE_INT32, running, true);
+  for (const SampleField& field : sample_fields())
+    write_field_column(
+        group, field, results,
+        [](const PointResult& result) -> const std::vector<Sample>& { return result.samples; });
 }
 
 }  // namespace
@@ -274,16 +265,18 @@ void write_result_file(const std::string& path, const Grid& grid,
     }
     write_text_column(points, "status", status);
     std::vector<std::string> metric_names;
-    for (const MetricColumn& column : metric_columns()) {
-      metric_names.push_back(column.name);
-      if (column.is_integer) {
+    for (const MetricField& field : run_metric_fields()) {
+      const std::string name(field.name);
+      metric_names.push_back(name);
+      if (field.type == FieldType::kCount) {
         std::vector<std::int64_t> values;
-        for (const auto& result : results) values.push_back(column.as_integer(result.metrics));
-        write_column(points, column.name, H5T_NATIVE_INT64, values);
+        for (const auto& result : results)
+          values.push_back(static_cast<std::int64_t>(result.metrics.*field.count));
+        write_column(points, name, H5T_NATIVE_INT64, values);
       } else {
         std::vector<double> values;
-        for (const auto& result : results) values.push_back(column.as_double(result.metrics));
-        write_column(points, column.name, H5T_NATIVE_DOUBLE, values);
+        for (const auto& result : results) values.push_back(result.metrics.*field.real);
+        write_column(points, name, H5T_NATIVE_DOUBLE, values);
       }
     }
     write_column(points, "rank", H5T_NATIVE_INT64, rank);

@@ -189,8 +189,9 @@ PointResult run_point(const Grid& grid, const SweepOptions& options, WorkloadCac
   try {
     GridPoint point = grid_point(grid, point_id);
     RunConfig config = make_point_config(grid, point);
-    std::shared_ptr<const Workload> workload = workloads.get(config);
-    RunResult run = simulate(config.sim, workload->jobs);
+    config.sim.record_samples = options.save_timeseries;
+    ConfigRun config_run = simulate_config(config, workloads.get(config));
+    RunResult& run = config_run.result;
     result.metrics = run.metrics;
     if (options.save_jobs) result.jobs = std::move(run.jobs);
     if (options.save_timeseries) result.samples = std::move(run.samples);

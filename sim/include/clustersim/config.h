@@ -2,6 +2,7 @@
 // optional [throughput], [metrics]) tables. This is a contract: keys are added, never renamed.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,9 @@ struct WorkloadSource {
   TraceFormat format = TraceFormat::kCsv;
   ReaderOptions reader;
   std::optional<GeneratorOptions> generator;
+  // Steady-state measurement window (workload.window): job positions, 0-based, inclusive.
+  std::optional<SimOptions::Window> window;
+  std::size_t window_line = 0;  // its line in the config, for messages
 };
 
 struct RunConfig {
@@ -59,5 +63,16 @@ std::string_view default_config_text();
 // Reads the trace or runs the generator the config names; with profiles (and on_missing =
 // "error"), a job whose model has no profile is an InputError naming its line.
 Workload load_workload(const RunConfig& config);
+
+// Simulates `config` on `workload` (as load_workload made it). With a window on a generated
+// workload, arrivals continue until the window has drained: while the window outlives the
+// generated arrivals, the workload is generated again with twice the jobs (generators are
+// prefix-stable, so the jobs so far are unchanged) and the simulation repeats. The result is
+// thus the same as on an endless stream of arrivals.
+struct ConfigRun {
+  std::shared_ptr<const Workload> workload;  // what was simulated
+  RunResult result;
+};
+ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workload> workload);
 
 }  // namespace clustersim

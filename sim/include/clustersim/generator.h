@@ -1,8 +1,12 @@
-// Synthetic workload generator: Poisson arrivals at a target load, Philly-shaped GPU demand and
-// duration distributions, a model mix. Reproducible from a seed on every platform (it uses its
-// own RNG and inverse-CDF sampling, not <random>'s implementation-defined distributions).
+// Synthetic workload generators: "philly" (Poisson arrivals at a target load, Philly-shaped GPU
+// demand and duration distributions, a model mix) and "synergy" (the Synergy study's workload).
+// Both are prefix-stable: generating more jobs with the same seed leaves the first ones as they
+// were, so a steady-state window can be extended by generating again with more jobs. Reproducible
+// from a seed on every platform (it uses its own RNG and inverse-CDF sampling, not <random>'s
+// implementation-defined distributions).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,18 +16,29 @@
 namespace clustersim {
 
 struct GeneratorOptions {
-  std::string shape = "philly";  // distribution family; only "philly" for now
+  std::string shape = "philly";  // "philly" or "synergy"
   std::size_t jobs = 1000;
-  double load = 0.8;         // offered GPU-seconds per second over cluster GPUs
-  int cluster_gpus = 64;     // capacity the load refers to
+  double load = 0.8;         // philly: offered GPU-seconds per second over cluster GPUs
+  int cluster_gpus = 64;     // philly: capacity the load refers to
   int max_gpus_per_job = 0;  // 0 = no cap (else demands above it are clamped)
   std::uint64_t seed = 1;
   std::vector<std::string> vcs;  // jobs are spread over these VCs uniformly; empty = none
+  // synergy (Mohan et al., OSDI'22, section 6): Poisson arrivals at this rate; each job's model
+  // class drawn by class_split = {image, language, speech} in %, its model uniformly within the
+  // class (Synergy's model zoo); GPUs "single" (1) or "philly" (1, 2, 4, 8, 16 in Philly's
+  // proportions); duration at the proportional share 60 x 10^U(1.5, 3) s for 80% of jobs and
+  // 60 x 10^U(3, 4) s for 20% (Synergy's simulator, get_gavel_like_iter).
+  double jobs_per_hour = 5.0;
+  std::array<double, 3> class_split = {20.0, 70.0, 10.0};
+  std::string gpu_demand = "single";
 };
+
+// The models the synergy generator draws from, by class (image, language, speech).
+const std::vector<std::vector<std::string>>& synergy_model_classes();
 
 Workload generate_workload(const GeneratorOptions& options);
 
-// Mean GPU-seconds of one generated job (used to turn `load` into an arrival rate).
+// Mean GPU-seconds of one generated philly job (used to turn `load` into an arrival rate).
 double generator_mean_gpu_seconds(const GeneratorOptions& options);
 
 }  // namespace clustersim

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "clustersim/allocation_mechanism.h"
 #include "clustersim/error.h"
 #include "clustersim/placement.h"
 #include "clustersim/policy.h"
@@ -222,9 +223,32 @@ WorkloadSource parse_workload(const toml::table& root, const std::string& source
         reader.string("gavel_gpu_type", workload.reader.gavel_gpu_type);
   } else {
     GeneratorOptions generator;
-    generator.shape = reader.choice("generator", "philly", {"philly"});
+    generator.shape = reader.choice("generator", "philly", {"philly", "synergy"});
+    const bool synergy = generator.shape == "synergy";
     generator.jobs = static_cast<std::size_t>(reader.integer("jobs", 1000, 1, 100'000'000));
-    generator.load = reader.number("load", 0.8, 1e-6, 100.0);
+    if (!synergy) generator.load = reader.number("load", 0.8, 1e-6, 100.0);
+    if (synergy) {
+      generator.jobs_per_hour = reader.number("jobs_per_hour", 5.0, 1e-9, 1e9);
+      if (const toml::node* split = reader.node("class_split")) {
+        const toml::array* array = split->as_array();
+        if (!array || array->size() != 3)
+          reader.fail("class_split", "expected [image, language, speech] in %");
+        double sum = 0.0;
+        for (std::size_t i = 0; i < 3; ++i) {
+          auto share = array->get(i)->value<double>();
+          if (!share || !(*share >= 0.0) || !std::isfinite(*share))
+            reader.fail("class_split", "expected [image, language, speech] in %, each >= 0");
+          generator.class_split[i] = *share;
+          sum += *share;
+        }
+        if (std::abs(sum - 100.0) > 1e-6) {
+          std::ostringstream message;
+          message << "the shares must sum to 100 (they sum to " << sum << ")";
+          reader.fail("class_split", message.str());
+        }
+      }
+      generator.gpu_demand = reader.choice("gpu_demand", "single", {"single", "philly"});
+    }
     generator.seed = static_cast<std::uint64_t>(
         reader.integer("seed", 1, 0, std::numeric_limits<std::int64_t>::max()));
     generator.max_gpus_per_job =
@@ -241,6 +265,32 @@ WorkloadSource parse_workload(const toml::table& root, const std::string& source
     }
     workload.generator = generator;
   }
+  if (const toml::node* window = reader.node("window")) {
+    const toml::array* array = window->as_array();
+    std::optional<std::int64_t> first, last;
+    if (array && array->size() == 2) {
+      first = array->get(0)->value_exact<std::int64_t>();
+      last = array->get(1)->value_exact<std::int64_t>();
+    }
+    if (!first || !last || *first < 0 || *last < *first)
+      reader.fail("window", "expected [first, last]: job positions (0-based), first <= last");
+    workload.window =
+        SimOptions::Window{static_cast<std::size_t>(*first), static_cast<std::size_t>(*last)};
+    workload.window_line = window->source().begin.line;
+    if (workload.generator) {
+      if (!reader.has("jobs")) {
+        // Enough jobs to reach the window, and then some: arrivals continue past its end.
+        const std::size_t size = workload.window->last - workload.window->first + 1;
+        workload.generator->jobs = workload.window->last + 1 + std::max<std::size_t>(100, size / 2);
+      } else if (workload.window->last >= workload.generator->jobs) {
+        reader.fail("window", "the window [" + std::to_string(*first) + ", " +
+                                  std::to_string(*last) + "] reaches beyond the " +
+                                  std::to_string(workload.generator->jobs) +
+                                  " generated jobs (ids 0.." +
+                                  std::to_string(workload.generator->jobs - 1) + ")");
+      }
+    }
+  }
   reader.reject_unknown_keys();
   return workload;
 }
@@ -251,6 +301,10 @@ void parse_scheduler(const toml::table& root, const std::string& source, SimOpti
   SchedulerOptions& s = sim.scheduler;
   s.policy = reader.choice("policy", s.policy, scheduling_policy_names());
   s.placement = reader.choice("placement", s.placement, placement_policy_names());
+  s.allocation = reader.choice("allocation", s.allocation, allocation_mechanism_names());
+  s.best_demand_tolerance =
+      reader.number("best_demand_tolerance", s.best_demand_tolerance, 0.0, 0.999999);
+  s.realloc_s = reader.number("realloc_s", s.realloc_s, 0.0, 1e12);
   s.lease_s = reader.number("lease_s", s.lease_s, 1e-3, 1e12);
   s.checkpoint_s = reader.number("checkpoint_s", s.checkpoint_s, 0.0, 1e12);
   s.restore_s = reader.number("restore_s", s.restore_s, 0.0, 1e12);
@@ -322,6 +376,7 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
   }
   config.sim.cluster = parse_cluster(root, source_name);
   config.workload = parse_workload(root, source_name, base_dir, config.sim.cluster.total_gpus());
+  config.sim.window = config.workload.window;
   parse_scheduler(root, source_name, config.sim, config.sim.reject_impossible);
 
   TableReader throughput(subtable(root, "throughput", source_name), "throughput", source_name);
@@ -403,11 +458,34 @@ Workload load_workload(const RunConfig& config) {
   } else {
     workload =
         read_trace(*config.workload.trace_path, config.workload.format, config.workload.reader);
+    if (config.workload.window && config.workload.window->last >= workload.jobs.size())
+      throw InputError(config.source_name, config.workload.window_line, "workload.window",
+                       "the window [" + std::to_string(config.workload.window->first) + ", " +
+                           std::to_string(config.workload.window->last) + "] reaches beyond the " +
+                           std::to_string(workload.jobs.size()) + " jobs of " +
+                           *config.workload.trace_path);
   }
   if (config.profiles)
     check_profile_coverage(*config.profiles, workload.jobs, config.profile_options,
                            config.workload.trace_path.value_or(config.source_name));
   return workload;
+}
+
+ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workload> workload) {
+  ConfigRun run;
+  run.result = simulate(config.sim, workload->jobs);
+  // A window on a generated workload must drain while jobs keep arriving: generate more.
+  if (config.workload.generator && config.sim.window) {
+    GeneratorOptions generator = *config.workload.generator;
+    generator.jobs = workload->jobs.size();
+    while (run.result.window_outlived_arrivals && generator.jobs < 100'000'000) {
+      generator.jobs *= 2;
+      workload = std::make_shared<const Workload>(generate_workload(generator));
+      run.result = simulate(config.sim, workload->jobs);
+    }
+  }
+  run.workload = std::move(workload);
+  return run;
 }
 
 }  // namespace clustersim

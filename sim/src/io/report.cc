@@ -7,27 +7,14 @@
 namespace clustersim {
 
 std::string metrics_json(const RunMetrics& m) {
-  // Ordered as documented; values are full precision so results can be compared bit for bit.
+  // In schema order; values are full precision so results can be compared bit for bit.
   nlohmann::ordered_json json;
-  json["jobs"] = m.jobs;
-  json["rejected"] = m.rejected;
-  json["jct_mean"] = m.jct_mean;
-  json["jct_p50"] = m.jct_p50;
-  json["jct_p95"] = m.jct_p95;
-  json["jct_p99"] = m.jct_p99;
-  json["jct_max"] = m.jct_max;
-  json["queue_mean"] = m.queue_mean;
-  json["queue_p50"] = m.queue_p50;
-  json["queue_p99"] = m.queue_p99;
-  json["makespan"] = m.makespan;
-  json["gpu_util"] = m.gpu_util;
-  json["gpu_seconds"] = m.gpu_seconds;
-  json["overhead_gpu_seconds"] = m.overhead_gpu_seconds;
-  json["preemptions"] = m.preemptions;
-  json["frag_mean"] = m.frag_mean;
-  json["queue_len_mean"] = m.queue_len_mean;
-  json["events"] = m.events;
-  json["rounds"] = m.rounds;
+  for (const MetricField& field : run_metric_fields()) {
+    if (field.type == FieldType::kCount)
+      json[std::string(field.name)] = m.*field.count;
+    else
+      json[std::string(field.name)] = m.*field.real;
+  }
   return json.dump();
 }
 
@@ -48,39 +35,55 @@ std::string csv_field(const std::string& text) {
 }  // namespace
 
 void write_jobs_csv(std::ostream& out, const std::vector<JobSpec>& specs, const RunResult& result) {
-  out << "job_id,submit_time,start_time,finish_time,jct,queue_delay,num_gpus,preemptions,"
-         "gpu_seconds,overhead_gpu_seconds,nodes,model,vc,status\n";
+  // job_id, the original numeric columns, model, vc, status, then columns added since.
+  const auto fields = job_record_fields();
+  const auto write_header = [&](bool first_block) {
+    for (const JobField& field : fields)
+      if (field.first_block == first_block) out << ',' << field.name;
+  };
+  out << "job_id";
+  write_header(true);
+  out << ",model,vc,status";
+  write_header(false);
+  out << '\n';
   for (const auto& record : result.jobs) {
     const JobSpec& spec = specs[record.index];
     const bool finished = record.finish_time >= 0.0;
-    out << csv_field(spec.id) << ',';
-    put_number(out, record.submit_time);
-    out << ',';
-    if (finished) put_number(out, record.start_time);
-    out << ',';
-    if (finished) put_number(out, record.finish_time);
-    out << ',';
-    if (finished) put_number(out, record.jct);
-    out << ',';
-    if (finished) put_number(out, record.queue_delay);
-    out << ',' << record.num_gpus << ',' << record.preemptions << ',';
-    put_number(out, record.gpu_seconds);
-    out << ',';
-    put_number(out, record.overhead_gpu_seconds);
-    out << ',' << record.nodes << ',' << csv_field(spec.model) << ',' << csv_field(spec.vc) << ','
+    const auto write_values = [&](bool first_block) {
+      for (const JobField& field : fields) {
+        if (field.first_block != first_block) continue;
+        out << ',';
+        if (field.finished_only && !finished) continue;
+        if (field.type == FieldType::kCount)
+          out << record.*field.count;
+        else
+          put_number(out, record.*field.real);
+      }
+    };
+    out << csv_field(spec.id);
+    write_values(true);
+    out << ',' << csv_field(spec.model) << ',' << csv_field(spec.vc) << ','
         << (record.rejected ? "rejected"
             : finished      ? "finished"
-                            : "unfinished")
-        << '\n';
+                            : "unfinished");
+    write_values(false);
+    out << '\n';
   }
 }
 
 void write_timeseries_csv(std::ostream& out, const RunResult& result) {
-  out << "time,busy_gpus,idle_gpus,fragmented_gpus,queue_length,running_jobs\n";
-  for (const auto& s : result.samples) {
-    put_number(out, s.time);
-    out << ',' << s.busy_gpus << ',' << s.idle_gpus << ',' << s.fragmented_gpus << ','
-        << s.queue_length << ',' << s.running_jobs << '\n';
+  const auto fields = sample_fields();
+  for (std::size_t f = 0; f < fields.size(); ++f) out << (f ? "," : "") << fields[f].name;
+  out << '\n';
+  for (const auto& sample : result.samples) {
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+      if (f) out << ',';
+      if (fields[f].type == FieldType::kCount)
+        out << sample.*fields[f].count;
+      else
+        put_number(out, sample.*fields[f].real);
+    }
+    out << '\n';
   }
 }
 

@@ -1,5 +1,8 @@
 // The outcome of one grid point, and its byte encoding. The same bytes travel in MPI messages
-// (worker -> rank 0) and are appended to the journal, so a result is encoded exactly once.
+// (worker -> rank 0) and are appended to the journal, so a result is encoded exactly once. The
+// encoding follows the field tables of clustersim/metrics.h (the metric names and columns come
+// from there too) and records how many fields of each table it holds, so a newer build reads an
+// older journal (fields it lacks read as 0).
 #pragma once
 
 #include <cstdint>
@@ -24,14 +27,5 @@ struct PointResult {
 std::string encode_result(const PointResult& result);
 // Throws std::runtime_error on malformed bytes.
 PointResult decode_result(std::string_view bytes);
-
-// The run metrics as result columns, in schema order. Counters are integers, the rest doubles.
-struct MetricColumn {
-  const char* name;
-  bool is_integer;
-  double (*as_double)(const RunMetrics&);
-  std::int64_t (*as_integer)(const RunMetrics&);
-};
-const std::vector<MetricColumn>& metric_columns();
 
 }  // namespace clustersim::sweep

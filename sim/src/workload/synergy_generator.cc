@@ -1,0 +1,110 @@
+// The Synergy study's synthetic workload (Mohan et al., "Looking Beyond GPUs for DNN Scheduling
+// on Multi-Tenant Clusters", OSDI'22, section 6; its simulator msr-fiddle/synergy @ 1bb2bed6,
+// simulator/jobs/workload.py and helpers/utils.py): Poisson arrivals at `jobs_per_hour`, a model
+// class per `class_split`, a model uniformly within the class, and durations of
+// 60 x 10^U(1.5, 3) s (80% of jobs) or 60 x 10^U(3, 4) s (20%) at the proportional share.
+//
+// Differences from Synergy's own generator, on purpose: arrival times are exact (Synergy rounds
+// them up to whole seconds); a job's class is drawn independently with the split's
+// probabilities (Synergy steers each new job to the class furthest below its target share, so
+// its realised split is exact); multi-GPU demands follow Philly's proportions over 1, 2, 4, 8
+// and 16 GPUs (Synergy reads them from the Philly trace; its synthetic fallback draws 1/2/4/8 at
+// 70/10/15/5%).
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "clustersim/generator.h"
+#include "clustersim/random.h"
+
+namespace clustersim {
+
+const std::vector<std::vector<std::string>>& synergy_model_classes() {
+  // Synergy's zoo (simulator/jobs/model_zoo.py, create_default_models), named as our profiles.
+  static const std::vector<std::vector<std::string>> classes = {
+      {"alexnet", "resnet18", "resnet50", "mobilenet_v2", "shufflenet"},
+      {"gnmt", "transformer", "lstm"},
+      {"m5", "deepspeech"}};
+  return classes;
+}
+
+namespace {
+
+// Philly's multi-GPU proportions (the philly generator's table without its 32-GPU tail).
+struct Demand {
+  int gpus;
+  double weight;
+};
+constexpr Demand kPhillyDemand[] = {{1, 0.70}, {2, 0.10}, {4, 0.11}, {8, 0.06}, {16, 0.02}};
+
+}  // namespace
+
+Workload generate_synergy_workload(const GeneratorOptions& options) {
+  if (!(options.jobs_per_hour > 0.0) || !std::isfinite(options.jobs_per_hour))
+    throw std::invalid_argument("jobs_per_hour must be a finite number > 0");
+  double split_sum = 0.0;
+  for (double share : options.class_split) {
+    if (!(share >= 0.0) || !std::isfinite(share))
+      throw std::invalid_argument("class_split shares must be finite numbers >= 0");
+    split_sum += share;
+  }
+  if (std::abs(split_sum - 100.0) > 1e-6)
+    throw std::invalid_argument("class_split must sum to 100 (it sums to " +
+                                std::to_string(split_sum) + ")");
+  if (options.gpu_demand != "single" && options.gpu_demand != "philly")
+    throw std::invalid_argument("gpu_demand must be \"single\" or \"philly\"");
+
+  double demand_sum = 0.0;
+  for (const Demand& d : kPhillyDemand) demand_sum += d.weight;
+  const auto& classes = synergy_model_classes();
+  const double rate_per_s = options.jobs_per_hour / 3600.0;
+
+  Rng rng(options.seed);
+  Workload workload;
+  workload.jobs.reserve(options.jobs);
+  double clock = 0.0;
+  for (std::size_t n = 0; n < options.jobs; ++n) {
+    // Every job draws the same number of values, so the stream is prefix-stable.
+    clock += -std::log(1.0 - rng.uniform()) / rate_per_s;
+    const double class_draw = rng.uniform() * 100.0;
+    const double model_draw = rng.uniform();
+    const double long_draw = rng.uniform();
+    const double length_draw = rng.uniform();
+    const double gpu_draw = rng.uniform();
+    const double vc_draw = rng.uniform();
+
+    JobSpec& job = workload.jobs.emplace_back();
+    job.id = std::to_string(n);
+    job.submit_time = clock;
+    std::size_t cls = 0;
+    double cumulative = options.class_split[0];
+    while (cls + 1 < classes.size() && class_draw >= cumulative)
+      cumulative += options.class_split[++cls];
+    // A class with a zero share is never drawn: skip forward to one that is.
+    while (options.class_split[cls] <= 0.0) cls = (cls + 1) % classes.size();
+    const auto& models = classes[cls];
+    job.model =
+        models[std::min(models.size() - 1,
+                        static_cast<std::size_t>(model_draw * static_cast<double>(models.size())))];
+    const double exponent = long_draw >= 0.8 ? 3.0 + length_draw : 1.5 + 1.5 * length_draw;
+    job.duration = 60.0 * std::pow(10.0, exponent);
+    job.num_gpus = 1;
+    if (options.gpu_demand == "philly") {
+      double u = gpu_draw * demand_sum;
+      for (const Demand& d : kPhillyDemand) {
+        job.num_gpus = d.gpus;
+        if (u < d.weight) break;
+        u -= d.weight;
+      }
+    }
+    if (options.max_gpus_per_job > 0)
+      job.num_gpus = std::min(job.num_gpus, options.max_gpus_per_job);
+    if (!options.vcs.empty())
+      job.vc = options.vcs[std::min(
+          options.vcs.size() - 1,
+          static_cast<std::size_t>(vc_draw * static_cast<double>(options.vcs.size())))];
+  }
+  return workload;
+}
+
+}  // namespace clustersim

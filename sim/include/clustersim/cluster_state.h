@@ -42,6 +42,12 @@ class ClusterState {
     double free_mem_gb = 0.0;
     double storage_mbps = 0.0;  // 0 = not modelled
     double free_storage_mbps = 0.0;
+    // The proportional share per GPU of each resource (0 where it is not modelled), and whether
+    // any of them is modelled (when none is, a node hosts as many GPUs as it has free).
+    double cpus_per_gpu = 0.0;
+    double mem_gb_per_gpu = 0.0;
+    double storage_mbps_per_gpu = 0.0;
+    bool models_resources = false;
   };
 
   explicit ClusterState(const ClusterSpec& spec);
@@ -67,7 +73,12 @@ class ClusterState {
   double allocated_storage_mbps() const { return allocated_storage_mbps_; }
 
   // How many GPUs of `node` the request could use right now (0 if the type does not match).
-  int hostable(const Node& node, const PlacementRequest& request) const;
+  // Inline: placement calls it for every candidate node.
+  int hostable(const Node& node, const PlacementRequest& request) const {
+    if (request.gpu_type >= 0 && node.gpu_type != request.gpu_type) return 0;
+    if (node.free_gpus == 0 || !node.models_resources) return node.free_gpus;
+    return hostable_by_resources(node, request);
+  }
   // The same on an empty node (used to reject impossible jobs).
   int hostable_when_empty(const Node& node, const PlacementRequest& request) const;
   // CPU, memory and storage bandwidth a share of `gpus` GPUs on `node` takes for this request.
@@ -86,6 +97,10 @@ class ClusterState {
   void allocate(const NodeShare& share, double cpus, double mem_gb);
   void release(const NodeShare& share, double cpus, double mem_gb);
 
+ private:
+  int hostable_by_resources(const Node& node, const PlacementRequest& request) const;
+
+ public:
  private:
   std::vector<Node> nodes_;
   std::vector<std::string> gpu_type_names_;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,8 @@
 #include "clustersim/throughput_model.h"
 
 namespace clustersim {
+
+class AllocationContext;  // allocation_mechanism.h
 
 enum class VcQuotaMode {
   kStrict,  // a VC never holds more GPUs than its quota
@@ -58,6 +61,9 @@ struct SimOptions {
     std::size_t last = 0;
   };
   std::optional<Window> window;
+  // Called after every event batch's decisions, with what deciders see (tests, tools; null =
+  // none). It may read but not change the simulation.
+  std::function<void(const AllocationContext&)> observer;
   bool reject_impossible = false;  // reject (and count) jobs that can never fit, else error
   bool check_invariants = false;   // verify resource accounting after every event batch (slow)
   std::uint64_t seed = 1;          // randomness of placement and policies

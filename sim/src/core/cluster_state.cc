@@ -35,6 +35,10 @@ ClusterState::ClusterState(const ClusterSpec& spec) {
       node.cpus = node.free_cpus = group.cpus_per_node;
       node.mem_gb = node.free_mem_gb = group.mem_gb_per_node;
       node.storage_mbps = node.free_storage_mbps = group.storage_mbps_per_node;
+      node.cpus_per_gpu = node.cpus / node.gpus;
+      node.mem_gb_per_gpu = node.mem_gb / node.gpus;
+      node.storage_mbps_per_gpu = node.storage_mbps / node.gpus;
+      node.models_resources = node.cpus > 0.0 || node.mem_gb > 0.0 || node.storage_mbps > 0.0;
       nodes_.push_back(node);
       total_by_type_[type] += node.gpus;
       total_gpus_ += node.gpus;
@@ -66,8 +70,9 @@ int ClusterState::find_gpu_type(const std::string& name) const {
 
 namespace {
 // GPUs that `free` units of a resource support at `per_gpu` units each (per_gpu <= 0: no limit).
+// The multiplication settles the common case (the resource is not what binds) without a division.
 int gpus_supported(double free, double per_gpu, int cap) {
-  if (per_gpu <= 0.0) return cap;
+  if (per_gpu <= 0.0 || free + kResourceEpsilon >= per_gpu * cap) return cap;
   return std::min(cap, static_cast<int>(std::floor((free + kResourceEpsilon) / per_gpu)));
 }
 
@@ -87,20 +92,20 @@ double ClusterState::mem_for(const Node& node, const PlacementRequest& request, 
   return per_gpu_share(request.mem_per_gpu, node.mem_gb, node.gpus) * gpus;
 }
 
-int ClusterState::hostable(const Node& node, const PlacementRequest& request) const {
-  if (request.gpu_type >= 0 && node.gpu_type != request.gpu_type) return 0;
+int ClusterState::hostable_by_resources(const Node& node, const PlacementRequest& request) const {
   int gpus = node.free_gpus;
-  if (gpus == 0) return 0;
   if (node.cpus > 0.0)
-    gpus = gpus_supported(node.free_cpus, per_gpu_share(request.cpus_per_gpu, node.cpus, node.gpus),
+    gpus = gpus_supported(node.free_cpus,
+                          request.cpus_per_gpu >= 0.0 ? request.cpus_per_gpu : node.cpus_per_gpu,
                           gpus);
   if (node.mem_gb > 0.0)
     gpus = gpus_supported(node.free_mem_gb,
-                          per_gpu_share(request.mem_per_gpu, node.mem_gb, node.gpus), gpus);
+                          request.mem_per_gpu >= 0.0 ? request.mem_per_gpu : node.mem_gb_per_gpu,
+                          gpus);
   if (node.storage_mbps > 0.0)
-    gpus =
-        gpus_supported(node.free_storage_mbps,
-                       per_gpu_share(request.storage_per_gpu, node.storage_mbps, node.gpus), gpus);
+    gpus = gpus_supported(
+        node.free_storage_mbps,
+        request.storage_per_gpu >= 0.0 ? request.storage_per_gpu : node.storage_mbps_per_gpu, gpus);
   return gpus;
 }
 

@@ -602,6 +602,7 @@ RunResult Engine::run() {
     scheduler_->plan(now, scheduler_->round_due(now, round_event));
     if (auto round = scheduler_->next_round(now)) events_.push(*round, EventKind::kRound);
     if (options_.check_invariants) check_invariants();
+    if (options_.observer) options_.observer(*this);
     if (sample_due) {
       take_sample();
       if (active_jobs_ > 0 || next_arrival_ < arrival_order_.size())

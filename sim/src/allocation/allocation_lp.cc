@@ -6,7 +6,8 @@
 
 namespace clustersim::allocation {
 
-LpSolution solve_allocation_lp(const std::vector<LpJob>& jobs, const std::vector<LpNode>& nodes) {
+LpSolution solve_allocation_lp(const std::vector<LpJob>& jobs, const std::vector<LpNode>& nodes,
+                               bool fair_share) {
   LpSolution solution;
   if (jobs.empty()) {
     solution.optimal = true;
@@ -21,7 +22,7 @@ LpSolution solve_allocation_lp(const std::vector<LpJob>& jobs, const std::vector
       row_upper(static_cast<std::size_t>(rows));
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     row_lower[2 * j] = row_upper[2 * j] = 1.0;
-    row_lower[2 * j + 1] = 1.0;
+    row_lower[2 * j + 1] = fair_share ? 1.0 : -kInf;
     row_upper[2 * j + 1] = kInf;
   }
   for (std::size_t n = 0; n < nodes.size(); ++n) {
@@ -69,7 +70,9 @@ LpSolution solve_allocation_lp(const std::vector<LpJob>& jobs, const std::vector
   solution.bound = model.objectiveValue();
   const double* weights = model.getColSolution();
   std::size_t column = 0;
+  solution.weights.assign(weights, weights + objective.size());
   for (const LpJob& job : jobs) {
+    solution.first_column.push_back(column);
     double cpus = 0.0, mem = 0.0;
     for (const LpConfig& config : job.configs) {
       const double w = std::max(0.0, weights[column++]);

@@ -38,8 +38,13 @@ struct LpSolution {
   double bound = 0.0;                // the LP's objective: sum of normalised throughputs
   std::vector<double> cpus_per_gpu;  // per job: the mix's mean
   std::vector<double> mem_gb_per_gpu;
+  std::vector<double> weights;            // every (job, configuration) weight, job by job
+  std::vector<std::size_t> first_column;  // per job: its first weight
 };
 
-LpSolution solve_allocation_lp(const std::vector<LpJob>& jobs, const std::vector<LpNode>& nodes);
+// With `fair_share` false, jobs may fall below their proportional-share throughput: the bound
+// then covers every allocation of the placements, not only fair ones.
+LpSolution solve_allocation_lp(const std::vector<LpJob>& jobs, const std::vector<LpNode>& nodes,
+                               bool fair_share = true);
 
 }  // namespace clustersim::allocation

@@ -1,10 +1,11 @@
-// Opt: the allocation LP (allocation_lp.h) re-solved whenever the set of running jobs or what it
-// holds changes (a job starts; resources are given back). A starting job's GPUs are placed by
-// the placement policy on GPUs alone; then every running job's CPU cores and memory come from
-// the LP, rounded to a feasible allocation: whole cores per node (rounded down), memory slightly
-// below the LP's value, and a job that rounding left below its proportional-share speed raised
-// back to its proportional share where its nodes have room. The LP's bound and the rounded sum
-// are reported per solve (alloc_lp_bound, alloc_lp_rounded: means over solves).
+// Opt: the allocation LP (allocation_lp.h) re-solved whenever the set of running jobs changes (a
+// job starts; resources are given back). A starting job's GPUs are placed by the placement
+// policy on GPUs alone; then every running job's CPU cores and memory come from the LP, rounded
+// to a feasible allocation in which no job runs below its proportional-share speed: all jobs
+// start from their share, then, largest gain first, each moves to the faster of the LP's mean
+// point (whole cores) and its heaviest configuration where its nodes have room. The LP's bound
+// and the rounded sum are reported (alloc_lp_bound, alloc_lp_rounded: means over solves); the
+// bound is over the convex hull of each job's profile, so it can exceed any real allocation.
 //
 // Jobs that state their own CPU/memory needs, and jobs in a transition (restoring, re-launching,
 // checkpointing), keep what they hold; the LP shares what is left.
@@ -106,67 +107,158 @@ class Opt final : public AllocationMechanism {
     const LpSolution solution = solve_allocation_lp(lp_jobs_, lp_nodes_);
     if (!solution.optimal) return false;
 
-    // Round: whole cores per node, memory a hair below the LP's value.
-    grants_.assign(members_.size(), {});
+    // Round, keeping every job at or above its proportional-share speed. Start from what the
+    // jobs hold (fair: each got there by this rounding) and, for a starting job, its share;
+    // where that overfills a node, jobs above their share there go back to it, largest excess
+    // first (if even that is not enough, the job cannot start now). Then each job moves to the
+    // best of its share, the LP's heaviest configuration and the LP's mean point (whole cores),
+    // among those at least as fast as its share, where its nodes have room: moves that give
+    // resources back first, then the largest gains. (The LP's speeds are each profile's concave
+    // hull, so its mean point alone may be slower than the share.)
     for (std::size_t n = 0; n < nodes.size(); ++n) used_cpus_[n] = used_mem_[n] = 0.0;
-    for (std::size_t j = 0; j < members_.size(); ++j) {
-      for (const LpJob::Share& share : lp_jobs_[j].shares) {
-        const auto& node = nodes[share.node];
-        Grant grant = cluster.grant_for(share.node, PlacementRequest{}, share.gpus);
-        grant.cpus =
-            node.cpus > 0.0 ? std::floor(solution.cpus_per_gpu[j] * share.gpus + 1e-6) : 0.0;
-        grant.mem_gb =
-            node.mem_gb > 0.0 ? solution.mem_gb_per_gpu[j] * share.gpus * (1.0 - 1e-7) : 0.0;
-        used_cpus_[share.node] += grant.cpus;
-        used_mem_[share.node] += grant.mem_gb;
-        grants_[j].push_back(grant);
-      }
-    }
-    // The LP's tolerance may leave a node a hair over: scale that node's memory grants down.
-    for (std::size_t j = 0; j < members_.size(); ++j)
-      for (Grant& grant : grants_[j]) {
-        const LpNode& cap = lp_nodes_[grant.node];
-        if (cap.models_mem && used_mem_[grant.node] > cap.mem_gb)
-          grant.mem_gb *= std::max(0.0, cap.mem_gb) / used_mem_[grant.node];
-      }
-    for (std::size_t n = 0; n < nodes.size(); ++n)
-      if (lp_nodes_[n].models_mem && used_mem_[n] > lp_nodes_[n].mem_gb)
-        used_mem_[n] = std::max(0.0, lp_nodes_[n].mem_gb);
-    // No job below its proportional-share speed where its nodes have room to raise it.
-    double rounded = 0.0;
+    grants_.assign(members_.size(), {});
     for (std::size_t j = 0; j < members_.size(); ++j) {
       const std::uint32_t job = members_[j];
-      fair_.clear();
-      const PlacementRequest request = context.request_of(job);
-      for (const Grant& grant : grants_[j])
-        fair_.push_back(cluster.grant_for(grant.node, request, grant.gpus));
-      const double fair_rate = context.rate_if(job, fair_);
-      double rate = context.rate_if(job, grants_[j]);
-      if (rate < fair_rate * (1.0 - 1e-9)) {
-        bool room = true;
-        for (std::size_t g = 0; g < fair_.size(); ++g) {
-          const std::uint32_t node = fair_[g].node;
-          const double more_cpus = std::max(0.0, fair_[g].cpus - grants_[j][g].cpus);
-          const double more_mem = std::max(0.0, fair_[g].mem_gb - grants_[j][g].mem_gb);
-          room = room &&
-                 (!lp_nodes_[node].models_cpus ||
-                  used_cpus_[node] + more_cpus <= lp_nodes_[node].cpus + 1e-9) &&
-                 (!lp_nodes_[node].models_mem ||
-                  used_mem_[node] + more_mem <= lp_nodes_[node].mem_gb + 1e-9);
-        }
-        if (room) {
-          for (std::size_t g = 0; g < fair_.size(); ++g) {
-            Grant& grant = grants_[j][g];
-            used_cpus_[grant.node] += std::max(0.0, fair_[g].cpus - grant.cpus);
-            used_mem_[grant.node] += std::max(0.0, fair_[g].mem_gb - grant.mem_gb);
-            grant.cpus = std::max(grant.cpus, fair_[g].cpus);
-            grant.mem_gb = std::max(grant.mem_gb, fair_[g].mem_gb);
+      if (job == starting) {
+        const PlacementRequest request = context.request_of(job);
+        for (const LpJob::Share& share : lp_jobs_[j].shares)
+          grants_[j].push_back(cluster.grant_for(share.node, request, share.gpus));
+      } else {
+        const auto held = context.grants_of(job);
+        grants_[j].assign(held.begin(), held.end());
+      }
+      for (const Grant& grant : grants_[j]) {
+        used_cpus_[grant.node] += grant.cpus;
+        used_mem_[grant.node] += grant.mem_gb;
+      }
+    }
+    const auto over = [&](std::uint32_t n) {
+      return (lp_nodes_[n].models_cpus && used_cpus_[n] > lp_nodes_[n].cpus + 1e-9) ||
+             (lp_nodes_[n].models_mem && used_mem_[n] > lp_nodes_[n].mem_gb + 1e-9);
+    };
+    if (starting != kNoJob) {
+      for (const LpJob::Share& share : lp_jobs_[members_.size() - 1].shares) {
+        while (over(share.node)) {
+          // The member on this node furthest above its share goes back to it.
+          std::size_t pick = members_.size();
+          double pick_excess = 0.0;
+          for (std::size_t j = 0; j + 1 < members_.size(); ++j) {
+            const PlacementRequest request = context.request_of(members_[j]);
+            for (const Grant& grant : grants_[j]) {
+              if (grant.node != share.node) continue;
+              const Grant fair = cluster.grant_for(grant.node, request, grant.gpus);
+              const double excess =
+                  std::max(0.0, grant.cpus - fair.cpus) / std::max(1.0, fair.cpus) +
+                  std::max(0.0, grant.mem_gb - fair.mem_gb) / std::max(1.0, fair.mem_gb);
+              if (excess > pick_excess + 1e-12) pick = j, pick_excess = excess;
+            }
           }
-          rate = context.rate_if(job, grants_[j]);
+          if (pick == members_.size()) return false;  // nobody is above its share here
+          // Exactly its share (not the lesser of each: that could be slower than the share);
+          // a member is picked at most once, since it then has no excess.
+          const PlacementRequest request = context.request_of(members_[pick]);
+          for (Grant& grant : grants_[pick]) {
+            const Grant fair = cluster.grant_for(grant.node, request, grant.gpus);
+            used_cpus_[grant.node] += fair.cpus - grant.cpus;
+            used_mem_[grant.node] += fair.mem_gb - grant.mem_gb;
+            grant = fair;
+          }
         }
       }
-      rounded += rate / fair_rate;
     }
+    targets_.assign(members_.size(), {});
+    for (std::size_t j = 0; j < members_.size(); ++j) {
+      const std::uint32_t job = members_[j];
+      Target& target = targets_[j];
+      const PlacementRequest request = context.request_of(job);
+      fair_.clear();
+      for (const Grant& grant : grants_[j])
+        fair_.push_back(cluster.grant_for(grant.node, request, grant.gpus));
+      target.fair_rate = context.rate_if(job, fair_);
+      target.start_rate = target.rate = context.rate_if(job, grants_[j]);
+      const auto cost_of = [](const std::vector<Grant>& grants) {
+        double cost = 0.0;
+        for (const Grant& g : grants) cost += g.cpus + g.mem_gb;
+        return cost;
+      };
+      target.cost = cost_of(grants_[j]);
+      const auto consider = [&](const std::vector<Grant>& candidate, double rate) {
+        if (rate < target.fair_rate * (1.0 - 1e-12)) return;  // never below the share
+        const double cost = cost_of(candidate);
+        const bool start_is_fair =
+            target.grants.empty() && target.start_rate >= target.fair_rate * (1.0 - 1e-12);
+        const double best = target.grants.empty() && !start_is_fair ? 0.0 : target.rate;
+        if (rate > best * (1.0 + 1e-12) || (rate >= best * (1.0 - 1e-12) && cost < target.cost)) {
+          target.rate = rate;
+          target.cost = cost;
+          target.grants = candidate;
+        }
+      };
+      consider(fair_, target.fair_rate);
+      const auto& configs = lp_jobs_[j].configs;
+      const double* weights = solution.weights.data() + solution.first_column[j];
+      std::size_t heaviest = 0;
+      for (std::size_t k = 1; k < configs.size(); ++k)
+        if (weights[k] > weights[heaviest]) heaviest = k;
+      scratch_.clear();
+      for (const Grant& grant : grants_[j]) {
+        Grant g = grant;
+        if (nodes[g.node].cpus > 0.0) g.cpus = configs[heaviest].cpus_per_gpu * g.gpus;
+        if (nodes[g.node].mem_gb > 0.0) g.mem_gb = configs[heaviest].mem_gb_per_gpu * g.gpus;
+        scratch_.push_back(g);
+      }
+      consider(scratch_, context.rate_if(job, scratch_));
+      scratch_.clear();
+      for (const Grant& grant : grants_[j]) {
+        Grant g = grant;
+        if (nodes[g.node].cpus > 0.0) g.cpus = std::floor(solution.cpus_per_gpu[j] * g.gpus + 1e-6);
+        if (nodes[g.node].mem_gb > 0.0)
+          g.mem_gb = solution.mem_gb_per_gpu[j] * g.gpus * (1.0 - 1e-7);
+        scratch_.push_back(g);
+      }
+      consider(scratch_, context.rate_if(job, scratch_));
+      target.frees = true;
+      for (std::size_t g = 0; g < target.grants.size(); ++g)
+        target.frees = target.frees && target.grants[g].cpus <= grants_[j][g].cpus + 1e-12 &&
+                       target.grants[g].mem_gb <= grants_[j][g].mem_gb + 1e-12;
+    }
+    order_.resize(members_.size());
+    for (std::size_t j = 0; j < order_.size(); ++j) order_[j] = j;
+    std::sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) {
+      const Target& x = targets_[a];
+      const Target& y = targets_[b];
+      if (x.frees != y.frees) return x.frees;
+      const bool repair_x = x.start_rate < x.fair_rate, repair_y = y.start_rate < y.fair_rate;
+      if (repair_x != repair_y) return repair_x;
+      const double gain_x = x.rate / x.start_rate, gain_y = y.rate / y.start_rate;
+      return gain_x != gain_y ? gain_x > gain_y : members_[a] < members_[b];
+    });
+    for (std::size_t j : order_) {
+      Target& target = targets_[j];
+      if (target.grants.empty()) continue;
+      bool room = true;
+      for (std::size_t g = 0; g < target.grants.size(); ++g) {
+        const std::uint32_t node = target.grants[g].node;
+        room = room &&
+               (!lp_nodes_[node].models_cpus ||
+                used_cpus_[node] + target.grants[g].cpus - grants_[j][g].cpus <=
+                    lp_nodes_[node].cpus + 1e-9) &&
+               (!lp_nodes_[node].models_mem ||
+                used_mem_[node] + target.grants[g].mem_gb - grants_[j][g].mem_gb <=
+                    lp_nodes_[node].mem_gb + 1e-9);
+      }
+      if (!room) {
+        target.rate = target.start_rate;
+        continue;
+      }
+      for (std::size_t g = 0; g < target.grants.size(); ++g) {
+        used_cpus_[target.grants[g].node] += target.grants[g].cpus - grants_[j][g].cpus;
+        used_mem_[target.grants[g].node] += target.grants[g].mem_gb - grants_[j][g].mem_gb;
+        grants_[j][g] = target.grants[g];
+      }
+    }
+    double rounded = 0.0;
+    for (const Target& target : targets_) rounded += target.rate / target.fair_rate;
     ++solves_;
     bound_sum_ += solution.bound;
     rounded_sum_ += rounded;
@@ -216,6 +308,25 @@ class Opt final : public AllocationMechanism {
         for (double m : values(axes.mem_gb_per_gpu, node.mem_gb, fair.mem_gb))
           out.push_back({c, m, context.rate_per_gpu(job, type, {c, m, -1.0}) / fair_rate});
     }
+    // Drop dominated configurations (another is at least as fast with no more of either
+    // resource): the LP never needs them, and profiles are flat over much of their grid.
+    std::vector<LpConfig> kept;
+    for (std::size_t a = 0; a < out.size(); ++a) {
+      bool dominated = false;
+      for (std::size_t b = 0; b < out.size() && !dominated; ++b) {
+        if (a == b) continue;
+        const bool no_worse = out[b].normalised_rate >= out[a].normalised_rate &&
+                              out[b].cpus_per_gpu <= out[a].cpus_per_gpu &&
+                              out[b].mem_gb_per_gpu <= out[a].mem_gb_per_gpu;
+        const bool better = out[b].normalised_rate > out[a].normalised_rate ||
+                            out[b].cpus_per_gpu < out[a].cpus_per_gpu ||
+                            out[b].mem_gb_per_gpu < out[a].mem_gb_per_gpu;
+        // Among identical configurations keep the first.
+        dominated = no_worse && (better || b < a);
+      }
+      if (!dominated) kept.push_back(out[a]);
+    }
+    out = std::move(kept);
     if (axes.cpus_per_gpu == nullptr) {
       uncached_ = std::move(out);
       return uncached_;
@@ -229,7 +340,16 @@ class Opt final : public AllocationMechanism {
   std::vector<LpJob> lp_jobs_;
   std::vector<LpNode> lp_nodes_;
   std::vector<std::vector<Grant>> grants_;
-  std::vector<Grant> fair_;
+  struct Target {
+    double fair_rate = 0.0, rate = 0.0;  // at the proportional share; at the target
+    double start_rate = 0.0;             // at the LP's mean point
+    double cost = 0.0;                   // cores + GB of the target
+    bool frees = false;                  // the target takes no more than the share
+    std::vector<Grant> grants;           // the target's grants (empty: stay at the share)
+  };
+  std::vector<Target> targets_;
+  std::vector<std::size_t> order_;
+  std::vector<Grant> fair_, scratch_;
   std::vector<double> used_cpus_, used_mem_;
   std::map<std::tuple<const void*, int, int>, std::vector<LpConfig>> configs_;
   std::vector<LpConfig> uncached_;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 namespace clustersim {
 
 class AllocationContext;  // allocation_mechanism.h
+class AllocationMechanism;
 
 enum class VcQuotaMode {
   kStrict,  // a VC never holds more GPUs than its quota
@@ -64,6 +66,9 @@ struct SimOptions {
   // Called after every event batch's decisions, with what deciders see (tests, tools; null =
   // none). It may read but not change the simulation.
   std::function<void(const AllocationContext&)> observer;
+  // A user's own allocation mechanism (allocation_mechanism.h), used instead of
+  // scheduler.allocation's when set.
+  std::function<std::unique_ptr<AllocationMechanism>(const SchedulerOptions&)> make_allocation;
   bool reject_impossible = false;  // reject (and count) jobs that can never fit, else error
   bool check_invariants = false;   // verify resource accounting after every event batch (slow)
   std::uint64_t seed = 1;          // randomness of placement and policies

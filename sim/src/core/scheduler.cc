@@ -20,7 +20,9 @@ Scheduler::Scheduler(Engine& engine, const SimOptions& options)
     : engine_(engine),
       options_(options),
       policy_(make_scheduling_policy(options.scheduler)),
-      allocation_(make_allocation_mechanism(options.scheduler)) {
+      allocation_(options.make_allocation ? options.make_allocation(options.scheduler)
+                                          : make_allocation_mechanism(options.scheduler)) {
+  if (!allocation_) throw std::invalid_argument("make_allocation returned no mechanism");
   preemptive_ = options.scheduler.preemption.value_or(policy_->preemptive());
   ranks_vcs_ = policy_->ranks_vcs();
 }

@@ -20,7 +20,7 @@ import pandas as pd  # noqa: E402
 
 from . import metrics as metric_table  # noqa: E402
 from .results import Results  # noqa: E402
-from .summary import format_value, is_numeric_axis  # noqa: E402
+from .summary import format_value, is_numeric_axis, tied_axes  # noqa: E402
 
 MAX_PANELS = 9
 DPI = 100
@@ -63,13 +63,15 @@ def _colors(values) -> dict:
 class Layout:
     """Series values, facet combinations and colours shared by every plot of a report."""
 
-    def __init__(self, results: Results, series: str | None, exclude: list[str]):
+    def __init__(self, results: Results, series: str | None, x: str | None = None):
+        """`x`: the axis drawn along the x of each panel; it and the axes zipped with it are not facets."""
         configs = results.configurations()
         self.series = series
         self.series_values = list(pd.unique(configs[series])) if series else [None]
         self.colors = _colors(self.series_values)
+        along_x = {x, *tied_axes(configs, x, results.axes)} if x else set()
         self.facet_axes = [
-            a for a in results.axes if a != series and a not in exclude and configs[a].nunique() > 1
+            a for a in results.axes if a != series and a not in along_x and configs[a].nunique() > 1
         ]
         combos = configs[self.facet_axes].drop_duplicates() if self.facet_axes else pd.DataFrame([{}])
         self.facets = [dict(row) for _, row in combos.iterrows()]
@@ -77,7 +79,8 @@ class Layout:
         self.facets = self.facets[:MAX_PANELS]
 
     def facet_title(self, facet: dict) -> str:
-        return ", ".join(f"{a}={format_value(v)}" for a, v in facet.items())
+        parts = [f"{a}={format_value(v)}" for a, v in facet.items()]
+        return ", ".join(parts) if sum(len(p) for p in parts) <= 45 else "\n".join(parts)
 
     def select(self, frame: pd.DataFrame, facet: dict) -> pd.DataFrame:
         mask = np.ones(len(frame), dtype=bool)
@@ -272,10 +275,11 @@ def timeseries(results: Results, layout: Layout, folder: str) -> list[Plot]:
 
 def heatmap(results: Results, table: pd.DataFrame, metric: str, x: str, y: str, folder: str) -> Plot:
     rows = table[(table["metric"] == metric) & (table["n"] > 0)]
-    averaged = [a for a in results.axes if a not in (x, y) and results.points[a].nunique() > 1]
+    configs = results.configurations()
+    fixed = {x, y, *tied_axes(configs, x, results.axes), *tied_axes(configs, y, results.axes)}
+    averaged = [a for a in results.axes if a not in fixed and configs[a].nunique() > 1]
     # Configurations differing only in the averaged axes are pooled with equal weight.
     grid = rows.groupby([y, x], sort=False)["mean"].mean().unstack(x)
-    configs = results.configurations()
     x_values = sorted(pd.unique(configs[x])) if is_numeric_axis(configs[x]) else list(pd.unique(configs[x]))
     y_values = list(pd.unique(configs[y]))
     grid = grid.reindex(index=y_values, columns=x_values)

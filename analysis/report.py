@@ -134,14 +134,14 @@ def _build(results: Results, options: ReportOptions, choices: Choices, folder: s
 
     figures: list[plots.Plot] = []
     notes: list[str] = []
-    everything = plots.Layout(results, choices.series, exclude=[])
+    everything = plots.Layout(results, choices.series)
     cdf = plots.jct_cdf(results, everything, folder)
     if cdf:
         figures.append(cdf)
     else:
         notes.append("No JCT CDF: the file has no per-job table (run the sweep with --save-jobs).")
     if choices.x:
-        by_x = plots.Layout(results, choices.series, exclude=[choices.x])
+        by_x = plots.Layout(results, choices.series, choices.x)
         ok = results.ok
         for metric in metric_table.ordered(results.metrics):
             if metric_table.info(metric).diagnostic:

@@ -44,7 +44,7 @@ def format_number(value) -> str:
         return f"{value:,.0f}"
     if magnitude >= 100:
         return f"{value:.1f}"
-    if magnitude >= 1 or magnitude == 0:
+    if magnitude >= 0.01 or magnitude == 0:
         return f"{value:.3f}"
     return f"{value:.3g}"
 
@@ -92,7 +92,7 @@ def parse_baseline(results: Results, spec: str, default_axis: str | None) -> Bas
     raise AnalysisError(f"--baseline '{spec}': axis {axis} has no value '{text}' (its values: {have})")
 
 
-def _tied_axes(configs: pd.DataFrame, axis: str, axes: list[str]) -> list[str]:
+def tied_axes(configs: pd.DataFrame, axis: str, axes: list[str]) -> list[str]:
     """Axes whose value is fixed by `axis`'s value (zipped with it, or constant)."""
     grouped = configs.groupby(axis, sort=False)
     return [a for a in axes if a != axis and grouped[a].nunique().max() <= 1]
@@ -101,7 +101,7 @@ def _tied_axes(configs: pd.DataFrame, axis: str, axes: list[str]) -> list[str]:
 def baseline_configs(results: Results, baseline: Baseline) -> dict[int, int | None]:
     """config_id -> config_id of its baseline (None when the grid has no matching configuration)."""
     configs = results.configurations()
-    tied = set(_tied_axes(configs, baseline.axis, results.axes))
+    tied = set(tied_axes(configs, baseline.axis, results.axes))
     match = [a for a in results.axes if a != baseline.axis and a not in tied]
     key = lambda row: tuple(row[a] for a in match)  # noqa: E731
     chosen = configs[configs[baseline.axis] == baseline.value]

@@ -48,6 +48,10 @@ def _paired_values(a: pd.DataFrame, b: pd.DataFrame, metric: str):
 
 def compare(a: Results, b: Results, confidence: float = 0.95) -> tuple[pd.DataFrame, list[str], list[str]]:
     """(long table, common axes, notes). One row per matched configuration and common metric."""
+    for results in (a, b):
+        if len(results.ok) == 0:
+            raise AnalysisError(
+                f"{results.path}: no successful point to compare ({len(results.points)} points, all failed)")
     axes = [axis for axis in a.axes if axis in b.axes]
     notes = []
     for results, other in ((a, b), (b, a)):
@@ -127,7 +131,7 @@ def to_markdown(a: Results, b: Results, table: pd.DataFrame, axes: list[str], no
                 format_number(r["ratio"]), format_p(r["p"]), format_p(r["p_holm"]),
                 "yes" if r["significant"] else "no",
             ])
-        parts.append(f"\n## {metric}: {meta.label} ({metric_table.table_label(metric)})\n\n")
+        parts.append(f"\n## {metric}: {meta.label} ({metric_table.unit_text(metric)})\n\n")
         parts.append(_markdown_table(header, rows))
     return "".join(parts)
 

@@ -97,6 +97,12 @@ def axis_label(name: str, values=None) -> tuple[str, float]:
     return meta.label, 1.0
 
 
+def unit_text(name: str) -> str:
+    """The unit in words, for headings: seconds, fraction 0-1, GPUs, ... or "no unit"."""
+    unit = info(name).unit
+    return {"s": "seconds", "fraction": "fraction 0-1", "": "no unit"}.get(unit, unit)
+
+
 def table_label(name: str) -> str:
     """Column header for tables: the metric's name and unit as stored (seconds stay seconds)."""
     unit = info(name).unit

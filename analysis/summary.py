@@ -277,7 +277,7 @@ def sections(results: Results, table: pd.DataFrame, confidence: float, baseline:
 
     for metric in metric_table.ordered(results.metrics):
         meta = metric_table.info(metric)
-        unit = {"s": "seconds", "fraction": "fraction 0-1", "": "no unit"}.get(meta.unit, meta.unit)
+        unit = metric_table.unit_text(metric)
         header = axes + ["n", "failed", "mean", f"{level} CI"]
         if baseline:
             header += [f"diff vs {baseline.label}", f"{level} CI", "p", "ratio", f"{level} CI"]

@@ -10,6 +10,7 @@
 #include "run_command.h"
 
 #ifdef CLUSTERSIM_HAVE_SWEEP
+#include "clustersim/sweep/snapshot.h"
 #include "clustersim/sweep/sweep_command.h"
 #endif
 
@@ -18,6 +19,8 @@ int main(int argc, char** argv) {
   // The sweep parses its own flags (and initialises MPI only when it runs).
   if (argc > 1 && std::string_view(argv[1]) == "sweep")
     return clustersim::sweep::run_sweep_command(argc, argv);
+  if (argc > 1 && std::string_view(argv[1]) == "snapshot")
+    return clustersim::sweep::run_snapshot_command(argc, argv);
 #endif
   CLI::App app{"clustersim: trace-driven simulator of multi-tenant GPU clusters"};
   app.set_version_flag("--version", "clustersim " CLUSTERSIM_VERSION);
@@ -37,6 +40,9 @@ int main(int argc, char** argv) {
   app.add_subcommand("sweep",
                      "Run a policy x parameter grid on MPI ranks into one HDF5 file "
                      "(clustersim sweep --help)");
+  app.add_subcommand("snapshot",
+                     "Write the result file of a sweep still running from its journal "
+                     "(clustersim snapshot --help)");
 #else
   app.add_subcommand("sweep", "Run a grid of simulations (not built: needs MPI, HDF5 and oneTBB)");
 #endif

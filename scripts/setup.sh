@@ -7,7 +7,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools libtbb-dev
   clang libclang-rt-14-dev
-  python3 python3-h5py python3-pandas python3-matplotlib
+  python3 python3-h5py python3-pandas python3-matplotlib python3-numpy python3-scipy
+  # The analysis tests: pytest, and a headless browser that opens the HTML report (~80 MB).
+  python3-pytest chromium
 )
 missing=()
 for p in "${packages[@]}"; do

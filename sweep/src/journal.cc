@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -42,6 +43,55 @@ std::uint32_t read_u32(const std::string& bytes, std::size_t offset) {
 }
 
 }  // namespace
+
+std::string journal_path_for(const std::string& result_path) { return result_path + ".journal"; }
+
+std::string format_journal_fields(const std::map<std::string, std::string>& fields) {
+  std::string text;
+  for (const auto& [key, value] : fields) {
+    text += key;
+    text += '=';
+    for (char c : value) {
+      switch (c) {
+        case '\\':
+          text += "\\\\";
+          break;
+        case '\n':
+          text += "\\n";
+          break;
+        case '\r':
+          text += "\\r";
+          break;
+        default:
+          text += c;
+      }
+    }
+    text += '\n';
+  }
+  return text;
+}
+
+std::map<std::string, std::string> parse_journal_fields(std::string_view text) {
+  std::map<std::string, std::string> fields;
+  while (!text.empty()) {
+    const std::size_t end = std::min(text.find('\n'), text.size());
+    std::string_view line = text.substr(0, end);
+    text.remove_prefix(std::min(end + 1, text.size()));
+    const std::size_t equals = line.find('=');
+    if (equals == std::string_view::npos) continue;
+    std::string value;
+    for (std::size_t i = equals + 1; i < line.size(); ++i) {
+      if (line[i] == '\\' && i + 1 < line.size()) {
+        const char escaped = line[++i];
+        value += escaped == 'n' ? '\n' : escaped == 'r' ? '\r' : escaped;
+      } else {
+        value += line[i];
+      }
+    }
+    fields[std::string(line.substr(0, equals))] = std::move(value);
+  }
+  return fields;
+}
 
 JournalContents read_journal(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

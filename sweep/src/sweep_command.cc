@@ -104,20 +104,11 @@ std::string hostname() {
 
 // Key=value lines (journal header and session records).
 std::string key_values(const std::map<std::string, std::string>& values) {
-  std::string text;
-  for (const auto& [key, value] : values) text += key + "=" + value + "\n";
-  return text;
+  return format_journal_fields(values);
 }
 
 std::map<std::string, std::string> parse_key_values(const std::string& text) {
-  std::map<std::string, std::string> values;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    auto equals = line.find('=');
-    if (equals != std::string::npos) values[line.substr(0, equals)] = line.substr(equals + 1);
-  }
-  return values;
+  return parse_journal_fields(text);
 }
 
 std::string encode_ids(const std::vector<std::uint64_t>& ids) {
@@ -214,8 +205,6 @@ double thread_cpu_seconds() {
   return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
 }
 
-std::string journal_path_for(const std::string& out) { return out + ".journal"; }
-
 // Everything rank 0 decided before the first simulation; broadcast so all ranks agree.
 struct Plan {
   Grid grid;
@@ -251,7 +240,12 @@ std::map<std::string, std::string> journal_header(const Grid& grid, const SweepO
           {"grid_sha256", grid.sha256},
           {"points", std::to_string(grid.size())},
           {"save_jobs", options.save_jobs ? "1" : "0"},
-          {"save_timeseries", options.save_timeseries ? "1" : "0"}};
+          {"save_timeseries", options.save_timeseries ? "1" : "0"},
+          // What `clustersim snapshot` needs to write a result file from the journal alone.
+          {"grid_text", grid.text},
+          {"grid_path", grid.source_name},
+          {"software_version", CLUSTERSIM_VERSION},
+          {"git_commit", CLUSTERSIM_GIT_COMMIT}};
 }
 
 // Reads what an earlier session left (journal, else a finished result file). Throws InputError

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,15 @@ struct JournalContents {
   std::uint64_t valid_bytes = 0;  // file prefix holding whole, checksummed records
   bool torn_tail = false;         // bytes after valid_bytes were dropped (an interrupted write)
 };
+
+// The journal of the result file `result_path` (the sweep's --out): result_path + ".journal".
+std::string journal_path_for(const std::string& result_path);
+
+// Header and session records are text, one `key=value` line per field. Values are escaped
+// (backslash, newline, carriage return), so a multi-line value such as the grid text stays on one
+// line; values without those characters read the same as before escaping existed.
+std::string format_journal_fields(const std::map<std::string, std::string>& fields);
+std::map<std::string, std::string> parse_journal_fields(std::string_view text);
 
 // Reads every whole record; stops at the first torn or corrupt one. Throws InputError when the
 // file cannot be read or is not a journal.

@@ -1,0 +1,113 @@
+"""Labels, units and the better direction of the metrics this analysis knows by name.
+
+Which metrics exist is never decided here: it is the result file's `metrics` attribute. This table
+only orders and labels them; a metric it does not know is still tabulated and plotted, with a unit
+guessed from its name (`_s`, `_seconds`: seconds; `_util`: a fraction).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    label: str
+    unit: str  # "s", "fraction", or a count's noun ("GPUs", "jobs"); "" when unknown
+    better: str | None  # "lower", "higher", or None (no direction: a count, a total)
+    diagnostic: bool = False  # simulator bookkeeping: tabulated, not plotted
+
+
+_KNOWN = {
+    "jct_mean": MetricInfo("mean JCT", "s", "lower"),
+    "jct_p99": MetricInfo("p99 JCT", "s", "lower"),
+    "queue_mean": MetricInfo("mean queueing delay", "s", "lower"),
+    "makespan": MetricInfo("makespan", "s", "lower"),
+    "gpu_util": MetricInfo("GPU utilisation", "fraction", "higher"),
+    "frag_mean": MetricInfo("mean fragmented GPUs", "GPUs", "lower"),
+    "preemptions": MetricInfo("preemptions", "count", "lower"),
+    "jct_p50": MetricInfo("median JCT", "s", "lower"),
+    "jct_p95": MetricInfo("p95 JCT", "s", "lower"),
+    "jct_max": MetricInfo("max JCT", "s", "lower"),
+    "queue_p50": MetricInfo("median queueing delay", "s", "lower"),
+    "queue_p99": MetricInfo("p99 queueing delay", "s", "lower"),
+    "queue_len_mean": MetricInfo("mean queue length", "jobs", "lower"),
+    "gpu_seconds": MetricInfo("allocated GPU time", "GPU-s", None),
+    "overhead_gpu_seconds": MetricInfo("checkpoint/restore GPU time", "GPU-s", "lower"),
+    "jobs": MetricInfo("completed jobs", "jobs", None),
+    "rejected": MetricInfo("rejected jobs", "jobs", None),
+    "events": MetricInfo("simulator events", "events", None, diagnostic=True),
+    "rounds": MetricInfo("scheduling rounds", "rounds", None, diagnostic=True),
+}
+
+# The metrics a reader looks at first (the summary's overview table and the default heatmap).
+HEADLINE = ["jct_mean", "jct_p99", "queue_mean", "makespan", "gpu_util", "frag_mean", "preemptions"]
+
+
+def info(name: str) -> MetricInfo:
+    if name in _KNOWN:
+        return _KNOWN[name]
+    label = name.replace("_", " ")
+    if name.endswith("_s") or name.endswith("_seconds"):
+        return MetricInfo(label, "s", None)
+    if name.endswith("_util"):
+        return MetricInfo(label, "fraction", "higher")
+    return MetricInfo(label, "", None)
+
+
+def ordered(metrics: list[str]) -> list[str]:
+    """Known metrics in the table's order, then unknown ones in file order, diagnostics last."""
+    known = [m for m in _KNOWN if m in metrics and not _KNOWN[m].diagnostic]
+    unknown = [m for m in metrics if m not in _KNOWN]
+    diagnostics = [m for m in _KNOWN if m in metrics and _KNOWN[m].diagnostic]
+    return known + unknown + diagnostics
+
+
+def headline(metrics: list[str]) -> list[str]:
+    chosen = [m for m in HEADLINE if m in metrics]
+    return chosen or ordered(metrics)[:6]
+
+
+# Seconds are shown in the unit that keeps numbers readable; tables keep seconds.
+_TIME_UNITS = [("days", 86400.0), ("h", 3600.0), ("min", 60.0), ("s", 1.0)]
+
+
+def time_scale(values) -> tuple[str, float]:
+    """(unit, divisor) for seconds whose typical magnitude is that of `values`."""
+    import numpy as np
+
+    finite = np.abs(np.asarray(values, dtype=float))
+    finite = finite[np.isfinite(finite) & (finite > 0)]
+    typical = float(np.median(finite)) if finite.size else 0.0
+    for unit, divisor in _TIME_UNITS:
+        if typical >= 2 * divisor:
+            return unit, divisor
+    return "s", 1.0
+
+
+def axis_label(name: str, values=None) -> tuple[str, float]:
+    """(label with unit, divisor to apply to the values) for a plot axis showing metric `name`."""
+    meta = info(name)
+    if meta.unit == "s":
+        unit, divisor = time_scale(values if values is not None else [1.0])
+        return f"{meta.label} ({unit})", divisor
+    if meta.unit == "fraction":
+        return f"{meta.label} (fraction, 0-1)", 1.0
+    if meta.unit:
+        return f"{meta.label} ({meta.unit})", 1.0
+    return meta.label, 1.0
+
+
+def unit_text(name: str) -> str:
+    """The unit in words, for headings: seconds, fraction 0-1, GPUs, ... or "no unit"."""
+    unit = info(name).unit
+    return {"s": "seconds", "fraction": "fraction 0-1", "": "no unit"}.get(unit, unit)
+
+
+def table_label(name: str) -> str:
+    """Column header for tables: the metric's name and unit as stored (seconds stay seconds)."""
+    unit = info(name).unit
+    if unit == "s":
+        return f"{name} (s)"
+    if unit == "fraction":
+        return f"{name} (0-1)"
+    return name

@@ -1,0 +1,310 @@
+"""The report's PNG plots (matplotlib, Agg backend: no display needed).
+
+Every plot compares the values of a *series* axis (one line or colour each; the policy by default)
+and draws one panel per combination of the other axes that vary (at most MAX_PANELS; the rest
+are listed in a note). Values come from the summary table (metric plots) or from /jobs and
+/timeseries, so a plot and its table never disagree.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from . import metrics as metric_table  # noqa: E402
+from .results import Results  # noqa: E402
+from .summary import format_value, is_numeric_axis, tied_axes  # noqa: E402
+
+MAX_PANELS = 9
+DPI = 100
+CDF_POINTS = 2000  # an ECDF drawn through at most this many of its order statistics
+TIME_BINS = 200  # a time series is averaged into this many bins (seeds and samples pooled)
+
+# Axis paths with a unit or a friendlier name; other axes are labelled by their path, and a path
+# ending in _s is in seconds.
+_AXIS_LABELS = {
+    "workload.load": "offered load (GPU demand / capacity), workload.load",
+}
+
+
+@dataclass(frozen=True)
+class Plot:
+    file: str  # relative to the report folder: plots/NAME.png
+    section: str
+    title: str
+    caption: str
+    wide: bool = False  # several panels side by side: shown at full page width
+
+
+def axis_label(path: str) -> str:
+    if path in _AXIS_LABELS:
+        return _AXIS_LABELS[path]
+    if path.endswith("_s"):
+        return f"{path} (s)"
+    return path
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+
+
+def _colors(values) -> dict:
+    palette = plt.get_cmap("tab10" if len(values) <= 10 else "tab20").colors
+    return {value: palette[i % len(palette)] for i, value in enumerate(values)}
+
+
+class Layout:
+    """Series values, facet combinations and colours shared by every plot of a report."""
+
+    def __init__(self, results: Results, series: str | None, x: str | None = None):
+        """`x`: the axis drawn along the x of each panel; it and the axes zipped with it are not facets."""
+        configs = results.configurations()
+        self.series = series
+        self.series_values = list(pd.unique(configs[series])) if series else [None]
+        self.colors = _colors(self.series_values)
+        along_x = {x, *tied_axes(configs, x, results.axes)} if x else set()
+        self.facet_axes = [
+            a for a in results.axes if a != series and a not in along_x and configs[a].nunique() > 1
+        ]
+        combos = configs[self.facet_axes].drop_duplicates() if self.facet_axes else pd.DataFrame([{}])
+        self.facets = [dict(row) for _, row in combos.iterrows()]
+        self.dropped = max(0, len(self.facets) - MAX_PANELS)
+        self.facets = self.facets[:MAX_PANELS]
+
+    def facet_title(self, facet: dict) -> str:
+        parts = [f"{a}={format_value(v)}" for a, v in facet.items()]
+        return ", ".join(parts) if sum(len(p) for p in parts) <= 45 else "\n".join(parts)
+
+    def select(self, frame: pd.DataFrame, facet: dict) -> pd.DataFrame:
+        mask = np.ones(len(frame), dtype=bool)
+        for axis, value in facet.items():
+            mask &= (frame[axis] == value).to_numpy()
+        return frame[mask]
+
+    def series_rows(self, frame: pd.DataFrame):
+        for value in self.series_values:
+            rows = frame if self.series is None else frame[frame[self.series] == value]
+            yield value, rows
+
+    def series_label(self, value) -> str:
+        return "all" if self.series is None else format_value(value)
+
+    def figure(self, panel_width=5.2, panel_height=3.6):
+        count = len(self.facets)
+        columns = min(3, count)
+        rows = math.ceil(count / columns)
+        fig, grid = plt.subplots(
+            rows, columns, figsize=(panel_width * columns + 1.8, panel_height * rows + 0.6), squeeze=False,
+            layout="constrained",
+        )
+        for extra in grid.flat[count:]:
+            extra.set_visible(False)
+        return fig, list(grid.flat[:count])
+
+    def finish(self, fig, axes_list, title: str, path: str):
+        for axes, facet in zip(axes_list, self.facets):
+            if facet:
+                axes.set_title(self.facet_title(facet), fontsize=10)
+            axes.grid(True, alpha=0.3)
+        handles, labels = [], []
+        for axes in axes_list:
+            for handle, label in zip(*axes.get_legend_handles_labels()):
+                if label not in labels:
+                    handles.append(handle)
+                    labels.append(label)
+        if handles and not (self.series is None and len(handles) == 1):
+            fig.legend(handles, labels, title=self.series, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
+        fig.suptitle(title, fontsize=12)
+        fig.savefig(path, dpi=DPI, bbox_inches="tight")
+        plt.close(fig)
+
+    def note(self) -> str:
+        if not self.dropped:
+            return ""
+        return (f" Only the first {MAX_PANELS} combinations of {', '.join(self.facet_axes)} are drawn "
+                f"({self.dropped} more in the tables).")
+
+
+def jct_cdf(results: Results, layout: Layout, folder: str) -> Plot | None:
+    jobs = results.jobs
+    if jobs is None or "jct" not in jobs.columns or len(jobs) == 0:
+        return None
+    keep = np.ones(len(jobs), dtype=bool)
+    if "rejected" in jobs.columns:
+        keep &= ~jobs["rejected"].to_numpy(bool)
+    if "finish_time" in jobs.columns:
+        keep &= jobs["finish_time"].to_numpy(float) >= 0
+    columns = ["point_id"] + ([layout.series] if layout.series else []) + layout.facet_axes
+    finished = jobs.loc[keep, ["point_id", "jct"]].merge(results.ok[columns], on="point_id")
+    if len(finished) == 0:
+        return None
+    unit, divisor = metric_table.time_scale(finished["jct"])
+    fig, panels = layout.figure()
+    for axes, facet in zip(panels, layout.facets):
+        rows = layout.select(finished, facet)
+        for value, series_rows in layout.series_rows(rows):
+            jct = np.sort(series_rows["jct"].to_numpy(float)) / divisor
+            jct = jct[jct > 0]
+            if jct.size == 0:
+                continue
+            ranks = np.unique(np.linspace(0, jct.size - 1, min(jct.size, CDF_POINTS)).astype(int))
+            axes.step(jct[ranks], (ranks + 1) / jct.size, where="post", color=layout.colors[value],
+                      label=layout.series_label(value), linewidth=1.4)
+        axes.set_xscale("log")
+        axes.set_xlabel(f"job completion time ({unit}, log scale)")
+        axes.set_ylabel("fraction of jobs with JCT ≤ x")
+        axes.set_ylim(0, 1.02)
+    name = "plots/jct_cdf.png"
+    layout.finish(fig, panels, "JCT distribution (finished jobs, all seeds pooled)", f"{folder}/{name}")
+    return Plot(name, "Job completion time", "JCT CDF",
+                "Empirical CDF of the job completion time of every finished job, seeds pooled." + layout.note(),
+                wide=len(layout.facets) > 1)
+
+
+def _seed_counts(rows: pd.DataFrame) -> str:
+    low, high = int(rows["n"].min()), int(rows["n"].max())
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def metric_vs_x(results: Results, layout: Layout, table: pd.DataFrame, metric: str, x: str, folder: str,
+                confidence: float) -> Plot:
+    rows = table[(table["metric"] == metric) & (table["n"] > 0)]
+    numeric = is_numeric_axis(results.points[x])
+    categories = list(pd.unique(results.configurations()[x]))
+    label, divisor = metric_table.axis_label(metric, rows["mean"])
+    fig, panels = layout.figure()
+    for axes, facet in zip(panels, layout.facets):
+        sub = layout.select(rows, facet)
+        for value, line in layout.series_rows(sub):
+            if len(line) == 0:
+                continue
+            if numeric:
+                line = line.sort_values(x)
+                position = line[x].to_numpy(float)
+            else:
+                position = np.array([categories.index(v) for v in line[x]], dtype=float)
+                order = np.argsort(position)
+                line, position = line.iloc[order], position[order]
+            color = layout.colors[value]
+            axes.plot(position, line["mean"] / divisor, marker="o", markersize=4, color=color,
+                      label=layout.series_label(value), linewidth=1.5)
+            low, high = line["ci_low"].to_numpy(float), line["ci_high"].to_numpy(float)
+            if np.isfinite(low).any():
+                axes.fill_between(position, low / divisor, high / divisor, color=color, alpha=0.12, linewidth=0)
+        if not numeric:
+            axes.set_xticks(range(len(categories)), [format_value(c) for c in categories], rotation=30, ha="right")
+        axes.set_xlabel(axis_label(x))
+        axes.set_ylabel(label)
+    name = f"plots/{_safe(metric)}_vs_{_safe(x)}.png"
+    title = f"{metric_table.info(metric).label} vs {x}"
+    layout.finish(fig, panels, f"{title} (mean, {confidence:.0%} CI band over seeds)", f"{folder}/{name}")
+    return Plot(name, "Metrics", title,
+                f"{metric}: mean over seeds with its {confidence:.0%} t-interval as a band (seeds per point: "
+                f"{_seed_counts(rows)})." + layout.note(), wide=len(layout.facets) > 1)
+
+
+def _timeseries_quantities(series: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """(column or derived name, y label, title) for every plottable time-series column."""
+    quantities = []
+    if {"busy_gpus", "idle_gpus"} <= set(series.columns):
+        quantities.append(("gpu_allocation", "allocated GPUs (fraction of all GPUs, 0-1)", "GPU allocation"))
+    known = {
+        "fragmented_gpus": ("fragmented GPUs", "Fragmentation (idle GPUs the queue head cannot use)"),
+        "queue_length": ("waiting jobs", "Queue length"),
+        "running_jobs": ("running jobs", "Running jobs"),
+    }
+    for column in series.columns:
+        if column in ("point_id", "time", "busy_gpus", "idle_gpus") or not is_numeric_axis(series[column]):
+            continue
+        label, title = known.get(column, (column.replace("_", " "), column.replace("_", " ")))
+        quantities.append((column, label, title))
+    return quantities
+
+
+def timeseries(results: Results, layout: Layout, folder: str) -> list[Plot]:
+    series = results.timeseries
+    if series is None or len(series) == 0 or "time" not in series.columns:
+        return []
+    columns = ["point_id"] + ([layout.series] if layout.series else []) + layout.facet_axes
+    samples = series.merge(results.ok[columns], on="point_id")
+    if len(samples) == 0:
+        return []
+    if {"busy_gpus", "idle_gpus"} <= set(samples.columns):
+        total = (samples["busy_gpus"] + samples["idle_gpus"]).to_numpy(float)
+        allocated = np.where(total > 0, samples["busy_gpus"] / np.maximum(total, 1), np.nan)
+        samples = samples.assign(gpu_allocation=allocated)
+    time = samples["time"].to_numpy(float)
+    unit, divisor = metric_table.time_scale([time.max()])
+    if time.max() > time.min():
+        edges = np.linspace(time.min(), time.max(), TIME_BINS + 1)
+    else:
+        edges = np.array([time.min(), time.min() + 1])
+    bin_unit, bin_divisor = metric_table.time_scale([edges[1] - edges[0]])
+    width = (edges[1] - edges[0]) / bin_divisor
+    samples = samples.assign(_bin=np.clip(np.searchsorted(edges, time, side="right") - 1, 0, len(edges) - 2))
+    centers = (edges[:-1] + edges[1:]) / 2 / divisor
+    plots = []
+    quantities = _timeseries_quantities(series)  # the file's columns, not the axes merged in above
+    for column, label, title in quantities:
+        fig, panels = layout.figure(panel_height=3.2)
+        for axes, facet in zip(panels, layout.facets):
+            rows = layout.select(samples, facet)
+            for value, series_rows in layout.series_rows(rows):
+                means = series_rows.groupby("_bin")[column].mean()
+                if len(means) == 0:
+                    continue
+                axes.plot(centers[means.index.to_numpy()], means.to_numpy(float), color=layout.colors[value],
+                          label=layout.series_label(value), linewidth=1.1)
+            axes.set_xlabel(f"simulated time ({unit})")
+            axes.set_ylabel(label)
+        name = f"plots/timeseries_{_safe(column)}.png"
+        layout.finish(fig, panels, f"{title} over time (mean over seeds per {width:.3g}-{bin_unit} bin)",
+                      f"{folder}/{name}")
+        plots.append(Plot(name, "Time series", f"{title} over time",
+                          f"Sampled cluster state, averaged over seeds and over {TIME_BINS} time bins." + layout.note(),
+                          wide=len(layout.facets) > 1))
+    return plots
+
+
+def heatmap(results: Results, table: pd.DataFrame, metric: str, x: str, y: str, folder: str) -> Plot:
+    rows = table[(table["metric"] == metric) & (table["n"] > 0)]
+    configs = results.configurations()
+    fixed = {x, y, *tied_axes(configs, x, results.axes), *tied_axes(configs, y, results.axes)}
+    averaged = [a for a in results.axes if a not in fixed and configs[a].nunique() > 1]
+    # Configurations differing only in the averaged axes are pooled with equal weight.
+    grid = rows.groupby([y, x], sort=False)["mean"].mean().unstack(x)
+    x_values = sorted(pd.unique(configs[x])) if is_numeric_axis(configs[x]) else list(pd.unique(configs[x]))
+    y_values = list(pd.unique(configs[y]))
+    grid = grid.reindex(index=y_values, columns=x_values)
+    label, divisor = metric_table.axis_label(metric, grid.to_numpy(float).ravel())
+    values = grid.to_numpy(float) / divisor
+    fig, axes = plt.subplots(figsize=(max(5.0, 1.1 * len(x_values) + 3), max(3.2, 0.5 * len(y_values) + 1.8)),
+                             layout="constrained")
+    image = axes.imshow(np.ma.masked_invalid(values), aspect="auto", cmap="viridis")
+    axes.set_xticks(range(len(x_values)), [format_value(v) for v in x_values], rotation=30 if len(x_values) > 6 else 0)
+    axes.set_yticks(range(len(y_values)), [format_value(v) for v in y_values])
+    axes.set_xlabel(axis_label(x))
+    axes.set_ylabel(axis_label(y))
+    fig.colorbar(image, ax=axes, label=label)
+    if values.size <= 144:
+        finite = values[np.isfinite(values)]
+        middle = (finite.min() + finite.max()) / 2 if finite.size else 0
+        for (i, j), value in np.ndenumerate(values):
+            if np.isfinite(value):
+                axes.text(j, i, f"{value:.3g}", ha="center", va="center", fontsize=8,
+                          color="black" if value > middle else "white")
+    title = f"{metric_table.info(metric).label} over {x} and {y}"
+    over = f"\n(mean over seeds and over {', '.join(averaged)})" if averaged else "\n(mean over seeds)"
+    axes.set_title(title + over, fontsize=11)
+    name = f"plots/heatmap_{_safe(metric)}_{_safe(x)}_{_safe(y)}.png"
+    fig.savefig(f"{folder}/{name}", dpi=DPI, bbox_inches="tight")
+    plt.close(fig)
+    caption = f"Mean of {metric} over seeds" + (f", averaged over {', '.join(averaged)}." if averaged else ".")
+    return Plot(name, "Heatmap", title, caption)

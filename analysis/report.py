@@ -1,0 +1,242 @@
+"""`clustersim-analyze RESULTS.h5 --out DIR`: summary tables, plots and index.html in one folder.
+
+Everything is checked (file, axis and metric names, baseline) before anything is written; the
+report is then built in a hidden folder beside DIR and renamed into place, so a failure leaves
+no half-written report and an earlier one stays intact.
+"""
+from __future__ import annotations
+
+import html
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+
+import pandas as pd
+
+from . import metrics as metric_table
+from .results import AnalysisError, Results, load
+from .summary import (Baseline, TableSection, default_series_axis, describe, is_numeric_axis, parse_baseline,
+                      sections, summarize, to_markdown)
+
+# A file that marks a folder as a report of this command: --overwrite replaces only such folders.
+MARKER = ".clustersim-report"
+
+
+@dataclass
+class ReportOptions:
+    results: str
+    out: str | None = None
+    overwrite: bool = False
+    baseline: str | None = None  # VALUE of the series axis, or AXIS=VALUE
+    series: str | None = None  # axis drawn as one line per value (default scheduler.policy)
+    x: str | None = None  # axis on the x of metric plots and heatmap (default workload.load)
+    y: str | None = None  # heatmap's other axis (default: the series axis)
+    metric: str | None = None  # heatmap metric (default jct_mean)
+    confidence: float = 0.95
+
+
+def default_out(results_path: str) -> str:
+    stem = results_path[:-3] if results_path.endswith(".h5") else results_path
+    return stem + "_report"
+
+
+def default_x_axis(results: Results, series: str | None) -> str | None:
+    varying = [a for a in results.axes if a != series and results.points[a].nunique() > 1]
+    if "workload.load" in varying:
+        return "workload.load"
+    numeric = [a for a in varying if is_numeric_axis(results.points[a])]
+    return (numeric or varying or [None])[0]
+
+
+def check_output_folder(out: str, overwrite: bool) -> None:
+    if os.path.lexists(out):
+        if not overwrite:
+            raise AnalysisError(f"{out}: already exists: pass --overwrite to replace it")
+        if not os.path.isdir(out) or os.path.islink(out):
+            raise AnalysisError(f"{out}: exists and is not a folder; refusing to replace it")
+        if os.listdir(out) and not os.path.exists(os.path.join(out, MARKER)):
+            raise AnalysisError(f"{out}: is a folder this command did not write; refusing to replace it")
+    parent = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(parent):
+        raise AnalysisError(f"{out}: the folder {parent} does not exist")
+
+
+@dataclass
+class Choices:
+    series: str | None
+    x: str | None
+    y: str | None
+    metric: str
+    baseline: Baseline | None
+
+
+def choose(results: Results, options: ReportOptions) -> Choices:
+    """Checks every axis, metric and baseline named on the command line; picks the defaults."""
+    series = results.check_axis(options.series, "--series") if options.series else default_series_axis(results)
+    x = results.check_axis(options.x, "--x") if options.x else default_x_axis(results, series)
+    if options.y:
+        y = results.check_axis(options.y, "--y")
+    else:
+        others = [a for a in results.axes if a != x and results.points[a].nunique() > 1]
+        y = series if series in others else (others or [None])[0]
+    if x is not None and x == y:
+        raise AnalysisError(f"--x and --y are both '{x}': the heatmap needs two different axes")
+    if options.metric:
+        metric = results.check_metric(options.metric, "--metric")
+    else:
+        metric = metric_table.headline(results.metrics)[0]
+    baseline = parse_baseline(results, options.baseline, series) if options.baseline else None
+    if not 0 < options.confidence < 1:
+        raise AnalysisError(f"--confidence {options.confidence}: must be between 0 and 1 (e.g. 0.95)")
+    return Choices(series, x, y, metric, baseline)
+
+
+def write_report(options: ReportOptions) -> tuple[str, Results]:
+    results = load(options.results)
+    choices = choose(results, options)
+    out = options.out or default_out(options.results)
+    check_output_folder(out, options.overwrite)
+    if len(results.ok) == 0:
+        raise AnalysisError(
+            f"{options.results}: no successful point to analyse ({len(results.points)} points, all failed)")
+
+    parent = os.path.dirname(os.path.abspath(out))
+    staging = tempfile.mkdtemp(prefix=f".{os.path.basename(os.path.abspath(out))}.tmp-", dir=parent)
+    try:
+        _build(results, options, choices, staging)
+        _replace(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return out, results
+
+
+def _replace(staging: str, out: str) -> None:
+    if os.path.exists(out):
+        old = staging + "-old"
+        os.rename(out, old)
+        os.rename(staging, out)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(staging, out)
+
+
+def _build(results: Results, options: ReportOptions, choices: Choices, folder: str) -> None:
+    from . import plots  # matplotlib: imported once the input is known to be good
+
+    os.makedirs(os.path.join(folder, "plots"))
+    table = summarize(results, options.confidence, choices.baseline)
+    table.to_csv(os.path.join(folder, "summary.csv"), index=False)
+    markdown = to_markdown(results, table, options.confidence, choices.baseline)
+    with open(os.path.join(folder, "summary.md"), "w", encoding="utf-8") as handle:
+        handle.write(markdown)
+
+    figures: list[plots.Plot] = []
+    notes: list[str] = []
+    everything = plots.Layout(results, choices.series)
+    cdf = plots.jct_cdf(results, everything, folder)
+    if cdf:
+        figures.append(cdf)
+    else:
+        notes.append("No JCT CDF: the file has no per-job table (run the sweep with --save-jobs).")
+    if choices.x:
+        by_x = plots.Layout(results, choices.series, choices.x)
+        ok = results.ok
+        for metric in metric_table.ordered(results.metrics):
+            if metric_table.info(metric).diagnostic:
+                continue
+            if ok[metric].nunique() <= 1:
+                notes.append(f"No plot of {metric}: it is {ok[metric].iloc[0]:g} at every point.")
+                continue
+            figures.append(plots.metric_vs_x(results, by_x, table, metric, choices.x, folder, options.confidence))
+    else:
+        notes.append("No metric plots: the grid has no axis with more than one value besides the series.")
+    series_plots = plots.timeseries(results, everything, folder)
+    figures += series_plots
+    if not series_plots:
+        notes.append("No time series: the file has no /timeseries table (run the sweep with --save-timeseries).")
+    if choices.x and choices.y:
+        figures.append(plots.heatmap(results, table, choices.metric, choices.x, choices.y, folder))
+    else:
+        notes.append("No heatmap: it needs two axes with more than one value each (--x, --y).")
+
+    page = _html(results, options, choices, table, figures, notes)
+    with open(os.path.join(folder, "index.html"), "w", encoding="utf-8") as handle:
+        handle.write(page)
+    with open(os.path.join(folder, MARKER), "w", encoding="utf-8") as handle:
+        handle.write("written by clustersim-analyze; --overwrite may replace this folder\n")
+
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1400px; padding: 0 1em; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.85em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; white-space: nowrap; }
+th { background: #f3f3f3; }
+td.axis, th.axis { text-align: left; }
+.scroll { overflow-x: auto; }
+figure { display: inline-block; margin: 0.5em 1em 1.5em 0; vertical-align: top; width: calc(50% - 1.5em); }
+figure.wide { display: block; width: auto; }
+figure img { max-width: 100%; border: 1px solid #ddd; }
+figcaption { font-size: 0.85em; color: #555; max-width: 70ch; }
+.note { color: #555; }
+details { margin: 0.3em 0; }
+pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; }
+"""
+
+_PROVENANCE = ["grid_path", "grid_sha256", "points_done", "points_total", "complete", "replicates", "paired_seeds",
+               "grid_seed", "software_version", "git_commit", "start_time", "end_time", "sessions", "ranks", "threads",
+               "hostname", "slurm_job_id", "snapshot_time"]
+
+
+def _table_html(section: TableSection, axis_columns: int) -> str:
+    escape = html.escape
+    head = "".join(f'<th class="axis">{escape(h)}</th>' if i < axis_columns else f"<th>{escape(h)}</th>"
+                   for i, h in enumerate(section.header))
+    body = "".join(
+        "<tr>" + "".join(f'<td class="axis">{escape(c)}</td>' if i < axis_columns else f"<td>{escape(c)}</td>"
+                         for i, c in enumerate(row)) + "</tr>"
+        for row in section.rows)
+    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def _html(results: Results, options: ReportOptions, choices: Choices, table: pd.DataFrame,
+          figures: list, notes: list[str]) -> str:
+    escape = html.escape
+    parts = [
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
+        f"<title>clustersim report: {escape(results.path)}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>clustersim sweep report: {escape(os.path.basename(results.path))}</h1>",
+        f"<p>{escape(describe(results, options.confidence, choices.baseline))}</p>",
+        '<p>Files: <a href="summary.md">summary.md</a> · <a href="summary.csv">summary.csv</a> '
+        "(one row per configuration and metric, full precision)</p>",
+    ]
+    table_sections = sections(results, table, options.confidence, choices.baseline)
+    axis_columns = len(results.axes)
+    for section in table_sections:
+        if section.level == 2:
+            parts.append(f"<h2>{escape(section.title)}</h2>{_table_html(section, axis_columns)}")
+    current = None
+    for figure in figures:
+        if figure.section != current:
+            parts.append(f"<h2>{escape(figure.section)}</h2>")
+            current = figure.section
+        parts.append(
+            f'<figure class="{"wide" if figure.wide else "half"}"><img src="{escape(figure.file)}" '
+            f'alt="{escape(figure.title)}">'
+            f"<figcaption>{escape(figure.caption)}</figcaption></figure>")
+    if notes:
+        parts.append("<h2>Not shown</h2><ul>" + "".join(f'<li class="note">{escape(n)}</li>' for n in notes) + "</ul>")
+    parts.append("<h2>Every metric</h2>")
+    for section in table_sections:
+        if section.level == 3:
+            parts.append(f"<details><summary>{escape(section.title)}</summary>"
+                         f"{_table_html(section, axis_columns)}</details>")
+    rows = "".join(f'<tr><th class="axis">{escape(k)}</th><td class="axis">{escape(str(results.attrs[k]))}</td></tr>'
+                   for k in _PROVENANCE if k in results.attrs)
+    parts.append(f"<h2>Provenance</h2><table>{rows}</table>")
+    if "grid_text" in results.attrs:
+        grid_text = escape(str(results.attrs["grid_text"]))
+        parts.append(f"<details><summary>Grid file</summary><pre>{grid_text}</pre></details>")
+    parts.append("</body></html>\n")
+    return "\n".join(parts)

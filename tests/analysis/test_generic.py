@@ -42,19 +42,19 @@ def test_a_metric_the_analysis_does_not_know(sweep_file, tmp_path):
     shutil.copy(sweep_file, path)
     with h5py.File(path, "a") as f:
         names = json.loads(f.attrs["metrics"])
-        cpu = np.linspace(0.1, 0.9, f["points/point_id"].shape[0])
-        f["points/cpu_util"] = cpu
-        f.attrs["metrics"] = json.dumps(names + ["cpu_util"])
+        widget = np.linspace(0.1, 0.9, f["points/point_id"].shape[0])
+        f["points/widget_util"] = widget
+        f.attrs["metrics"] = json.dumps(names + ["widget_util"])
     results = load(path)
-    assert "cpu_util" in results.metrics
-    assert metrics.info("cpu_util").unit == "fraction" and metrics.info("cpu_util").better == "higher"
+    assert "widget_util" in results.metrics
+    assert metrics.info("widget_util").unit == "fraction" and metrics.info("widget_util").better == "higher"
     table = summarize(results, 0.95)
-    rows = table[table["metric"] == "cpu_util"]
+    rows = table[table["metric"] == "widget_util"]
     assert len(rows) == 6
     for _, row in rows.iterrows():
-        expected = results.points[results.points["config_id"] == row["config_id"]]["cpu_util"].mean()
+        expected = results.points[results.points["config_id"] == row["config_id"]]["widget_util"].mean()
         assert row["mean"] == pytest.approx(expected)
     os.makedirs(tmp_path / "plots")
     layout = plots.Layout(results, "scheduler.policy", "workload.load")
-    plot = plots.metric_vs_x(results, layout, table, "cpu_util", "workload.load", str(tmp_path), 0.95)
+    plot = plots.metric_vs_x(results, layout, table, "widget_util", "workload.load", str(tmp_path), 0.95)
     assert os.path.getsize(tmp_path / plot.file) > 5000

@@ -68,7 +68,8 @@ Workload load_workload(const RunConfig& config);
 // workload, arrivals continue until the window has drained: while the window outlives the
 // generated arrivals, the workload is generated again with twice the jobs (generators are
 // prefix-stable, so the jobs so far are unchanged) and the simulation repeats. The result is
-// thus the same as on an endless stream of arrivals.
+// thus the same as on an endless stream of arrivals, up to 8x the jobs the window reaches; an
+// overloaded cluster that needs more says so (RunMetrics::window_overloaded).
 struct ConfigRun {
   std::shared_ptr<const Workload> workload;  // what was simulated
   RunResult result;

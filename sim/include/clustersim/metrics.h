@@ -52,6 +52,10 @@ struct RunMetrics {
   std::uint64_t reallocations = 0;  // running jobs whose CPU/memory/storage grant changed
   double alloc_lp_bound = 0;        // opt: mean LP bound on sum of normalised throughputs
   double alloc_lp_rounded = 0;      // opt: mean of the same sum once rounded (what ran)
+  // 1 when the window drained only after the workload's last arrival (front ends generate up
+  // to 8x the jobs the window reaches before giving up): not a steady state; the cluster is
+  // overloaded at this load.
+  std::uint64_t window_overloaded = 0;
 };
 
 // One sample of the cluster's state, taken every `sample_interval_s`.

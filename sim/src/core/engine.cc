@@ -765,6 +765,7 @@ RunResult Engine::collect_results() const {
   m.events = events_processed_;
   m.rounds = scheduler_->rounds();
   m.reallocations = reallocations_;
+  m.window_overloaded = window_outlived_arrivals_ ? 1 : 0;
   scheduler_->report(m);
   return result;
 }

@@ -49,6 +49,8 @@ constexpr MetricField kRunMetrics[] = {
          "opt: mean over LP solves of the LP bound on the sum of normalised throughputs"),
     real("alloc_lp_rounded", &RunMetrics::alloc_lp_rounded, "",
          "opt: mean over LP solves of that sum once rounded to a feasible allocation"),
+    count("window_overloaded", &RunMetrics::window_overloaded,
+          "1: the window drained only after the last arrival (overload: no steady state)"),
 };
 
 constexpr JobField job_count(std::string_view name, int JobRecord::*member, bool first_block) {

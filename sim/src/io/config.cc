@@ -478,8 +478,11 @@ ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workloa
   if (config.workload.generator && config.sim.window) {
     GeneratorOptions generator = *config.workload.generator;
     generator.jobs = workload->jobs.size();
-    while (run.result.window_outlived_arrivals && generator.jobs < 100'000'000) {
-      generator.jobs *= 2;
+    // An overloaded cluster never drains a window while jobs keep coming: give up at 8x the
+    // jobs the window reaches (the result then says window_overloaded = 1).
+    const std::size_t limit = std::max(generator.jobs, 8 * (config.sim.window->last + 1));
+    while (run.result.window_outlived_arrivals && generator.jobs < limit) {
+      generator.jobs = std::min(limit, generator.jobs * 2);
       workload = std::make_shared<const Workload>(generate_workload(generator));
       run.result = simulate(config.sim, workload->jobs);
     }

@@ -18,6 +18,9 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
+#include "clustersim/config.h"
 #include "clustersim/generator.h"
 #include "clustersim/simulator.h"
 
@@ -76,6 +79,46 @@ CaseResult run_case(std::size_t jobs, const std::string& policy, double load) {
   return result;
 }
 
+// The Synergy setting (sweep/examples/synergy/grid.toml): 128 V100 GPUs, 24 cores and 500 GB per
+// 8-GPU server, FIFO, 9 single-GPU jobs/hour, metrics over a 1,000-job window; one allocation
+// mechanism. Runs through the same path as `clustersim run` (config, profiles, window extension).
+CaseResult run_synergy_case(const std::string& mechanism) {
+  using clock = std::chrono::steady_clock;
+  const std::string text = std::string(R"([cluster]
+nodes = 16
+gpus_per_node = 8
+gpu_type = "v100"
+cpus_per_node = 24
+mem_gb_per_node = 500
+storage_mbps_per_node = 500
+[workload]
+generator = "synergy"
+jobs_per_hour = 9
+window = [1000, 1999]
+[scheduler]
+policy = "fifo"
+allocation = ")") + mechanism + R"("
+[throughput]
+model = "profile"
+profiles = ")" + CLUSTERSIM_SOURCE_DIR + R"(/profiles/v100"
+[metrics]
+sample_interval_s = 3600
+)";
+  CaseResult result;
+  const RunConfig config = parse_run_config(text, "synergy-bench", "");
+  auto t0 = clock::now();
+  auto workload = std::make_shared<const Workload>(load_workload(config));
+  auto t1 = clock::now();
+  const ConfigRun run = simulate_config(config, workload);
+  auto t2 = clock::now();
+  result.generate_s = std::chrono::duration<double>(t1 - t0).count();
+  result.simulate_s = std::chrono::duration<double>(t2 - t1).count();
+  result.events = run.result.metrics.events;
+  result.jobs = run.workload->jobs.size();
+  result.gpu_util = run.result.metrics.jct_mean / 3600.0;  // reported as JCT (h) below
+  return result;
+}
+
 std::vector<std::string> split(const std::string& text) {
   std::vector<std::string> parts;
   std::stringstream stream(text);
@@ -87,15 +130,20 @@ std::vector<std::string> split(const std::string& text) {
 
 int main(int argc, char** argv) {
   std::string jobs_list = "10000,100000,1000000", policies = "fifo,tiresias", loads = "0.8,1.2";
+  std::string mechanisms = "proportional,greedy,tune";
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--jobs")) {
+    if (!std::strcmp(argv[i], "--synergy")) {
+      mechanisms = argv[i + 1];
+    } else if (!std::strcmp(argv[i], "--jobs")) {
       jobs_list = argv[i + 1];
     } else if (!std::strcmp(argv[i], "--policies")) {
       policies = argv[i + 1];
     } else if (!std::strcmp(argv[i], "--loads")) {
       loads = argv[i + 1];
     } else {
-      std::fprintf(stderr, "usage: %s [--jobs N,N] [--policies P,P] [--loads X,X]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--jobs N,N] [--policies P,P] [--loads X,X] [--synergy M,M]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -143,6 +191,38 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
       }
     }
+  }
+  // Allocation mechanisms in the Synergy setting (target: tune well under a second).
+  std::printf("\nsynergy setting: 128 GPUs, FIFO, 9 jobs/h, 1,000-job window; one core per case\n");
+  std::printf("%-13s %9s %8s %8s %12s %9s %10s\n", "allocation", "jobs_sim", "gen_s", "sim_s",
+              "events/s", "peak_MB", "jct_mean_h");
+  for (const auto& mechanism : split(mechanisms)) {
+    int pipe_fds[2];
+    if (pipe(pipe_fds) != 0) return 1;
+    const pid_t child = fork();
+    if (child == 0) {
+      close(pipe_fds[0]);
+      CaseResult result = run_synergy_case(mechanism);
+      if (write(pipe_fds[1], &result, sizeof result) != sizeof result) _exit(1);
+      _exit(0);
+    }
+    close(pipe_fds[1]);
+    CaseResult result;
+    const bool got = read(pipe_fds[0], &result, sizeof result) == sizeof result;
+    close(pipe_fds[0]);
+    int status = 0;
+    rusage usage{};
+    wait4(child, &status, 0, &usage);
+    if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      std::printf("%-13s failed\n", mechanism.c_str());
+      ++failures;
+      continue;
+    }
+    std::printf("%-13s %9llu %8.3f %8.3f %12.0f %9.1f %10.2f\n", mechanism.c_str(),
+                static_cast<unsigned long long>(result.jobs), result.generate_s,
+                result.simulate_s, result.events / result.simulate_s, usage.ru_maxrss / 1024.0,
+                result.gpu_util);
+    std::fflush(stdout);
   }
   return failures == 0 ? 0 : 1;
 }

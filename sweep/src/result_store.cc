@@ -294,6 +294,11 @@ void write_result_file(const std::string& path, const Grid& grid,
     write_attribute(file, "paired_seeds", static_cast<std::int64_t>(grid.paired_seeds));
     write_attribute(file, "axes", json_string_list(axis_names));
     write_attribute(file, "metrics", json_string_list(metric_names));
+    std::string units = "{";
+    for (const MetricField& field : run_metric_fields())
+      units += (units.size() > 1 ? ", \"" : "\"") + std::string(field.name) + "\": \"" +
+               std::string(field.unit) + "\"";
+    write_attribute(file, "metric_units", units + "}");
     write_attribute(file, "points_total", static_cast<std::int64_t>(grid.size()));
     write_attribute(file, "points_done", static_cast<std::int64_t>(results.size()));
     write_attribute(file, "complete", static_cast<std::int64_t>(results.size() == grid.size()));

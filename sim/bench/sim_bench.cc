@@ -14,11 +14,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <memory>
 
 #include "clustersim/config.h"
 #include "clustersim/generator.h"
@@ -97,10 +96,12 @@ jobs_per_hour = 9
 window = [1000, 1999]
 [scheduler]
 policy = "fifo"
-allocation = ")") + mechanism + R"("
+allocation = ")") + mechanism +
+                           R"("
 [throughput]
 model = "profile"
-profiles = ")" + CLUSTERSIM_SOURCE_DIR + R"(/profiles/v100"
+profiles = ")" + CLUSTERSIM_SOURCE_DIR +
+                           R"(/profiles/v100"
 [metrics]
 sample_interval_s = 3600
 )";
@@ -219,9 +220,8 @@ int main(int argc, char** argv) {
       continue;
     }
     std::printf("%-13s %9llu %8.3f %8.3f %12.0f %9.1f %10.2f\n", mechanism.c_str(),
-                static_cast<unsigned long long>(result.jobs), result.generate_s,
-                result.simulate_s, result.events / result.simulate_s, usage.ru_maxrss / 1024.0,
-                result.gpu_util);
+                static_cast<unsigned long long>(result.jobs), result.generate_s, result.simulate_s,
+                result.events / result.simulate_s, usage.ru_maxrss / 1024.0, result.gpu_util);
     std::fflush(stdout);
   }
   return failures == 0 ? 0 : 1;

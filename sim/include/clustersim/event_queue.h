@@ -18,7 +18,8 @@ enum class EventKind : std::uint8_t {
   kRestoreDone = 2,     // a restarted job has restored its state; it starts progressing
   kArrival = 3,         // (arrivals come from the sorted workload, not the heap)
   kRound = 4,           // a lease boundary: preemptive policies reconsider who runs
-  kSample = 5,          // time-series sample
+  kPlan = 5,            // a planning boundary (scheduler.plan_interval_s > 0)
+  kSample = 6,          // time-series sample
 };
 
 struct Event {

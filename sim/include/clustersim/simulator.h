@@ -35,7 +35,10 @@ struct SchedulerOptions {
   // A running job whose CPU/memory/storage grant changes pauses this long (no progress, charged
   // as overhead), e.g. to restart its data loaders.
   double realloc_s = 0.0;
-  double lease_s = 300.0;          // period of preemption rounds (preemptive policies)
+  double lease_s = 300.0;  // period of preemption rounds (preemptive policies)
+  // 0: plan (start jobs, rebalance) after every event batch. > 0: only at multiples of this
+  // period, as round-based schedulers do (Synergy's simulator plans every 300 s).
+  double plan_interval_s = 0.0;
   double checkpoint_s = 0.0;       // GPUs stay held this long when a job is preempted
   double restore_s = 0.0;          // a restarted job holds GPUs this long before progressing
   bool backfill = true;            // false: strict head-of-line blocking

@@ -21,6 +21,8 @@ void validate_options(const SimOptions& options) {
     throw std::invalid_argument("scheduler.checkpoint_s must be >= 0");
   if (!(s.restore_s >= 0.0) || !std::isfinite(s.restore_s))
     throw std::invalid_argument("scheduler.restore_s must be >= 0");
+  if (!(s.plan_interval_s >= 0.0) || !std::isfinite(s.plan_interval_s))
+    throw std::invalid_argument("scheduler.plan_interval_s must be >= 0");
   if (!(s.realloc_s >= 0.0) || !std::isfinite(s.realloc_s))
     throw std::invalid_argument("scheduler.realloc_s must be >= 0");
   if (!(s.best_demand_tolerance >= 0.0) || !(s.best_demand_tolerance < 1.0))
@@ -558,6 +560,7 @@ RunResult Engine::run() {
 
     bool sample_due = false;
     bool round_event = false;
+    bool plan_event = false;
     // Events before arrivals (completions and overheads), then arrivals, then rounds/samples.
     while (!events_.empty() && events_.top().time == now &&
            events_.top().kind < EventKind::kArrival) {
@@ -593,14 +596,16 @@ RunResult Engine::run() {
       const Event event = events_.pop();
       ++events_processed_;
       if (event.kind == EventKind::kRound) round_event = true;
+      if (event.kind == EventKind::kPlan) plan_event = true;
       if (event.kind == EventKind::kSample) sample_due = true;
     }
     if (options_.window && window_left_ == 0) {
       window_outlived_arrivals_ = next_arrival_ == arrival_order_.size();
       break;  // the window has drained: steady-state metrics are complete
     }
-    scheduler_->plan(now, scheduler_->round_due(now, round_event));
+    scheduler_->plan(now, scheduler_->round_due(now, round_event), plan_event);
     if (auto round = scheduler_->next_round(now)) events_.push(*round, EventKind::kRound);
+    if (auto plan = scheduler_->next_plan(now)) events_.push(*plan, EventKind::kPlan);
     if (options_.check_invariants) check_invariants();
     if (options_.observer) options_.observer(*this);
     if (sample_due) {
@@ -608,7 +613,8 @@ RunResult Engine::run() {
       if (active_jobs_ > 0 || next_arrival_ < arrival_order_.size())
         events_.push(now + sample_interval, EventKind::kSample);
     }
-    if (holders_.empty() && next_arrival_ == arrival_order_.size() && scheduler_->waiting() > 0)
+    if (holders_.empty() && next_arrival_ == arrival_order_.size() && scheduler_->waiting() > 0 &&
+        !scheduler_->plan_pending())
       throw std::logic_error("simulation stalled: jobs wait but nothing can ever free resources");
   }
   return collect_results();

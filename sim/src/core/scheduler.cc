@@ -86,8 +86,13 @@ std::optional<Time> Scheduler::next_round(Time now) {
   return (std::floor(now / lease) + 1.0) * lease;
 }
 
-void Scheduler::plan(Time now, bool round_due) {
+void Scheduler::plan(Time now, bool round_due, bool plan_event) {
   if (round_due) preemption_round(now);
+  const double period = options_.scheduler.plan_interval_s;
+  if (period > 0.0) {
+    if (plan_event) plan_scheduled_ = false;
+    if (!plan_event && std::fmod(now, period) != 0.0) return;  // decisions wait for a boundary
+  }
   scheduling_pass(now);
   if (released_ && allocation_->rebalances()) {
     plan_.clear();
@@ -205,6 +210,13 @@ void Scheduler::preemption_round(Time now) {
   if (plan_.empty()) return;
   engine_.apply(plan_);
   released_ = true;
+}
+
+std::optional<Time> Scheduler::next_plan(Time now) {
+  const double period = options_.scheduler.plan_interval_s;
+  if (period <= 0.0 || plan_scheduled_ || (queue_.empty() && !released_)) return std::nullopt;
+  plan_scheduled_ = true;
+  return (std::floor(now / period) + 1.0) * period;
 }
 
 // --- Passes -----------------------------------------------------------------------------------

@@ -39,8 +39,13 @@ class Scheduler {
   bool round_due(Time now, bool round_event);
   // After planning: when the next round should be, if one should be scheduled now.
   std::optional<Time> next_round(Time now);
-  // One batch's decisions: the round (when due), a pass, the mechanism's rebalancing.
-  void plan(Time now, bool round_due);
+  // One batch's decisions: the round (when due), a pass, the mechanism's rebalancing. With a
+  // planning period, the pass and the rebalancing happen only on its boundaries (`plan_event`:
+  // a planning event popped in this batch).
+  void plan(Time now, bool round_due, bool plan_event);
+  // With a planning period: the next boundary, when one should be scheduled now.
+  std::optional<Time> next_plan(Time now);
+  bool plan_pending() const { return plan_scheduled_; }
 
   std::size_t waiting() const { return queue_.size(); }
   // The waiting job first in policy order (the queue must not be empty).
@@ -112,6 +117,7 @@ class Scheduler {
   std::vector<std::uint32_t> vc_blocked_stamp_;  // pass number at which a VC stopped (strict order)
   std::uint32_t pass_number_ = 0;
   bool round_scheduled_ = false;
+  bool plan_scheduled_ = false;
   std::uint64_t rounds_ = 0;
 };
 

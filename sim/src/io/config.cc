@@ -306,6 +306,7 @@ void parse_scheduler(const toml::table& root, const std::string& source, SimOpti
       reader.number("best_demand_tolerance", s.best_demand_tolerance, 0.0, 0.999999);
   s.realloc_s = reader.number("realloc_s", s.realloc_s, 0.0, 1e12);
   s.lease_s = reader.number("lease_s", s.lease_s, 1e-3, 1e12);
+  s.plan_interval_s = reader.number("plan_interval_s", s.plan_interval_s, 0.0, 1e12);
   s.checkpoint_s = reader.number("checkpoint_s", s.checkpoint_s, 0.0, 1e12);
   s.restore_s = reader.number("restore_s", s.restore_s, 0.0, 1e12);
   s.backfill = reader.boolean("backfill", s.backfill);

@@ -178,3 +178,25 @@ TEST(Plans, ACustomMechanismDecidesWhatJobsGet) {
 
 }  // namespace
 }  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+// With a planning period, decisions wait for its boundaries, as in round-based schedulers
+// (Synergy's simulator plans every 300 s): a job arriving at 10 starts at 300; one arriving at
+// 350 while the GPU is busy until 800 starts at the first boundary after 800, 900.
+TEST(Plans, APlanningPeriodDelaysDecisionsToItsBoundaries) {
+  SimOptions options = testing::small_cluster(1, 1);
+  options.scheduler.plan_interval_s = 300;
+  const RunResult result =
+      simulate(options, {testing::job("a", 10, 1, 500), testing::job("b", 350, 1, 100)});
+  EXPECT_DOUBLE_EQ(result.jobs[0].start_time, 300);
+  EXPECT_DOUBLE_EQ(result.jobs[0].finish_time, 800);
+  EXPECT_DOUBLE_EQ(result.jobs[1].start_time, 900);
+  EXPECT_DOUBLE_EQ(result.jobs[1].jct, 650);
+  options.scheduler.plan_interval_s = 0;  // default: at once
+  EXPECT_DOUBLE_EQ(simulate(options, {testing::job("a", 10, 1, 500)}).jobs[0].start_time, 10);
+}
+
+}  // namespace
+}  // namespace clustersim

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "clustersim/error.h"
+#include "clustersim/internal/input_file.h"
 #include "clustersim/sweep/hash.h"
 
 namespace clustersim::sweep {
@@ -78,7 +79,7 @@ class GridParser {
 
   [[noreturn]] void fail(std::size_t line, const std::string& field,
                          const std::string& message) const {
-    throw InputError(source_, line, field, message);
+    throw InputError(source_, line, excerpt(field, 80), message);
   }
 
   void read_axis(const std::string& path, const toml::node& node, Grid& grid) {
@@ -127,7 +128,7 @@ class GridParser {
       const toml::node& value = *values->get(i);
       std::string label = label_of(value);
       if (!seen.insert(kind_of(value) == ValueKind::kString ? "s:" + label : label).second) {
-        fail(axis.line, "sweep." + path, "axis lists the value " + label + " twice");
+        fail(axis.line, "sweep." + path, "axis lists the value " + excerpt(label) + " twice");
       }
       axis.labels.push_back(label);
     }
@@ -188,11 +189,11 @@ class GridParser {
           auto found = axis_index.find(name->get());
           if (found == axis_index.end()) {
             fail(line_of(*zip), field,
-                 "names '" + name->get() + "', which is not an axis of [sweep]");
+                 "names '" + excerpt(name->get()) + "', which is not an axis of [sweep]");
           }
           if (group_of[found->second] >= 0) {
             fail(line_of(*zip), field,
-                 "axis '" + name->get() + "' appears in more than one zip group");
+                 "axis '" + excerpt(name->get()) + "' appears in more than one zip group");
           }
           const Axis& first = grid.axes[members.empty() ? found->second : members.front()];
           if (grid.axes[found->second].size() != first.size()) {
@@ -262,7 +263,7 @@ Grid parse_grid(std::string_view text, const std::string& source_name,
     grid.base = toml::parse(text, source_name);
   } catch (const toml::parse_error& error) {
     throw InputError(source_name, error.source().begin.line, "",
-                     "not valid TOML: " + std::string(error.description()));
+                     "not valid TOML: " + excerpt(error.description(), 160));
   }
 
   toml::table sweep;
@@ -299,13 +300,10 @@ Grid parse_grid(std::string_view text, const std::string& source_name,
 }
 
 Grid load_grid(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot open the grid file");
-  std::ostringstream text;
-  text << in.rdbuf();
+  const std::string text = read_input_file(path, "grid file");
   std::string base_dir = std::filesystem::path(path).parent_path().string();
   if (base_dir.empty()) base_dir = ".";
-  return parse_grid(text.str(), path, base_dir);
+  return parse_grid(text, path, base_dir);
 }
 
 std::uint64_t derive_seed(std::uint64_t grid_seed, std::uint64_t point_id,

@@ -21,6 +21,7 @@
 #include <sstream>
 
 #include "clustersim/error.h"
+#include "clustersim/internal/input_file.h"
 #include "clustersim/simulator.h"
 #include "clustersim/sweep/communicator.h"
 #include "clustersim/sweep/dispatcher.h"
@@ -228,11 +229,7 @@ struct Plan {
 
 std::string read_grid_text(const SweepOptions& options) {
   if (options.grid_path.empty()) return std::string(default_grid_text());
-  std::ifstream in(options.grid_path, std::ios::binary);
-  if (!in) throw InputError(options.grid_path, 0, "", "cannot open the grid file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return read_input_file(options.grid_path, "grid file");
 }
 
 std::string grid_source_name(const SweepOptions& options) {

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "clustersim/config.h"
+#include "clustersim/internal/atomic_file.h"
 #include "clustersim/report.h"
 #include "clustersim/simulator.h"
 
@@ -14,24 +15,38 @@ int run_command(const RunArguments& args) {
       args.config_path.empty()
           ? parse_run_config(default_config_text(), "<built-in example>", "", args.overrides)
           : load_run_config(args.config_path, args.overrides);
+  // Outputs are checked before the work and written together at the end: all of them or none.
+  OutputFiles outputs;
+  RunResult result;
+  Workload workload;
+  if (!args.jobs_out.empty()) {
+    check_output_path(args.jobs_out, "--jobs-out");
+    outputs.add(args.jobs_out, "--jobs-out",
+                [&](std::ostream& out) { write_jobs_csv(out, workload.jobs, result); });
+  }
+  if (!args.timeseries_out.empty()) {
+    check_output_path(args.timeseries_out, "--timeseries-out");
+    outputs.add(args.timeseries_out, "--timeseries-out",
+                [&](std::ostream& out) { write_timeseries_csv(out, result); });
+  }
+
   const auto started = std::chrono::steady_clock::now();
-  Workload workload = load_workload(config);
+  workload = load_workload(config);
   if (workload.skipped_rows > 0) {
     std::cerr << "clustersim: skipped " << workload.skipped_rows << " malformed rows";
     if (!workload.skip_reasons.empty())
       std::cerr << " (first: " << workload.skip_reasons.front() << ")";
     std::cerr << '\n';
   }
-  RunResult result = simulate(config.sim, workload.jobs);
+  try {
+    result = simulate(config.sim, workload.jobs);
+  } catch (const ImpossibleJobError& error) {
+    throw impossible_job_error(config, error);
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
-  if (!args.jobs_out.empty())
-    write_file_atomically(args.jobs_out,
-                          [&](std::ostream& out) { write_jobs_csv(out, workload.jobs, result); });
-  if (!args.timeseries_out.empty())
-    write_file_atomically(args.timeseries_out,
-                          [&](std::ostream& out) { write_timeseries_csv(out, result); });
+  outputs.commit();
   if (args.json) {
     std::cout << metrics_json(result.metrics) << '\n';
   } else {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "clustersim/error.h"
 #include "clustersim/generator.h"
 #include "clustersim/profile.h"
 #include "clustersim/simulator.h"
@@ -59,5 +60,9 @@ std::string_view default_config_text();
 // Reads the trace or runs the generator the config names; with profiles (and on_missing =
 // "error"), a job whose model has no profile is an InputError naming its line.
 Workload load_workload(const RunConfig& config);
+
+// The InputError front ends report for a job the simulator can never run: "TRACE:LINE: field
+// 'num_gpus': ..." for a trace, the config file (line 0) for a generated workload.
+InputError impossible_job_error(const RunConfig& config, const ImpossibleJobError& error);
 
 }  // namespace clustersim

@@ -166,6 +166,32 @@ class GridParser {
     return integer->get();
   }
 
+  // The grid's point count, dimensions x seeds, in checked arithmetic: past kMaxGridPoints (or
+  // where it would wrap) the key that pushes it over is named.
+  void check_size(const toml::table& sweep, const Grid& grid, std::int64_t seeds) const {
+    const std::string limit = "more than " + std::to_string(kMaxGridPoints) +
+                              " points, the most one sweep holds (rank 0 keeps a record per "
+                              "point): split the grid into several sweeps";
+    std::uint64_t configurations = 1;
+    for (const Dimension& dimension : grid.dimensions) {
+      std::uint64_t product = 0;
+      if (__builtin_mul_overflow(configurations, dimension.size, &product) ||
+          product > kMaxGridPoints) {
+        const Axis& axis = grid.axes[dimension.axes.front()];
+        fail(axis.line, "sweep." + axis.path, "with this axis the grid has " + limit);
+      }
+      configurations = product;
+    }
+    std::uint64_t points = 0;
+    if (__builtin_mul_overflow(configurations, static_cast<std::uint64_t>(seeds), &points) ||
+        points > kMaxGridPoints) {
+      const toml::node* node = sweep.get(kSeedsKey);
+      fail(node ? line_of(*node) : 0, "sweep.seeds",
+           std::to_string(configurations) + " configurations x " + std::to_string(seeds) +
+               " seeds is " + limit);
+    }
+  }
+
   void read_zip(const toml::table& sweep, Grid& grid) {
     std::map<std::string, std::size_t> axis_index;
     for (std::size_t i = 0; i < grid.axes.size(); ++i) axis_index[grid.axes[i].path] = i;
@@ -289,7 +315,10 @@ Grid parse_grid(std::string_view text, const std::string& source_name,
     }
   }
   parser.read_zip(sweep, grid);
-  grid.replicates = static_cast<std::size_t>(parser.read_integer(sweep, kSeedsKey, 1, 1));
+  // Checked before the seeds are converted: a huge `seeds` must not wrap into a smaller grid.
+  const std::int64_t seeds = parser.read_integer(sweep, kSeedsKey, 1, 1);
+  parser.check_size(sweep, grid, seeds);
+  grid.replicates = static_cast<std::size_t>(seeds);
   grid.seed = static_cast<std::uint64_t>(parser.read_integer(sweep, kSeedKey, 1, 0));
   if (const toml::node* paired = sweep.get(kPairedSeedsKey)) {
     if (!paired->is_boolean())

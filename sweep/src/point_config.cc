@@ -15,6 +15,8 @@ namespace {
 std::size_t line_for_field(const Grid& grid, const std::string& field, std::size_t fallback) {
   for (const Axis& axis : grid.axes) {
     if (field == axis.path || field.rfind(axis.path + ".", 0) == 0) return axis.line;
+    // An unknown table named by an axis ("sched" of "sched.policy").
+    if (!field.empty() && axis.path.rfind(field + ".", 0) == 0) return axis.line;
     // Readers may name only the last component ("policy") of the key.
     if (field == axis.path_parts.back()) return axis.line;
   }

@@ -37,7 +37,101 @@ std::size_t find_number(const std::string& text, const std::string& token) {
   return std::string::npos;
 }
 
+// Walks valid JSON text, noting the line where each value starts, until it meets `target`.
+class PathLocator {
+ public:
+  PathLocator(const std::string& text, const std::string& target) : text_(text), target_(target) {}
+
+  std::size_t find() {
+    value("", 0);
+    return found_;
+  }
+
+ private:
+  static constexpr int kMaxDepth = 256;
+
+  bool at_end() const { return done_ || pos_ >= text_.size(); }
+  void skip_space() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) {
+      if (text_[pos_] == '\n') ++line_;
+      ++pos_;
+    }
+  }
+  std::string string_token() {  // at the opening quote; escapes are kept as written
+    std::string out;
+    ++pos_;
+    while (pos_ < text_.size() && text_[pos_] != '"') {
+      if (text_[pos_] == '\\' && pos_ + 1 < text_.size()) out += text_[pos_++];
+      out += text_[pos_++];
+    }
+    ++pos_;
+    return out;
+  }
+  void value(const std::string& path, int depth) {
+    skip_space();
+    if (at_end() || depth > kMaxDepth) return;
+    if (path == target_) {
+      found_ = line_;
+      done_ = true;
+      return;
+    }
+    const bool on_the_way = target_.compare(0, path.size(), path) == 0;
+    const char c = text_[pos_];
+    if (c == '{' || c == '[') {
+      const bool object = c == '{';
+      ++pos_;
+      for (std::size_t index = 0;; ++index) {
+        skip_space();
+        if (at_end()) return;
+        if (text_[pos_] == (object ? '}' : ']')) {
+          ++pos_;
+          return;
+        }
+        std::string child;
+        if (object) {
+          const std::string key = string_token();
+          skip_space();
+          ++pos_;  // ':'
+          child = path.empty() ? key : path + "." + key;
+        } else {
+          child = path + "[" + std::to_string(index) + "]";
+        }
+        value(on_the_way ? child : std::string("\x01"), depth + 1);
+        if (done_) return;
+        skip_space();
+        if (!at_end() && text_[pos_] == ',') ++pos_;
+      }
+    }
+    if (c == '"') {
+      string_token();
+      return;
+    }
+    while (pos_ < text_.size() && text_[pos_] != ',' && text_[pos_] != '}' && text_[pos_] != ']' &&
+           !std::isspace(static_cast<unsigned char>(text_[pos_]))) {
+      ++pos_;
+    }
+  }
+
+  const std::string& text_;
+  const std::string& target_;
+  std::size_t pos_ = 0;
+  std::size_t line_ = 1;
+  std::size_t found_ = 0;
+  bool done_ = false;
+};
+
 }  // namespace
+
+std::size_t json_path_line(const std::string& text, const std::string& path) {
+  std::string wanted = path;
+  while (true) {
+    if (const std::size_t line = PathLocator(text, wanted).find()) return line;
+    if (wanted.empty()) return 0;
+    // The nearest parent: drop the last ".member" or "[index]".
+    const std::size_t cut = wanted.find_last_of(".[");
+    wanted = cut == std::string::npos ? "" : wanted.substr(0, cut);
+  }
+}
 
 InputError json_parse_error(const std::string& file, const std::string& text,
                             const std::exception& error, const std::string& field) {

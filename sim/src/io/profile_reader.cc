@@ -19,10 +19,11 @@ using nlohmann::json;
 
 class Reader {
  public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
+  Reader(std::string file, const std::string& text) : file_(std::move(file)), text_(text) {}
 
+  // The line is where the field's value starts (for a missing field: its parent's).
   [[noreturn]] void fail(const std::string& field, const std::string& message) const {
-    throw InputError(file_, 0, field, message);
+    throw InputError(file_, io_internal::json_path_line(text_, field), field, message);
   }
 
   const json& member(const json& object, const std::string& path, const std::string& key,
@@ -68,6 +69,7 @@ class Reader {
 
  private:
   std::string file_;
+  const std::string& text_;
 };
 
 Profile parse_profile(const std::string& text, const std::string& file) {
@@ -77,7 +79,7 @@ Profile parse_profile(const std::string& text, const std::string& file) {
   } catch (const json::exception& e) {  // syntax error, or a number overflow
     throw io_internal::json_parse_error(file, text, e);
   }
-  Reader r(file);
+  Reader r(file, text);
   if (!root.is_object()) r.fail("", "the profile must be a JSON object");
 
   static const std::set<std::string> kKnown = {
@@ -153,7 +155,14 @@ Profile parse_profile(const std::string& text, const std::string& file) {
     p.pipeline = q;
   }
 
-  validate_profile(p);
+  try {
+    validate_profile(p);
+  } catch (const InputError& error) {
+    // validate_profile knows the field but not the text: add the field's line.
+    if (error.line() != 0 || error.file() != file) throw;
+    throw InputError(file, io_internal::json_path_line(text, error.field()), error.field(),
+                     error.message());
+  }
   return p;
 }
 

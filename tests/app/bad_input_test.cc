@@ -543,6 +543,15 @@ std::vector<Case> output_cases() {
          return with_dir;
        }(),
        "sub", 0, "--timeseries-out", "is a directory", "run cfg.toml --timeseries-out sub"},
+      // Issue 13: --jobs-out was written, then --timeseries-out failed, leaving one of two.
+      {"OutputSecondOfTwoFails",
+       [&] {
+         auto with_dir = files;
+         with_dir["sub/"] = "";
+         return with_dir;
+       }(),
+       "sub", 0, "--timeseries-out", "is a directory",
+       "run cfg.toml --jobs-out out.csv --timeseries-out sub"},
       {"OutputTwiceTheSameFile", files, "./o.csv", 0, "--timeseries-out", "is also the --jobs-out",
        "run cfg.toml --jobs-out o.csv --timeseries-out ./o.csv"},
   };

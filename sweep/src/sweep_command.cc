@@ -506,11 +506,11 @@ class Coordinator {
     Clock::time_point stop_deadline;
     std::size_t session_points = 0;
 
-    auto record = [&](const std::string& encoded) {
+    auto record = [&](std::string encoded) {
       std::uint64_t id = peek_point_id(encoded);
       if (id >= grid.size() || !plan_.done[id].empty()) return;  // never twice
       journal->add(RecordType::kPoint, encoded);
-      plan_.done[id] = encoded;
+      plan_.done[id] = std::move(encoded);
       ++session_points;
       progress.point_done(plan_.check.config_cost[id / grid.replicates]);
     };
@@ -778,8 +778,8 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
                      "sweep: took over the lock of a sweep that is no longer running (%s)\n",
                      excerpt(previous_holder, 300).c_str());
       }
-      remove_stale_temporaries(options.out);
       check_existing_output(options);
+      remove_stale_temporaries(options.out);
       plan->check = validate_grid(plan->grid);
       plan->done.resize(plan->grid.size());
       if (options.resume) load_previous_session(*plan, options);

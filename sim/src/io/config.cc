@@ -358,13 +358,13 @@ void apply_override(toml::table& table, const std::string& assignment,
   const auto equals = assignment.find('=');
   const std::string where = source_name + " (--set " + excerpt(assignment, 60) + ")";
   if (equals == std::string::npos)
-    throw InputError(where, 0, assignment, "expected section.key=value");
+    throw InputError(where, 0, excerpt(assignment), "expected section.key=value");
   const std::string path = assignment.substr(0, equals);
   const std::string text = assignment.substr(equals + 1);
   const auto dot = path.find('.');
   if (dot == std::string::npos || dot == 0 || dot + 1 == path.size() ||
       path.find('.', dot + 1) != std::string::npos)
-    throw InputError(where, 0, path, "expected section.key");
+    throw InputError(where, 0, excerpt(path), "expected section.key");
   const std::string section = path.substr(0, dot), key = path.substr(dot + 1);
   toml::table parsed;
   try {
@@ -374,7 +374,7 @@ void apply_override(toml::table& table, const std::string& assignment,
   }
   toml::node* existing_section = table.get(section);
   if (existing_section && !existing_section->is_table())
-    throw InputError(where, 0, section, "is not a table");
+    throw InputError(where, 0, excerpt(section), "is not a table");
   if (!existing_section) table.insert(section, toml::table{});
   table.get(section)->as_table()->insert_or_assign(key, *parsed.get("value"));
 }

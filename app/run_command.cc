@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "clustersim/config.h"
+#include "clustersim/internal/atomic_file.h"
 #include "clustersim/report.h"
 #include "clustersim/simulator.h"
 
@@ -17,6 +18,20 @@ int run_command(const RunArguments& args) {
           : load_run_config(args.config_path, args.overrides);
   // Samples are kept only when they are written (frag_mean needs none).
   config.sim.record_samples = !args.timeseries_out.empty();
+  // Outputs are checked before the work and written together at the end: all of them or none.
+  OutputFiles outputs;
+  ConfigRun run;
+  if (!args.jobs_out.empty()) {
+    check_output_path(args.jobs_out, "--jobs-out");
+    outputs.add(args.jobs_out, "--jobs-out",
+                [&](std::ostream& out) { write_jobs_csv(out, run.workload->jobs, run.result); });
+  }
+  if (!args.timeseries_out.empty()) {
+    check_output_path(args.timeseries_out, "--timeseries-out");
+    outputs.add(args.timeseries_out, "--timeseries-out",
+                [&](std::ostream& out) { write_timeseries_csv(out, run.result); });
+  }
+
   const auto started = std::chrono::steady_clock::now();
   auto loaded = std::make_shared<const Workload>(load_workload(config));
   if (loaded->skipped_rows > 0) {
@@ -25,18 +40,17 @@ int run_command(const RunArguments& args) {
       std::cerr << " (first: " << loaded->skip_reasons.front() << ")";
     std::cerr << '\n';
   }
-  ConfigRun run = simulate_config(config, std::move(loaded));
+  try {
+    run = simulate_config(config, std::move(loaded));
+  } catch (const ImpossibleJobError& error) {
+    throw impossible_job_error(config, error);
+  }
   const Workload& workload = *run.workload;
   const RunResult& result = run.result;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
-  if (!args.jobs_out.empty())
-    write_file_atomically(args.jobs_out,
-                          [&](std::ostream& out) { write_jobs_csv(out, workload.jobs, result); });
-  if (!args.timeseries_out.empty())
-    write_file_atomically(args.timeseries_out,
-                          [&](std::ostream& out) { write_timeseries_csv(out, result); });
+  outputs.commit();
   if (args.json) {
     std::cout << metrics_json(result.metrics) << '\n';
   } else {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <stdexcept>
 #include <thread>
 
@@ -75,6 +76,10 @@ std::string MpiSession::library_version() {
 }
 
 void MpiSession::send(int destination, MessageTag tag, std::string bytes) {
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    throw std::length_error("MPI: a message of " + std::to_string(bytes.size()) +
+                            " bytes is over MPI's int count of bytes");
+  }
   auto* pending = new PendingSend{std::move(bytes), MPI_REQUEST_NULL};
   int status = MPI_Isend(pending->bytes.data(), static_cast<int>(pending->bytes.size()), MPI_BYTE,
                          destination, static_cast<int>(tag), MPI_COMM_WORLD, &pending->request);
@@ -124,6 +129,11 @@ void MpiSession::broadcast(std::string& bytes, int root) {
   MPI_Request request;
   check(MPI_Ibcast(&size, 1, MPI_UINT64_T, root, MPI_COMM_WORLD, &request), "MPI_Ibcast");
   wait_sleeping(&request);
+  // Every rank knows the size now, so every rank refuses alike (none is left waiting).
+  if (size > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+    throw std::length_error("MPI: a broadcast of " + std::to_string(size) +
+                            " bytes is over MPI's int count of bytes");
+  }
   bytes.resize(size);
   if (size == 0) return;
   check(MPI_Ibcast(bytes.data(), static_cast<int>(size), MPI_BYTE, root, MPI_COMM_WORLD, &request),

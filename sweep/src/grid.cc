@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "clustersim/error.h"
+#include "clustersim/internal/input_file.h"
 #include "clustersim/sweep/hash.h"
 
 namespace clustersim::sweep {
@@ -78,7 +79,7 @@ class GridParser {
 
   [[noreturn]] void fail(std::size_t line, const std::string& field,
                          const std::string& message) const {
-    throw InputError(source_, line, field, message);
+    throw InputError(source_, line, excerpt(field, 80), message);
   }
 
   void read_axis(const std::string& path, const toml::node& node, Grid& grid) {
@@ -127,7 +128,7 @@ class GridParser {
       const toml::node& value = *values->get(i);
       std::string label = label_of(value);
       if (!seen.insert(kind_of(value) == ValueKind::kString ? "s:" + label : label).second) {
-        fail(axis.line, "sweep." + path, "axis lists the value " + label + " twice");
+        fail(axis.line, "sweep." + path, "axis lists the value " + excerpt(label) + " twice");
       }
       axis.labels.push_back(label);
     }
@@ -165,6 +166,32 @@ class GridParser {
     return integer->get();
   }
 
+  // The grid's point count, dimensions x seeds, in checked arithmetic: past kMaxGridPoints (or
+  // where it would wrap) the key that pushes it over is named.
+  void check_size(const toml::table& sweep, const Grid& grid, std::int64_t seeds) const {
+    const std::string limit = "more than " + std::to_string(kMaxGridPoints) +
+                              " points, the most one sweep holds (rank 0 keeps a record per "
+                              "point): split the grid into several sweeps";
+    std::uint64_t configurations = 1;
+    for (const Dimension& dimension : grid.dimensions) {
+      std::uint64_t product = 0;
+      if (__builtin_mul_overflow(configurations, dimension.size, &product) ||
+          product > kMaxGridPoints) {
+        const Axis& axis = grid.axes[dimension.axes.front()];
+        fail(axis.line, "sweep." + axis.path, "with this axis the grid has " + limit);
+      }
+      configurations = product;
+    }
+    std::uint64_t points = 0;
+    if (__builtin_mul_overflow(configurations, static_cast<std::uint64_t>(seeds), &points) ||
+        points > kMaxGridPoints) {
+      const toml::node* node = sweep.get(kSeedsKey);
+      fail(node ? line_of(*node) : 0, "sweep.seeds",
+           std::to_string(configurations) + " configurations x " + std::to_string(seeds) +
+               " seeds is " + limit);
+    }
+  }
+
   void read_zip(const toml::table& sweep, Grid& grid) {
     std::map<std::string, std::size_t> axis_index;
     for (std::size_t i = 0; i < grid.axes.size(); ++i) axis_index[grid.axes[i].path] = i;
@@ -188,11 +215,11 @@ class GridParser {
           auto found = axis_index.find(name->get());
           if (found == axis_index.end()) {
             fail(line_of(*zip), field,
-                 "names '" + name->get() + "', which is not an axis of [sweep]");
+                 "names '" + excerpt(name->get()) + "', which is not an axis of [sweep]");
           }
           if (group_of[found->second] >= 0) {
             fail(line_of(*zip), field,
-                 "axis '" + name->get() + "' appears in more than one zip group");
+                 "axis '" + excerpt(name->get()) + "' appears in more than one zip group");
           }
           const Axis& first = grid.axes[members.empty() ? found->second : members.front()];
           if (grid.axes[found->second].size() != first.size()) {
@@ -262,7 +289,7 @@ Grid parse_grid(std::string_view text, const std::string& source_name,
     grid.base = toml::parse(text, source_name);
   } catch (const toml::parse_error& error) {
     throw InputError(source_name, error.source().begin.line, "",
-                     "not valid TOML: " + std::string(error.description()));
+                     "not valid TOML: " + excerpt(error.description(), 160));
   }
 
   toml::table sweep;
@@ -288,7 +315,10 @@ Grid parse_grid(std::string_view text, const std::string& source_name,
     }
   }
   parser.read_zip(sweep, grid);
-  grid.replicates = static_cast<std::size_t>(parser.read_integer(sweep, kSeedsKey, 1, 1));
+  // Checked before the seeds are converted: a huge `seeds` must not wrap into a smaller grid.
+  const std::int64_t seeds = parser.read_integer(sweep, kSeedsKey, 1, 1);
+  parser.check_size(sweep, grid, seeds);
+  grid.replicates = static_cast<std::size_t>(seeds);
   grid.seed = static_cast<std::uint64_t>(parser.read_integer(sweep, kSeedKey, 1, 0));
   if (const toml::node* paired = sweep.get(kPairedSeedsKey)) {
     if (!paired->is_boolean())
@@ -299,13 +329,10 @@ Grid parse_grid(std::string_view text, const std::string& source_name,
 }
 
 Grid load_grid(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot open the grid file");
-  std::ostringstream text;
-  text << in.rdbuf();
+  const std::string text = read_input_file(path, "grid file");
   std::string base_dir = std::filesystem::path(path).parent_path().string();
   if (base_dir.empty()) base_dir = ".";
-  return parse_grid(text.str(), path, base_dir);
+  return parse_grid(text, path, base_dir);
 }
 
 std::uint64_t derive_seed(std::uint64_t grid_seed, std::uint64_t point_id,

@@ -121,12 +121,13 @@ JournalContents read_journal(const std::string& path) {
 
 JournalWriter::JournalWriter(const std::string& path, bool append, std::uint64_t valid_bytes)
     : path_(path) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | (append ? 0 : O_TRUNC) | O_CLOEXEC, 0644);
+  // O_APPEND: every write lands whole at the end of the file, never over an earlier record.
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | (append ? 0 : O_TRUNC) | O_CLOEXEC,
+               0644);
   if (fd_ < 0) fail_errno(path, "cannot open the sweep journal for writing");
   if (append) {
     // Drop a torn tail so new records follow the last whole one.
     if (::ftruncate(fd_, static_cast<off_t>(valid_bytes)) != 0) fail_errno(path, "cannot truncate");
-    if (::lseek(fd_, 0, SEEK_END) < 0) fail_errno(path, "cannot seek");
   } else {
     buffer_.assign(kMagic);
   }
@@ -142,6 +143,12 @@ JournalWriter::~JournalWriter() {
 }
 
 void JournalWriter::add(RecordType type, std::string_view payload) {
+  // The record's size field is 32 bits: a larger record would wrap it and corrupt the journal.
+  if (payload.size() >= kMaxJournalRecordBytes) {
+    throw std::length_error(path_ + ": a journal record of " + std::to_string(payload.size()) +
+                            " bytes is over the limit of " +
+                            std::to_string(kMaxJournalRecordBytes) + " bytes");
+  }
   std::string body;
   body.reserve(payload.size() + 1);
   body.push_back(static_cast<char>(type));
@@ -152,6 +159,8 @@ void JournalWriter::add(RecordType type, std::string_view payload) {
 }
 
 void JournalWriter::flush() {
+  // One write() for the whole batch of whole records (a regular file takes it whole unless the
+  // disk is full); a remainder after a short write is appended right after it.
   std::size_t written = 0;
   while (written < buffer_.size()) {
     ssize_t n = ::write(fd_, buffer_.data() + written, buffer_.size() - written);

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "clustersim/error.h"
+#include "clustersim/policy.h"
 #include "clustersim/sweep/hash.h"
 
 namespace clustersim::sweep {
@@ -15,6 +16,8 @@ namespace {
 std::size_t line_for_field(const Grid& grid, const std::string& field, std::size_t fallback) {
   for (const Axis& axis : grid.axes) {
     if (field == axis.path || field.rfind(axis.path + ".", 0) == 0) return axis.line;
+    // An unknown table named by an axis ("sched" of "sched.policy").
+    if (!field.empty() && axis.path.rfind(field + ".", 0) == 0) return axis.line;
     // Readers may name only the last component ("policy") of the key.
     if (field == axis.path_parts.back()) return axis.line;
   }
@@ -46,11 +49,16 @@ RunConfig make_point_config(const Grid& grid, const GridPoint& point) {
 }
 
 double estimate_cost(const RunConfig& config, std::size_t jobs) {
-  const std::string& policy = config.sim.scheduler.policy;
-  bool preemptive = config.sim.scheduler.preemption.value_or(policy == "srtf" || policy == "las" ||
-                                                             policy == "tiresias");
+  // Whether the policy preempts comes from the policy itself (the registry), not a list here.
+  const bool preemptive = config.sim.scheduler.preemption.value_or(
+      make_scheduling_policy(config.sim.scheduler)->preemptive());
+  // Mechanisms that re-plan every running job at each change cost more per event: opt solves an
+  // LP, drf re-divides every node (factors measured on sweep/examples/synergy).
+  const std::string& allocation = config.sim.scheduler.allocation;
+  const double allocation_factor = allocation == "opt" ? 100.0 : allocation == "drf" ? 4.0 : 1.0;
   double gpus = std::max(1, config.sim.cluster.total_gpus());
-  return static_cast<double>(jobs) * (1.0 + std::log2(gpus)) * (preemptive ? 2.0 : 1.0);
+  return static_cast<double>(jobs) * (1.0 + std::log2(gpus)) * (preemptive ? 2.0 : 1.0) *
+         allocation_factor;
 }
 
 GridCheck validate_grid(const Grid& grid) {

@@ -14,8 +14,10 @@ namespace clustersim::sweep {
 int choose_thread_count(int requested) {
   if (requested > 0) return requested;
   if (const char* slurm = std::getenv("SLURM_CPUS_PER_TASK")) {
-    int cpus = std::atoi(slurm);
-    if (cpus > 0) return cpus;
+    // Checked like --threads (1..4096); anything else is ignored rather than wrapped by atoi.
+    char* end = nullptr;
+    const long cpus = std::strtol(slurm, &end, 10);
+    if (end != slurm && *end == '\0' && cpus > 0 && cpus <= 4096) return static_cast<int>(cpus);
   }
   cpu_set_t mask;
   if (sched_getaffinity(0, sizeof mask, &mask) == 0) {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "clustersim/error.h"
+#include "clustersim/internal/atomic_file.h"
 
 namespace clustersim::sweep {
 
@@ -232,7 +233,9 @@ void write_timeseries(hid_t file, const std::vector<PointResult>& results) {
 void write_result_file(const std::string& path, const Grid& grid,
                        const std::vector<PointResult>& results, const ResultFileOptions& options,
                        const Provenance& provenance) {
-  const std::string temporary = path + ".tmp";
+  // Unique per host and process: two writers never share a temporary (see output_lock.h for why
+  // there is only ever one writer of `path` anyway).
+  const std::string temporary = temporary_path_for(path);
   std::filesystem::remove(temporary);
   try {
     Handle access = file_access();
@@ -348,6 +351,23 @@ std::vector<T> read_column(hid_t file, const std::string& name, hid_t memory_typ
   return values;
 }
 
+std::vector<std::string> read_text_column(hid_t file, const std::string& name) {
+  Handle dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose, "open " + name);
+  Handle space(H5Dget_space(dataset), H5Sclose, "get the space of " + name);
+  hsize_t dims[1] = {0};
+  if (H5Sget_simple_extent_ndims(space) != 1) throw std::runtime_error(name + " is not 1-D");
+  H5Sget_simple_extent_dims(space, dims, nullptr);
+  std::vector<char*> pointers(dims[0], nullptr);
+  std::vector<std::string> values;
+  if (dims[0] == 0) return values;
+  Handle type = text_type();
+  check(H5Dread(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()), "read " + name);
+  values.reserve(pointers.size());
+  for (char* pointer : pointers) values.emplace_back(pointer ? pointer : "");
+  H5Dvlen_reclaim(type, space, H5P_DEFAULT, pointers.data());
+  return values;
+}
+
 Handle open_result_file(const std::string& path) {
   Handle access = file_access();
   hid_t id = -1;
@@ -368,6 +388,7 @@ ResultFileSummary read_result_file_summary(const std::string& path) {
     summary.grid_sha256 = read_text_attribute(file, "grid_sha256");
     summary.complete = read_integer_attribute(file, "complete") != 0;
     summary.point_ids = read_column<std::int64_t>(file, "points/point_id", H5T_NATIVE_INT64);
+    summary.status = read_text_column(file, "points/status");
   } catch (const std::runtime_error& error) {
     throw InputError(path, 0, "",
                      std::string("not a clustersim sweep result file (") + error.what() + ")");

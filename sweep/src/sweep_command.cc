@@ -21,10 +21,13 @@
 #include <sstream>
 
 #include "clustersim/error.h"
+#include "clustersim/internal/atomic_file.h"
+#include "clustersim/internal/input_file.h"
 #include "clustersim/simulator.h"
 #include "clustersim/sweep/communicator.h"
 #include "clustersim/sweep/dispatcher.h"
 #include "clustersim/sweep/journal.h"
+#include "clustersim/sweep/output_lock.h"
 #include "clustersim/sweep/point_runner.h"
 #include "clustersim/sweep/progress.h"
 #include "clustersim/sweep/result_store.h"
@@ -181,7 +184,12 @@ PointResult run_point(const Grid& grid, const SweepOptions& options, WorkloadCac
     GridPoint point = grid_point(grid, point_id);
     RunConfig config = make_point_config(grid, point);
     config.sim.record_samples = options.save_timeseries;
-    ConfigRun config_run = simulate_config(config, workloads.get(config));
+    ConfigRun config_run;
+    try {
+      config_run = simulate_config(config, workloads.get(config));
+    } catch (const ImpossibleJobError& error) {
+      throw impossible_job_error(config, error);  // TRACE:LINE: field 'num_gpus': ...
+    }
     RunResult& run = config_run.result;
     result.metrics = run.metrics;
     if (options.save_jobs) result.jobs = std::move(run.jobs);
@@ -196,6 +204,27 @@ PointResult run_point(const Grid& grid, const SweepOptions& options, WorkloadCac
   return result;
 }
 
+// A result travels in an MPI message (an int count of bytes, several results per message) and
+// is a journal record (a 32-bit size): one larger than this fails its point instead of wrapping.
+constexpr std::size_t kMaxResultBytes = std::size_t{1} << 30;
+
+// encode_result, or, for a result over kMaxResultBytes (--save-jobs of a huge workload), the
+// encoding of the point failed for that reason.
+std::string encode_checked(const PointResult& result) {
+  std::string bytes = encode_result(result);
+  if (bytes.size() <= kMaxResultBytes) return bytes;
+  PointResult failed;
+  failed.point_id = result.point_id;
+  failed.rank = result.rank;
+  failed.elapsed_s = result.elapsed_s;
+  failed.error = "the result is " + std::to_string(bytes.size()) + " bytes (" +
+                 std::to_string(result.jobs.size()) + " saved jobs, " +
+                 std::to_string(result.samples.size()) + " samples), over the limit of " +
+                 std::to_string(kMaxResultBytes) +
+                 " per point: save fewer jobs or samples (--save-jobs, --save-timeseries)";
+  return encode_result(failed);
+}
+
 // CPU time of the calling thread: rank 0's main thread does all dispatch, journal and HDF5 work
 // (simulations run on arena threads), so this is the harness's own cost, unaffected by sleeping
 // or by other processes competing for the cores.
@@ -204,6 +233,9 @@ double thread_cpu_seconds() {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
   return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
 }
+
+// Where --overwrite keeps an unfinished sweep's journal until the new sweep completes.
+std::string replaced_journal_path_for(const std::string& out) { return out + ".journal.old"; }
 
 // Everything rank 0 decided before the first simulation; broadcast so all ranks agree.
 struct Plan {
@@ -214,15 +246,15 @@ struct Plan {
   std::string first_start_time;
   std::int64_t sessions = 1;
   bool nothing_to_do = false;
+  // Started with --overwrite over an existing result file: that file stays until this sweep is
+  // complete (no partial file replaces it on a signal).
+  bool replaces_existing = false;
+  std::vector<std::string> previous_status;  // nothing_to_do: the finished file's status column
 };
 
 std::string read_grid_text(const SweepOptions& options) {
   if (options.grid_path.empty()) return std::string(default_grid_text());
-  std::ifstream in(options.grid_path, std::ios::binary);
-  if (!in) throw InputError(options.grid_path, 0, "", "cannot open the grid file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return read_input_file(options.grid_path, "grid file");
 }
 
 std::string grid_source_name(const SweepOptions& options) {
@@ -235,12 +267,14 @@ std::string grid_base_dir(const SweepOptions& options) {
   return dir.empty() ? "." : dir;
 }
 
-std::map<std::string, std::string> journal_header(const Grid& grid, const SweepOptions& options) {
+std::map<std::string, std::string> journal_header(const Grid& grid, const SweepOptions& options,
+                                                  bool replaces_existing = false) {
   return {{"schema_version", std::to_string(kResultSchemaVersion)},
           {"grid_sha256", grid.sha256},
           {"points", std::to_string(grid.size())},
           {"save_jobs", options.save_jobs ? "1" : "0"},
           {"save_timeseries", options.save_timeseries ? "1" : "0"},
+          {"replaces_existing", replaces_existing ? "1" : "0"},
           // What `clustersim snapshot` needs to write a result file from the journal alone.
           {"grid_text", grid.text},
           {"grid_path", grid.source_name},
@@ -280,6 +314,7 @@ void load_previous_session(Plan& plan, const SweepOptions& options) {
                 "; resume it with the same flags");
       }
     }
+    plan.replaces_existing = header["replaces_existing"] == "1";
     plan.sessions = 0;
     for (auto& record : contents.records) {
       if (record.type == RecordType::kSession) {
@@ -314,23 +349,55 @@ void load_previous_session(Plan& plan, const SweepOptions& options) {
     }
     plan.nothing_to_do = true;
     plan.already_done = summary.point_ids.size();
+    plan.previous_status = std::move(summary.status);
   }
 }
 
-void check_output_path(const SweepOptions& options) {
-  const std::string journal = journal_path_for(options.out);
-  bool exists = std::filesystem::exists(options.out) || std::filesystem::exists(journal);
+// With the lock held: an existing result (file or journal) is only touched with --resume or
+// --overwrite.
+void check_existing_output(const SweepOptions& options) {
+  bool exists = false;
+  for (const std::string& path :
+       {options.out, journal_path_for(options.out), replaced_journal_path_for(options.out)}) {
+    exists = exists || std::filesystem::exists(path);
+  }
   if (exists && !options.resume && !options.overwrite) {
     throw InputError(options.out, 0, "",
                      "already exists (or its journal does): pass --resume to finish that sweep or "
-                     "--overwrite to "
-                     "replace it");
+                     "--overwrite to replace it");
   }
-  auto parent = std::filesystem::path(options.out).parent_path();
-  if (!parent.empty() && !std::filesystem::is_directory(parent)) {
-    throw InputError(options.out, 0, "",
-                     "the output folder " + parent.string() + " does not exist");
+}
+
+// With the lock held, temporaries of the result file (PATH.tmp.HOST.PID, or PATH.tmp of older
+// versions) belong to writers that died while writing it: remove them.
+void remove_stale_temporaries(const std::string& out) {
+  const std::filesystem::path target(out);
+  const std::filesystem::path folder = target.parent_path().empty() ? "." : target.parent_path();
+  const std::string prefix = target.filename().string() + ".tmp";
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name == prefix || name.rfind(prefix + ".", 0) == 0) {
+      std::filesystem::remove(entry.path(), error);
+    }
   }
+}
+
+// --overwrite starts afresh without destroying anything yet: the old result file stays until the
+// new one is renamed over it, an unfinished sweep's journal is kept as F.h5.journal.old until
+// then (if one is kept already, from an earlier --overwrite that never finished, that older one
+// stays and the newer, unfinished replacement is dropped).
+void set_aside_previous_results(Plan& plan, const SweepOptions& options) {
+  const std::string journal = journal_path_for(options.out);
+  const std::string replaced = replaced_journal_path_for(options.out);
+  if (std::filesystem::exists(journal)) {
+    if (std::filesystem::exists(replaced)) {
+      std::filesystem::remove(journal);
+    } else {
+      std::filesystem::rename(journal, replaced);
+    }
+  }
+  plan.replaces_existing = std::filesystem::exists(options.out);
 }
 
 std::vector<PointResult> decode_done(const std::vector<std::string>& done) {
@@ -380,8 +447,9 @@ Provenance make_provenance(const Plan& plan, const SessionInfo& session) {
 // Rank 0: dispatches, runs its own share, journals every result, writes the HDF5 file.
 class Coordinator {
  public:
-  Coordinator(MpiSession& mpi, Plan& plan, const SweepOptions& options, const SessionInfo& session)
-      : mpi_(mpi), plan_(plan), options_(options), session_(session) {}
+  Coordinator(MpiSession& mpi, Plan& plan, const SweepOptions& options, const SessionInfo& session,
+              OutputLock& lock)
+      : mpi_(mpi), plan_(plan), options_(options), session_(session), lock_(lock) {}
 
   int run() {
     const Grid& grid = plan_.grid;
@@ -391,7 +459,8 @@ class Coordinator {
       journal.emplace(journal_path, true, read_journal(journal_path).valid_bytes);
     } else {
       journal.emplace(journal_path, false);
-      journal->add(RecordType::kHeader, key_values(journal_header(grid, options_)));
+      journal->add(RecordType::kHeader,
+                   key_values(journal_header(grid, options_, plan_.replaces_existing)));
     }
     journal->add(RecordType::kSession, key_values({{"start_time", session_.start_time},
                                                    {"ranks", std::to_string(session_.ranks)},
@@ -456,7 +525,7 @@ class Coordinator {
     PollBackoff backoff;
     while (true) {
       for (PointResult& result : runner.take_completed()) {
-        record(encode_result(result));
+        record(encode_checked(result));
         backoff.activity();
       }
       Message message;
@@ -506,7 +575,7 @@ class Coordinator {
         if (workers_left == 0 || Clock::now() > stop_deadline) break;
       } else if (dispatcher.empty() && backlog.empty() && runner.running() == 0 &&
                  workers_left == 0) {
-        for (PointResult& result : runner.take_completed()) record(encode_result(result));
+        for (PointResult& result : runner.take_completed()) record(encode_checked(result));
         break;
       }
       // Alone, nothing but a finishing point (or the progress clock) needs this thread.
@@ -514,15 +583,23 @@ class Coordinator {
                                                   : backoff.next());
     }
 
-    for (PointResult& result : runner.take_completed()) record(encode_result(result));
+    for (PointResult& result : runner.take_completed()) record(encode_checked(result));
     journal->sync();
     std::vector<PointResult> results = decode_done(plan_.done);
-    write_result_file(options_.out, grid, results,
-                      ResultFileOptions{options_.save_jobs, options_.save_timeseries},
-                      make_provenance(plan_, session_));
     const bool complete = results.size() == grid.size();
+    // A file that --overwrite replaces stays until this sweep is complete.
+    const bool keep_previous =
+        !complete && plan_.replaces_existing && std::filesystem::exists(options_.out);
+    if (!keep_previous) {
+      write_result_file(options_.out, grid, results,
+                        ResultFileOptions{options_.save_jobs, options_.save_timeseries},
+                        make_provenance(plan_, session_));
+    }
     journal.reset();
-    if (complete) std::filesystem::remove(journal_path);
+    if (complete) {
+      std::filesystem::remove(journal_path);
+      std::filesystem::remove(replaced_journal_path_for(options_.out));
+    }
     const double overhead_s = thread_cpu_seconds() - cpu_start;
     progress.finish();
 
@@ -537,23 +614,31 @@ class Coordinator {
                    session_points, wall, wall > 0 ? session_points / wall : 0.0, mpi_.size(),
                    make_provenance(plan_, session_).text["threads_per_rank"].c_str(), overhead_us);
       write_summary_table(std::cout, grid, results, options_.summary_by);
-      std::cout << (complete ? "wrote " : "saved a partial ") << options_.out << " ("
-                << results.size() << " of " << grid.size() << " points"
-                << (complete ? ")" : "; rerun with --resume to finish)") << "\n";
+      if (keep_previous) {
+        std::cout << "kept the previous " << options_.out << " (this sweep replaces it once "
+                  << "complete); " << results.size() << " of " << grid.size() << " points are in "
+                  << journal_path << ": rerun with --resume to finish\n";
+      } else {
+        std::cout << (complete ? "wrote " : "saved a partial ") << options_.out << " ("
+                  << results.size() << " of " << grid.size() << " points"
+                  << (complete ? ")" : "; rerun with --resume to finish)") << "\n";
+      }
       std::cout.flush();
     }
-    int failed = 0;
-    for (const auto& result : results) failed += result.error.empty() ? 0 : 1;
-    if (failed > 0 && !options_.quiet) {
-      std::fprintf(stderr, "sweep: %d points failed; see the status column of /points\n", failed);
-    }
+    // Failures are told even under --quiet: the exit status alone does not say why.
+    std::vector<std::string> status;
+    status.reserve(results.size());
+    for (const auto& result : results) status.push_back(result.error.empty() ? "ok" : result.error);
+    const std::string failures = summarize_failures(status);
+    if (!failures.empty()) std::fprintf(stderr, "%s\n", failures.c_str());
     if (stopping) {
       std::fflush(nullptr);
+      lock_.release();  // _Exit runs no destructors
       // Simulations still running on the arena cannot be cancelled; leave without joining them.
       if (workers_left == 0) mpi_.finalize();
       std::_Exit(kExitInterrupted);
     }
-    return kExitOk;
+    return failures.empty() ? kExitOk : kExitPointsFailed;
   }
 
  private:
@@ -561,6 +646,7 @@ class Coordinator {
   Plan& plan_;
   const SweepOptions& options_;
   const SessionInfo& session_;
+  OutputLock& lock_;
 };
 
 // Ranks 1..N-1: ask for chunks ahead of need, run them, send results back as they finish.
@@ -577,8 +663,17 @@ int run_worker(MpiSession& mpi, const Grid& grid, const SweepOptions& options, i
     auto done = runner.take_completed();
     if (done.empty()) return;
     backoff.activity();
+    // Messages stay under 2 GiB (MPI counts bytes in an int): each result is at most
+    // kMaxResultBytes, and a batch is sent before it would pass that size again.
     std::string batch;
-    for (const auto& result : done) append_framed(batch, encode_result(result));
+    for (const auto& result : done) {
+      std::string encoded = encode_checked(result);
+      if (!batch.empty() && batch.size() + encoded.size() > kMaxResultBytes) {
+        mpi.send(0, MessageTag::kResults, std::move(batch));
+        batch.clear();
+      }
+      append_framed(batch, encoded);
+    }
     mpi.send(0, MessageTag::kResults, std::move(batch));
   };
 
@@ -655,23 +750,40 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
   const int threads = choose_thread_count(options.threads);
   session.threads_per_rank = mpi.all_gather(threads);
 
-  // Rank 0 checks everything before anyone simulates; the others learn the verdict.
+  // Rank 0 checks everything before anyone simulates; the others learn the verdict. It owns the
+  // result file from before it reads or replaces any of it until it exits (output_lock.h).
   std::string verdict;
   std::optional<Plan> plan;
+  std::optional<OutputLock> lock;
   if (mpi.rank() == 0) {
     try {
       plan.emplace();
       plan->grid =
           parse_grid(read_grid_text(options), grid_source_name(options), grid_base_dir(options));
-      check_output_path(options);
+      check_output_path(options.out, "--out");  // its folder exists and can be written
+      std::string previous_holder;
+      lock.emplace(options.out, describe_this_process(session.start_time, command_line),
+                   &previous_holder);
+      if (!lock->locked()) {
+        std::fprintf(stderr,
+                     "sweep: warning: the file system of %s does not support locks; nothing "
+                     "stops a second sweep from writing it at the same time\n",
+                     options.out.c_str());
+      } else if (!previous_holder.empty() && !options.quiet) {
+        std::fprintf(stderr,
+                     "sweep: took over the lock of a sweep that is no longer running (%s)\n",
+                     excerpt(previous_holder, 300).c_str());
+      }
+      check_existing_output(options);
+      remove_stale_temporaries(options.out);
       plan->check = validate_grid(plan->grid);
       plan->done.resize(plan->grid.size());
       if (options.resume) load_previous_session(*plan, options);
-      if (options.overwrite) {
-        std::filesystem::remove(options.out);
-        std::filesystem::remove(journal_path_for(options.out));
-      }
+      if (options.overwrite) set_aside_previous_results(*plan, options);
       verdict = plan->nothing_to_do ? "D" : "K" + plan->grid.text;
+    } catch (const OutputBusyError& error) {
+      print_error(error.what());
+      verdict = "B";
     } catch (const InputError& error) {
       print_error(error.what());
       verdict = "E";
@@ -681,25 +793,31 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
     }
   }
   mpi.broadcast(verdict, 0);
+  if (verdict == "B") return kExitBusy;
   if (verdict == "E") return kExitBadInput;
   if (verdict == "F") return kExitFailure;
   if (verdict == "D") {
-    if (mpi.rank() == 0 && !options.quiet) {
+    if (mpi.rank() != 0) return kExitOk;
+    if (!options.quiet) {
       std::cout << options.out << " already holds all " << plan->already_done
                 << " points of this grid\n";
     }
-    return kExitOk;
+    const std::string failures = summarize_failures(plan->previous_status);
+    if (failures.empty()) return kExitOk;
+    std::fprintf(stderr, "%s\n", failures.c_str());
+    return kExitPointsFailed;
   }
 
   StopSignals signals;
   if (mpi.rank() == 0) {
     try {
-      Coordinator coordinator(mpi, *plan, options, session);
+      Coordinator coordinator(mpi, *plan, options, session, *lock);
       return coordinator.run();
     } catch (const std::exception& error) {
       // The journal keeps what is done; the other ranks cannot go on without rank 0.
       print_error(std::string(error.what()) +
                   " (the journal keeps the finished points: rerun with --resume)");
+      lock->release();
       if (mpi.size() > 1) mpi.abort(kExitFailure);
       return kExitFailure;
     }
@@ -722,6 +840,31 @@ std::string format_number(double value) {
 }  // namespace
 
 std::string_view default_grid_text() { return kDefaultGridText; }
+
+std::string summarize_failures(const std::vector<std::string>& status) {
+  std::map<std::string, std::size_t> count_of;
+  std::size_t failed = 0;
+  for (const std::string& entry : status) {
+    if (entry == "ok") continue;
+    ++failed;
+    ++count_of[entry];
+  }
+  if (failed == 0) return "";
+  std::vector<std::pair<std::string, std::size_t>> reasons(count_of.begin(), count_of.end());
+  std::stable_sort(reasons.begin(), reasons.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string line = "sweep: " + std::to_string(failed) + " of " + std::to_string(status.size()) +
+                     " points failed (status column of /points): ";
+  constexpr std::size_t kShownReasons = 3;
+  for (std::size_t i = 0; i < reasons.size() && i < kShownReasons; ++i) {
+    line += (i ? "; " : "") + std::to_string(reasons[i].second) + " x " +
+            excerpt(reasons[i].first, 160);
+  }
+  if (reasons.size() > kShownReasons) {
+    line += "; and " + std::to_string(reasons.size() - kShownReasons) + " other reasons";
+  }
+  return line;
+}
 
 void write_dry_run(std::ostream& out, const Grid& grid, const GridCheck& check) {
   out << "# grid " << grid.source_name << ": " << grid.size()
@@ -817,7 +960,7 @@ int run_sweep_command(int argc, char** argv) {
   app.add_option(
          "--threads,-j", options.threads,
          "simulation threads per rank (default: SLURM_CPUS_PER_TASK, else the affinity mask)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 4096));
   app.add_flag("--save-jobs", options.save_jobs, "store per-job records of every point (/jobs)");
   app.add_flag("--save-timeseries", options.save_timeseries,
                "store sampled cluster state of every point (/timeseries)");
@@ -825,7 +968,15 @@ int run_sweep_command(int argc, char** argv) {
       ->check(CLI::Range(1, 100000));
   app.add_option("--progress-interval", options.progress_interval_s,
                  "seconds between progress lines when stderr is not a terminal")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            // CLI::PositiveNumber's message prints DBL_MAX in 300 digits.
+            double value = 0.0;
+            if (!CLI::detail::lexical_cast(text, value) || !(value > 0.0) || value > 1e9)
+              return "must be a number of seconds in (0, 1e9], got '" + excerpt(text) + "'";
+            return "";
+          },
+          "SECONDS"));
   app.add_option("--summary-by", options.summary_by,
                  "axis to group the final summary by (default scheduler.policy)");
   app.add_flag("--quiet,-q", options.quiet, "no progress lines, no summary");

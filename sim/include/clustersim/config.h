@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "clustersim/error.h"
 #include "clustersim/generator.h"
 #include "clustersim/profile.h"
 #include "clustersim/simulator.h"
@@ -75,5 +76,9 @@ struct ConfigRun {
   RunResult result;
 };
 ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workload> workload);
+
+// The InputError front ends report for a job the simulator can never run: "TRACE:LINE: field
+// 'num_gpus': ..." for a trace, the config file (line 0) for a generated workload.
+InputError impossible_job_error(const RunConfig& config, const ImpossibleJobError& error);
 
 }  // namespace clustersim

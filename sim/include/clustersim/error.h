@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace clustersim {
 
@@ -24,5 +25,30 @@ class InputError : public std::runtime_error {
   std::string field_;
   std::string message_;
 };
+
+// A value or a name from the input, cut for a message: at most `max` bytes of it (never half a
+// UTF-8 character), control bytes shown as \xNN, and "..." when it was cut. Every message that
+// echoes user input goes through this, so a huge or binary cell never floods the terminal.
+inline std::string excerpt(std::string_view text, std::size_t max = 40) {
+  std::size_t cut = text.size() <= max ? text.size() : max;
+  if (cut < text.size()) {
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  }
+  std::string out;
+  out.reserve(cut + 3);
+  for (std::size_t i = 0; i < cut; ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte < 0x20 || byte == 0x7F) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xF];
+    } else {
+      out += static_cast<char>(byte);
+    }
+  }
+  if (cut < text.size()) out += "...";
+  return out;
+}
 
 }  // namespace clustersim

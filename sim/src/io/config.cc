@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 
 #include "clustersim/allocation_mechanism.h"
 #include "clustersim/error.h"
+#include "clustersim/internal/input_file.h"
 #include "clustersim/placement.h"
 #include "clustersim/policy.h"
 
@@ -24,32 +26,67 @@ constexpr std::string_view kDefaultConfig =
 #include "default_config.inc"
     ;
 
+// Optimal string alignment distance (Levenshtein plus transpositions), for typo suggestions.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// True when `written` looks like a typo of the key `known`: another case, '-' for '_', or one
+// or two letters off (one for short keys).
+bool is_misspelling(std::string_view written, std::string_view known) {
+  if (written.size() > 64) return false;
+  std::string a(written), b(known);
+  for (std::string* text : {&a, &b}) {
+    for (char& c : *text) c = c == '-' ? '_' : static_cast<char>(std::tolower(c));
+  }
+  if (a == b) return true;
+  return edit_distance(a, b) <= (b.size() >= 5 ? 2u : 1u);
+}
+
 // Reads one table's keys with type checks, remembering which keys were used so that the rest
-// can be reported as unknown (a typo must never be silently ignored).
+// can be reported as unknown (a typo must never be silently ignored). A key reported missing is
+// most often misspelt, so that error names the misspelt key on its own line instead.
 class TableReader {
  public:
   TableReader(const toml::table* table, std::string section, const std::string& source)
       : table_(table), section_(std::move(section)), source_(source) {}
 
-  bool has(const std::string& key) const { return table_ && table_->contains(key); }
+  bool has(const std::string& key) const {
+    asked_.insert(key);
+    return table_ && table_->contains(key);
+  }
 
   [[noreturn]] void fail(const std::string& key, const std::string& message) const {
     std::size_t line = 0;
     if (table_) {
-      if (const toml::node* node = table_->get(key))
+      if (const toml::node* node = table_->get(key)) {
         line = node->source().begin.line;
-      else
+      } else {
+        reject_misspelt_keys();
         line = table_->source().begin.line;
+      }
     }
     throw InputError(source_, line, path(key), message);
   }
 
   std::string path(const std::string& key) const {
-    return section_.empty() ? key : section_ + "." + key;
+    return section_.empty() ? excerpt(key) : section_ + "." + excerpt(key);
   }
 
   const toml::node* node(const std::string& key) {
     used_.insert(key);
+    asked_.insert(key);
     return table_ ? table_->get(key) : nullptr;
   }
 
@@ -105,7 +142,7 @@ class TableReader {
     if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
       std::string list;
       for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      fail(key, "unknown value '" + value + "' (expected one of: " + list + ")");
+      fail(key, "unknown value '" + excerpt(value) + "' (expected one of: " + list + ")");
     }
     return value;
   }
@@ -113,17 +150,33 @@ class TableReader {
   // Call once every known key has been read.
   void reject_unknown_keys() const {
     if (!table_) return;
+    reject_misspelt_keys();
     for (const auto& [key, value] : *table_)
       if (!used_.count(std::string(key.str())))
         throw InputError(source_, value.source().begin.line, path(std::string(key.str())),
                          "unknown key");
   }
 
+  // Throws for a key of the table that was not asked for but looks like a typo of one that was.
+  void reject_misspelt_keys() const {
+    if (!table_) return;
+    for (const auto& [key, value] : *table_) {
+      const std::string name(key.str());
+      if (asked_.count(name)) continue;
+      for (const std::string& known : asked_) {
+        if (is_misspelling(name, known))
+          throw InputError(source_, value.source().begin.line, path(name),
+                           "unknown key (did you mean '" + known + "'?)");
+      }
+    }
+  }
+
  private:
   const toml::table* table_;
   std::string section_;
   const std::string& source_;
-  std::set<std::string> used_;
+  std::set<std::string> used_;           // keys read: the others are unknown
+  mutable std::set<std::string> asked_;  // keys read or tested with has(): typo candidates
 };
 
 const toml::table* subtable(const toml::table& root, const std::string& name,
@@ -139,6 +192,22 @@ std::string resolve_path(const std::string& path, const std::string& base_dir) {
   std::filesystem::path p(path);
   if (p.is_absolute() || base_dir.empty()) return path;
   return (std::filesystem::path(base_dir) / p).lexically_normal().string();
+}
+
+// The simulator counts nodes and GPUs in int: a cluster whose totals would wrap is refused. One
+// group cannot wrap them (nodes and gpus_per_node are range-checked), so the fault is in the
+// [[cluster.node_group]] list.
+void check_cluster_size(const ClusterSpec& spec, const TableReader& reader) {
+  std::int64_t nodes = 0, gpus = 0;
+  for (const NodeGroupSpec& group : spec.groups) {
+    nodes += group.nodes;
+    gpus += static_cast<std::int64_t>(group.nodes) * group.gpus_per_node;
+  }
+  if (nodes > std::numeric_limits<int>::max() || gpus > std::numeric_limits<int>::max()) {
+    reader.fail("node_group", "the groups add up to " + std::to_string(gpus) + " GPUs on " +
+                                  std::to_string(nodes) + " nodes, more than " +
+                                  std::to_string(std::numeric_limits<int>::max()));
+  }
 }
 
 ClusterSpec parse_cluster(const toml::table& root, const std::string& source) {
@@ -183,6 +252,7 @@ ClusterSpec parse_cluster(const toml::table& root, const std::string& source) {
   }
   if (spec.groups.empty())
     reader.fail("nodes", "the cluster needs nodes (set nodes, or [[cluster.node_group]])");
+  check_cluster_size(spec, reader);
 
   if (const toml::node* vcs = reader.node("vcs")) {
     const toml::table* vc_table = vcs->as_table();
@@ -341,15 +411,15 @@ std::string_view default_config_text() { return kDefaultConfig; }
 void apply_override(toml::table& table, const std::string& assignment,
                     const std::string& source_name) {
   const auto equals = assignment.find('=');
-  const std::string where = source_name + " (--set " + assignment + ")";
+  const std::string where = source_name + " (--set " + excerpt(assignment, 60) + ")";
   if (equals == std::string::npos)
-    throw InputError(where, 0, assignment, "expected section.key=value");
+    throw InputError(where, 0, excerpt(assignment), "expected section.key=value");
   const std::string path = assignment.substr(0, equals);
   const std::string text = assignment.substr(equals + 1);
   const auto dot = path.find('.');
   if (dot == std::string::npos || dot == 0 || dot + 1 == path.size() ||
       path.find('.', dot + 1) != std::string::npos)
-    throw InputError(where, 0, path, "expected section.key");
+    throw InputError(where, 0, excerpt(path), "expected section.key");
   const std::string section = path.substr(0, dot), key = path.substr(dot + 1);
   toml::table parsed;
   try {
@@ -359,7 +429,7 @@ void apply_override(toml::table& table, const std::string& assignment,
   }
   toml::node* existing_section = table.get(section);
   if (existing_section && !existing_section->is_table())
-    throw InputError(where, 0, section, "is not a table");
+    throw InputError(where, 0, excerpt(section), "is not a table");
   if (!existing_section) table.insert(section, toml::table{});
   table.get(section)->as_table()->insert_or_assign(key, *parsed.get("value"));
 }
@@ -372,8 +442,7 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
     static const std::set<std::string> kTables = {"cluster",    "workload", "scheduler",
                                                   "throughput", "metrics",  "debug"};
     if (!kTables.count(std::string(key.str())))
-      throw InputError(source_name, value.source().begin.line, std::string(key.str()),
-                       "unknown table");
+      throw InputError(source_name, value.source().begin.line, excerpt(key.str()), "unknown table");
   }
   config.sim.cluster = parse_cluster(root, source_name);
   config.workload = parse_workload(root, source_name, base_dir, config.sim.cluster.total_gpus());
@@ -433,19 +502,26 @@ RunConfig parse_run_config(std::string_view toml_text, const std::string& source
   try {
     root = toml::parse(toml_text, source_name);
   } catch (const toml::parse_error& error) {
-    throw InputError(source_name, error.source().begin.line, "", std::string(error.description()));
+    throw InputError(source_name, error.source().begin.line, "",
+                     "not valid TOML: " + excerpt(error.description(), 160));
   }
   for (const auto& assignment : overrides) apply_override(root, assignment, source_name);
   return parse_run_config(root, source_name, base_dir);
 }
 
 RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot open the config file");
-  std::ostringstream text;
-  text << in.rdbuf();
+  const std::string text = read_input_file(path, "config file");
   const std::string base_dir = std::filesystem::path(path).parent_path().string();
-  return parse_run_config(text.str(), path, base_dir, overrides);
+  return parse_run_config(text, path, base_dir, overrides);
+}
+
+InputError impossible_job_error(const RunConfig& config, const ImpossibleJobError& error) {
+  if (config.workload.trace_path) {
+    return InputError(*config.workload.trace_path, error.source_line(), error.field(),
+                      error.what());
+  }
+  return InputError(config.source_name, 0, error.field(),
+                    std::string(error.what()) + " (a job of the generated workload)");
 }
 
 Workload load_workload(const RunConfig& config) {

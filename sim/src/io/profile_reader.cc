@@ -7,7 +7,9 @@
 #include <sstream>
 
 #include "clustersim/error.h"
+#include "clustersim/internal/input_file.h"
 #include "clustersim/profile.h"
+#include "io/internal/json_error.h"
 
 namespace clustersim {
 
@@ -17,10 +19,11 @@ using nlohmann::json;
 
 class Reader {
  public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
+  Reader(std::string file, const std::string& text) : file_(std::move(file)), text_(text) {}
 
+  // The line is where the field's value starts (for a missing field: its parent's).
   [[noreturn]] void fail(const std::string& field, const std::string& message) const {
-    throw InputError(file_, 0, field, message);
+    throw InputError(file_, io_internal::json_path_line(text_, field), field, message);
   }
 
   const json& member(const json& object, const std::string& path, const std::string& key,
@@ -66,23 +69,17 @@ class Reader {
 
  private:
   std::string file_;
+  const std::string& text_;
 };
-
-std::size_t line_of_byte(const std::string& text, std::size_t byte) {
-  const std::size_t end = std::min(byte, text.size());
-  return 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + end, '\n'));
-}
 
 Profile parse_profile(const std::string& text, const std::string& file) {
   json root;
   try {
     root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.byte is 1-based (the position just past the failing character).
-    throw InputError(file, line_of_byte(text, e.byte > 0 ? e.byte - 1 : 0), "",
-                     std::string("invalid JSON: ") + e.what());
+  } catch (const json::exception& e) {  // syntax error, or a number overflow
+    throw io_internal::json_parse_error(file, text, e);
   }
-  Reader r(file);
+  Reader r(file, text);
   if (!root.is_object()) r.fail("", "the profile must be a JSON object");
 
   static const std::set<std::string> kKnown = {
@@ -90,12 +87,14 @@ Profile parse_profile(const std::string& text, const std::string& file) {
       "batch_size",      "reference", "cpus_per_gpu", "mem_gb_per_gpu", "throughput",
       "throughput_unit", "pipeline",  "measurements", "notes"};
   for (const auto& [key, value] : root.items()) {
-    if (!kKnown.contains(key)) r.fail(key, "unknown field (typo?); see profiles/README.md");
+    if (!kKnown.contains(key))
+      r.fail(excerpt(key), "unknown field (typo?); see profiles/README.md");
   }
 
   const std::string schema = r.string(r.member(root, "", "schema", true), "schema");
   if (schema != kProfileSchema) {
-    r.fail("schema", "unsupported schema \"" + schema + "\" (expected \"" + kProfileSchema + "\")");
+    r.fail("schema",
+           "unsupported schema \"" + excerpt(schema) + "\" (expected \"" + kProfileSchema + "\")");
   }
 
   Profile p;
@@ -156,19 +155,21 @@ Profile parse_profile(const std::string& text, const std::string& file) {
     p.pipeline = q;
   }
 
-  validate_profile(p);
+  try {
+    validate_profile(p);
+  } catch (const InputError& error) {
+    // validate_profile knows the field but not the text: add the field's line.
+    if (error.line() != 0 || error.file() != file) throw;
+    throw InputError(file, io_internal::json_path_line(text, error.field()), error.field(),
+                     error.message());
+  }
   return p;
 }
 
 }  // namespace
 
 Profile load_profile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot open profile file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(path, 0, "", "error while reading profile file");
-  return parse_profile(text.str(), path);
+  return parse_profile(read_input_file(path, "profile file"), path);
 }
 
 ProfileLibrary load_profile_dir(const std::string& dir) {

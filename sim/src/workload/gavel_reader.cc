@@ -18,12 +18,15 @@
 #include <climits>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "clustersim/error.h"
+#include "clustersim/internal/input_file.h"
 #include "clustersim/workload.h"
+#include "io/internal/json_error.h"
 #include "workload/internal/gavel_throughputs.h"
 #include "workload/internal/row_collector.h"
 #include "workload/internal/text_parsing.h"
@@ -34,14 +37,13 @@ namespace workload_internal {
 
 GavelThroughputs parse_gavel_throughputs(std::istream& in, const std::string& source_name,
                                          const std::string& gpu_type) {
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) throw InputError(source_name, 0, "", "error while reading the throughput table");
   nlohmann::json table;
   try {
-    table = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& error) {
-    throw InputError(source_name, 0, "throughputs",
-                     "invalid JSON at byte " + std::to_string(error.byte) + ": " + error.what());
-  } catch (const nlohmann::json::exception& error) {  // e.g. out_of_range: number overflow
-    throw InputError(source_name, 0, "throughputs", std::string("invalid JSON: ") + error.what());
+    table = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& error) {  // syntax error, or a number overflow
+    throw io_internal::json_parse_error(source_name, text, error);
   }
   if (!table.is_object()) {
     throw InputError(source_name, 0, "throughputs", "expected a JSON object of GPU types");
@@ -49,7 +51,7 @@ GavelThroughputs parse_gavel_throughputs(std::istream& in, const std::string& so
   const auto gpu = table.find(gpu_type);
   if (gpu == table.end() || !gpu->is_object()) {
     throw InputError(source_name, 0, "gavel_gpu_type",
-                     "GPU type '" + gpu_type + "' not in the throughput table");
+                     "GPU type '" + excerpt(gpu_type) + "' not in the throughput table");
   }
   GavelThroughputs result;
   result.gpu_type = gpu_type;
@@ -58,11 +60,11 @@ GavelThroughputs parse_gavel_throughputs(std::istream& in, const std::string& so
     const auto alone = entry.find("null");
     if (alone == entry.end()) continue;  // only co-located measurements: not usable alone
     if (!alone->is_number()) {
-      throw InputError(source_name, 0, gpu_type + "/" + key + "/null", "not a number");
+      throw InputError(source_name, 0, excerpt(gpu_type + "/" + key, 60) + "/null", "not a number");
     }
     const double steps_per_second = alone->get<double>();
     if (!std::isfinite(steps_per_second) || steps_per_second <= 0.0) {
-      throw InputError(source_name, 0, gpu_type + "/" + key + "/null",
+      throw InputError(source_name, 0, excerpt(gpu_type + "/" + key, 60) + "/null",
                        "steps/s must be a finite number > 0");
     }
     result.steps_per_second.emplace(key, steps_per_second);
@@ -76,8 +78,7 @@ GavelThroughputs load_gavel_throughputs(const std::string& path, const std::stri
                      "the gavel format needs Gavel's simulation_throughputs.json "
                      "(gavel_throughputs_path)");
   }
-  std::ifstream file(path);
-  if (!file) throw InputError(path, 0, "throughputs", "cannot open the throughput table");
+  std::ifstream file = open_input_file(path, "throughput table");
   return parse_gavel_throughputs(file, path, gpu_type);
 }
 
@@ -116,14 +117,16 @@ Workload read_gavel_with_throughputs(std::istream& in, const std::string& source
       job.submit_time = field.non_negative("arrival_time", fields[5]);
       const double weight = field.non_negative("priority_weight", fields[6]);
       if (weight != std::floor(weight) || weight > INT_MAX) {
-        field.fail("priority_weight", "must be an integer, got '" + fields[6] + "'");
+        field.fail("priority_weight", "must be an integer, got '" + excerpt(fields[6]) + "'");
       }
       job.priority = static_cast<int>(weight);
 
       const std::string key = "('" + job.model + "', " + std::to_string(job.num_gpus) + ")";
       const auto entry = throughputs.steps_per_second.find(key);
       if (entry == throughputs.steps_per_second.end()) {
-        field.fail("job_type", "no throughput for " + key + " on '" + throughputs.gpu_type + "'");
+        field.fail("job_type", "no throughput for ('" + excerpt(job.model) + "', " +
+                                   std::to_string(job.num_gpus) + ") on '" +
+                                   excerpt(throughputs.gpu_type) + "'");
       }
       job.duration = total_steps / entry->second;
       if (!std::isfinite(job.duration) || job.duration <= 0.0) {

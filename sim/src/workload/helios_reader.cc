@@ -3,8 +3,10 @@
 //   job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue
 //
 // Columns are found by header name (any order). Used: job_id, user, vc, gpu_num, cpu_num, state,
-// submit_time, duration; the others (node_num, start_time, end_time, queue) are not needed and
-// not validated, and unknown columns are ignored.
+// submit_time, duration; start_time and end_time, when present and not empty, must be valid times
+// in order (submit_time <= start_time <= end_time): a row whose times contradict each other is
+// invalid. The others (node_num, queue) are not needed and not validated, and unknown columns
+// are ignored.
 // Mapping:
 // - id = job_id; user, vc as given; cpus = cpu_num;
 // - submit_time = submit_time, "YYYY-MM-DD HH:MM:SS" read as UTC, in seconds since 1970;
@@ -29,9 +31,23 @@ namespace {
 using workload_internal::FieldReader;
 using workload_internal::RowCollector;
 
-enum Column : int { kJobId, kUser, kVc, kGpuNum, kCpuNum, kState, kSubmitTime, kDuration, kCount };
+enum Column : int {
+  kJobId,
+  kUser,
+  kVc,
+  kGpuNum,
+  kCpuNum,
+  kState,
+  kSubmitTime,
+  kDuration,
+  kStartTime,  // optional from here on
+  kEndTime,
+  kCount
+};
 constexpr std::array<std::string_view, kCount> kColumnNames = {
-    "job_id", "user", "vc", "gpu_num", "cpu_num", "state", "submit_time", "duration"};
+    "job_id", "user",        "vc",       "gpu_num",    "cpu_num",
+    "state",  "submit_time", "duration", "start_time", "end_time"};
+constexpr int kRequiredColumns = kStartTime;
 constexpr std::array<std::string_view, 5> kStates = {"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT",
                                                      "NODE_FAIL"};
 
@@ -47,7 +63,7 @@ Workload read_helios(std::istream& in, const std::string& source_name,
   const std::size_t header_line =
       workload_internal::read_csv_header(in, rows, false, line, line_number, fields);
   const auto index_of = workload_internal::locate_columns(fields, kColumnNames, rows, header_line);
-  for (int c = 0; c < kCount; ++c) {
+  for (int c = 0; c < kRequiredColumns; ++c) {
     if (index_of[c] < 0) {
       rows.fail(header_line, std::string(kColumnNames[c]), "required column missing");
     }
@@ -66,12 +82,25 @@ Workload read_helios(std::istream& in, const std::string& source_name,
         bool known_state = false;
         for (const std::string_view s : kStates) known_state = known_state || s == state;
         if (!known_state) {
-          field.fail(name(kState), "unknown state '" + std::string(state.substr(0, 40)) +
+          field.fail(name(kState), "unknown state '" + excerpt(state) +
                                        "' (expected COMPLETED, CANCELLED, FAILED, TIMEOUT or "
                                        "NODE_FAIL)");
         }
         job.cpus = field.non_negative(name(kCpuNum), text(kCpuNum));
         job.submit_time = field.datetime(name(kSubmitTime), text(kSubmitTime));
+        // Times that contradict each other make the whole row untrustworthy.
+        double earliest = job.submit_time;
+        std::string_view earliest_name = name(kSubmitTime);
+        for (const Column c : {kStartTime, kEndTime}) {
+          if (index_of[c] < 0 || workload_internal::trim(text(c)).empty()) continue;
+          const double time = field.datetime(name(c), text(c));
+          if (time < earliest) {
+            field.fail(name(c), "is " + std::to_string(static_cast<std::int64_t>(earliest - time)) +
+                                    " s before " + std::string(earliest_name));
+          }
+          earliest = time;
+          earliest_name = name(c);
+        }
         const auto gpus = field.integer(name(kGpuNum), text(kGpuNum), 0, INT_MAX);
         job.duration = field.non_negative(name(kDuration), text(kDuration));
         if (gpus == 0) {  // CPU job

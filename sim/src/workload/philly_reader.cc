@@ -12,7 +12,8 @@
 // - num_gpus = GPUs of the first attempt (sum over its detail[].gpus lengths; 0 is invalid);
 // - duration = sum over attempts of (end_time - start_time): the GPU time the job actually used,
 //   retries included (the gaps between attempts are queueing, which the simulator decides);
-//   a total of 0 s is invalid.
+//   a total of 0 s is invalid. Times must be in order: an attempt that starts before the job's
+//   submitted_time, or ends before it starts, makes the job invalid.
 // Filtered (valid, counted in filtered_rows): jobs with no attempts, a null submitted_time or an
 // attempt with a null start_time or end_time (never ran, or never finished).
 // status is not used. Error "lines": JSON elements have no line of their own in nlohmann's DOM, so
@@ -28,6 +29,7 @@
 
 #include "clustersim/error.h"
 #include "clustersim/workload.h"
+#include "io/internal/json_error.h"
 #include "workload/internal/row_collector.h"
 #include "workload/internal/text_parsing.h"
 
@@ -38,12 +40,6 @@ namespace {
 using nlohmann::json;
 using workload_internal::FieldReader;
 using workload_internal::RowCollector;
-
-std::size_t line_of_offset(const std::string& text, std::size_t offset) {
-  offset = std::min(offset, text.size());
-  return 1 + static_cast<std::size_t>(std::count(
-                 text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
-}
 
 // The 1-based line on which each element of the top-level JSON array starts. `text` is known to be
 // valid JSON (it parsed), so a small scanner that tracks strings and nesting depth is enough.
@@ -163,6 +159,11 @@ Workload read_philly(std::istream& in, const std::string& source_name,
           continue;
         }
         if (*end < *start) field.fail(attempt_path + ".end_time", "ends before it starts");
+        if (submitted && *start < *submitted) {
+          field.fail(attempt_path + ".start_time",
+                     "starts " + std::to_string(static_cast<std::int64_t>(*submitted - *start)) +
+                         " s before the job's submitted_time");
+        }
         duration += *end - *start;
 
         if (a != 0) continue;
@@ -211,13 +212,9 @@ Workload read_philly(std::istream& in, const std::string& source_name,
   json document;
   try {
     document = json::parse(text, on_parse_event);
-  } catch (const json::parse_error& error) {
-    rows.fail(line_of_offset(text, error.byte > 0 ? error.byte - 1 : 0), "",
-              "invalid JSON at byte " + std::to_string(error.byte) + ": " + error.what());
   } catch (const json::exception& error) {
-    // Not a syntax error but still unparsable, e.g. a number too large for a double (out_of_range
-    // 406), which nlohmann reports without a position.
-    rows.fail(0, "", std::string("invalid JSON: ") + error.what());
+    // A syntax error, or a number too large for a double (which no skip can get past).
+    throw io_internal::json_parse_error(source_name, text, error);
   }
   if (!document.is_array()) rows.fail(1, "", "expected a JSON list of jobs");
   return rows.finish();

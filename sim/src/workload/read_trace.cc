@@ -5,6 +5,7 @@
 #include <string>
 
 #include "clustersim/error.h"
+#include "clustersim/internal/input_file.h"
 #include "clustersim/workload.h"
 
 namespace clustersim {
@@ -37,12 +38,7 @@ std::string_view trace_format_name(TraceFormat format) {
 
 Workload read_trace(const std::string& path, TraceFormat format, const ReaderOptions& options) {
   // Binary mode: the readers strip "\r\n" themselves, and the Philly reader reports byte offsets.
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) {
-    throw InputError(path, 0, "", "is a directory, not a trace file");
-  }
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw InputError(path, 0, "", "cannot open trace file");
+  std::ifstream file = open_input_file(path, "trace file");
   switch (format) {
     case TraceFormat::kCsv:
       return read_native_csv(file, path, options);

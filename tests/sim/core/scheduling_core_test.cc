@@ -100,12 +100,13 @@ TEST(Window, MeasuresOnlyTheWindowAndStopsWhenItDrains) {
 // A generated workload's window is run on as many jobs as it takes to keep arrivals going until
 // it drains: the metrics equal those of a run on far more jobs.
 TEST(Window, GeneratedWorkloadsAreExtendedUntilTheWindowDrains) {
+  // 64 GPUs at 2 jobs/hour: about half loaded (the mean job is ~16.8 GPU-hours).
   const std::string text = R"([cluster]
-nodes = 1
-gpus_per_node = 4
+nodes = 8
+gpus_per_node = 8
 [workload]
 generator = "synergy"
-jobs_per_hour = 3
+jobs_per_hour = 2
 window = [20, 39]
 jobs = 41
 )";

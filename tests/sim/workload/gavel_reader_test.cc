@@ -87,20 +87,21 @@ TEST(GavelReader, ThroughputTableErrors) {
 
   options.gavel_throughputs_path = "/nonexistent/throughputs.json";
   expect_input_error([&] { read_gavel(in, "t.trace", options); }, "/nonexistent/throughputs.json",
-                     0, "throughputs");
+                     0, "");
 
   options = gavel_options();
   options.gavel_gpu_type = "a100";
   expect_input_error([&] { read_gavel(in, "t.trace", options); }, options.gavel_throughputs_path, 0,
                      "gavel_gpu_type");
 
+  // JSON errors name the line (of the failing byte, or of a number too large for a double).
   std::istringstream broken("{\"v100\": {");
   expect_input_error([&] { workload_internal::parse_gavel_throughputs(broken, "tp.json", "v100"); },
-                     "tp.json", 0, "throughputs");
-  std::istringstream overflow("{\"v100\": {\"('A', 1)\": {\"null\": 1E500}}}");
+                     "tp.json", 1, "");
+  std::istringstream overflow("{\"v100\":\n {\"('A', 1)\":\n  {\"null\": 1E500}}}");
   expect_input_error(
       [&] { workload_internal::parse_gavel_throughputs(overflow, "tp.json", "v100"); }, "tp.json",
-      0, "throughputs");
+      3, "");
   std::istringstream negative("{\"v100\": {\"('A', 1)\": {\"null\": -1}}}");
   expect_input_error(
       [&] { workload_internal::parse_gavel_throughputs(negative, "tp.json", "v100"); }, "tp.json",

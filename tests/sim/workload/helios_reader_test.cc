@@ -84,6 +84,26 @@ TEST(HeliosReader, RowErrorsNameLineAndField) {
   expect_helios_error("job_id,user,vc,gpu_num,cpu_num,state,submit_time\n", 1, "duration");
 }
 
+// Issue 13: a row whose times contradict each other was accepted silently.
+TEST(HeliosReader, TimesOutOfOrderAreInvalid) {
+  const auto timed = [](const std::string& id, const std::string& submit, const std::string& start,
+                        const std::string& end) {
+    return id + ",u,vc,1,4,1,COMPLETED," + submit + "," + start + "," + end + ",60,0\n";
+  };
+  const std::string t0 = "2020-03-01 00:00:00", t1 = "2020-03-01 00:01:00",
+                    t2 = "2020-03-01 00:02:00";
+  EXPECT_EQ(read_helios_text(kHeader + timed("a", t0, t1, t2)).jobs.size(), 1u);
+  expect_helios_error(kHeader + timed("a", t0, t1, t2) + timed("b", t2, t1, t2), 3, "start_time");
+  expect_helios_error(kHeader + timed("b", t2, "", t1), 2, "end_time");  // submitted after it ended
+  expect_helios_error(kHeader + timed("b", t0, t2, t1), 2, "end_time");  // ends before it starts
+  expect_helios_error(kHeader + timed("b", t0, "yesterday", t1), 2, "start_time");
+  // With skip_invalid such rows are counted skips.
+  const Workload w =
+      read_helios_text(kHeader + timed("a", t0, t1, t2) + timed("b", t2, "", t1), true);
+  EXPECT_EQ(w.jobs.size(), 1u);
+  EXPECT_EQ(w.skipped_rows, 1u);
+}
+
 TEST(HeliosReader, SkipInvalidCounts) {
   const Workload w =
       read_helios_text(kHeader + row("a", "1", "COMPLETED", "2020-03-01 00:00:00", "10") +

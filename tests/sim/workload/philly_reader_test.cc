@@ -76,6 +76,10 @@ TEST(PhillyReader, ErrorsNameTheJobLineAndPath) {
                               "\"2017-10-03 00:01:00\"") +
                           "\n]",
                       3, "jobs[1].attempts");  // 0 s in total
+  // Issue 13: an attempt before the job's submission was accepted silently.
+  expect_philly_error(
+      first + job("\"b\"", "\"2017-10-03 00:03:00\"", "\"2017-10-03 00:01:00\"") + "\n]", 3,
+      "jobs[1].attempts[0].start_time");  // submitted after the attempt ended
   expect_philly_error(first + job("7") + "\n]", 3, "jobs[1].jobid");
   expect_philly_error(first + "42\n]", 3, "jobs[1]");
   expect_philly_error(first + "{\"jobid\": \"c\", \"submitted_time\": null}\n]", 3,
@@ -88,14 +92,15 @@ TEST(PhillyReader, SyntaxErrorsReportLine) {
   expect_philly_error("{\"jobs\": []}", 1, "");  // not a list
   expect_philly_error("[]", 0, "");              // no jobs
   // Found by fuzz_philly: a number too large for a double is nlohmann's out_of_range, not a
-  // parse_error; it must still be an InputError.
-  expect_philly_error("[44446440000000E500]", 0, "");
+  // parse_error; it must still be an InputError, at the number's line.
+  expect_philly_error("[44446440000000E500]", 1, "");
+  expect_philly_error("[\n" + job() + ",\n  {\"jobid\": 1e999}\n]", 3, "");
   try {
     read_philly_text("[\n  {\"a\": tru}\n]");
     FAIL() << "expected InputError";
   } catch (const InputError& error) {
     EXPECT_EQ(error.line(), 2u);
-    EXPECT_NE(error.message().find("byte"), std::string::npos) << error.what();
+    EXPECT_NE(error.message().find("column"), std::string::npos) << error.what();
   }
 }
 

@@ -14,6 +14,10 @@
 
 namespace clustersim::sweep {
 
+// The most points one grid may have (configurations x seeds). Rank 0 keeps a record per point,
+// and replicate numbers are 32-bit; a larger grid is an InputError naming the key at fault.
+inline constexpr std::uint64_t kMaxGridPoints = 100'000'000;
+
 // How an axis' values are stored as a result column.
 enum class ValueKind { kInteger, kFloat, kBoolean, kString, kToml /* arrays, tables: TOML text */ };
 
@@ -65,7 +69,8 @@ struct GridPoint {
 };
 
 // Parses a grid file's text. Throws InputError (naming the file, line and key) for a malformed
-// [sweep] table: non-list axes, empty axes, mixed value types, duplicate values, bad zip groups.
+// [sweep] table: non-list axes, empty axes, mixed value types, duplicate values, bad zip groups,
+// more than kMaxGridPoints points.
 // It does not check axis paths against the run config: see validate_grid (point_config.h).
 Grid parse_grid(std::string_view text, const std::string& source_name, const std::string& base_dir);
 // Reads `path` (InputError if unreadable) and parses it; relative paths resolve next to it.

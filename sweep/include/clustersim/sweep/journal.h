@@ -19,6 +19,9 @@ enum class RecordType : char {
   kPoint = 'P',    // one PointResult (encode_result bytes)
 };
 
+// A record's size is stored in 32 bits.
+inline constexpr std::uint64_t kMaxJournalRecordBytes = 0xFFFFFFF0u;
+
 struct JournalRecord {
   RecordType type;
   std::string payload;
@@ -51,8 +54,10 @@ class JournalWriter {
   JournalWriter(const JournalWriter&) = delete;
   JournalWriter& operator=(const JournalWriter&) = delete;
 
-  // Buffers a record; flush() hands buffered records to the kernel in one write (they then
-  // survive the death of this process), sync() also forces them to the device (node crashes).
+  // Buffers a record (std::length_error past kMaxJournalRecordBytes); flush() hands buffered
+  // records to the kernel in one write to the end of the file (O_APPEND; they then survive the
+  // death of this process), sync() also forces them to the device (node crashes). Only the
+  // holder of the result file's OutputLock writes its journal.
   void add(RecordType type, std::string_view payload);
   void flush();
   void sync();

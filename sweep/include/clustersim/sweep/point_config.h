@@ -16,8 +16,9 @@ namespace clustersim::sweep {
 RunConfig make_point_config(const Grid& grid, const GridPoint& point);
 
 // Relative cost of one simulation: jobs x (1 + log2 of cluster GPUs), doubled for preemptive
-// policies (lease rounds re-plan the whole queue). Only the ordering and ratios matter: it sorts
-// dispatch (largest first) and scales the ETA, which is then calibrated by measured throughput.
+// policies (lease rounds re-plan the whole queue), x100 for the opt allocation mechanism (an LP
+// per change) and x4 for drf. Only the ordering and ratios matter: it sorts dispatch (largest
+// first) and scales the ETA, which is then calibrated by measured throughput.
 double estimate_cost(const RunConfig& config, std::size_t jobs);
 
 struct GridCheck {

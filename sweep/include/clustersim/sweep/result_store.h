@@ -1,7 +1,7 @@
 // The sweep's HDF5 result file (schema in sweep/README.md). Only rank 0's main thread calls
-// this: Debian's HDF5 is not thread-safe. The file is written whole to PATH.tmp and renamed into
-// place, so readers never see a half-written file; the crash-safe record of a sweep in progress
-// is the journal (journal.h).
+// this: Debian's HDF5 is not thread-safe. The file is written whole to a temporary
+// (PATH.tmp.HOST.PID, unique per process) and renamed into place, so readers never see a
+// half-written file; the crash-safe record of a sweep in progress is the journal (journal.h).
 #pragma once
 
 #include <cstdint>
@@ -37,6 +37,7 @@ struct ResultFileSummary {
   std::string grid_sha256;
   bool complete = false;
   std::vector<std::int64_t> point_ids;
+  std::vector<std::string> status;  // per point: "ok" or why it failed
 };
 
 // Throws InputError if `path` cannot be opened or is not a sweep result file.

@@ -12,10 +12,12 @@
 
 namespace clustersim::sweep {
 
-// Exit statuses of `clustersim sweep`.
-inline constexpr int kExitOk = 0;
+// Exit statuses of `clustersim sweep` (a contract, documented in sweep/README.md).
+inline constexpr int kExitOk = 0;            // every point of the grid ran and succeeded
 inline constexpr int kExitFailure = 1;       // I/O or MPI failure during the sweep
 inline constexpr int kExitBadInput = 2;      // rejected before any simulation started
+inline constexpr int kExitPointsFailed = 3;  // the file is written, but some points failed
+inline constexpr int kExitBusy = 4;          // another sweep holds --out (nothing ran)
 inline constexpr int kExitInterrupted = 75;  // SIGTERM/SIGUSR1/SIGINT: done points saved; --resume
 
 struct SweepOptions {
@@ -42,6 +44,11 @@ std::string_view default_grid_text();
 
 // The --dry-run listing: one line per point (id, replicate, seed, axis values, estimated cost).
 void write_dry_run(std::ostream& out, const Grid& grid, const GridCheck& check);
+
+// One line on the failed points, by reason (most frequent first), or "" when `status` (one entry
+// per point: "ok" or the error) holds no failure: "sweep: 3 of 48 points failed (status column of
+// /points): 2 x REASON; 1 x REASON".
+std::string summarize_failures(const std::vector<std::string>& status);
 
 // Per-group means of the main metrics (group = values of `group_by`, an axis path).
 void write_summary_table(std::ostream& out, const Grid& grid,

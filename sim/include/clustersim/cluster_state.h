@@ -3,12 +3,14 @@
 // (when it applies a plan, plan.h), and every grant must fit all of a node's resources.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "clustersim/cluster.h"
+#include "clustersim/internal/node_index.h"
 #include "clustersim/plan.h"
 
 namespace clustersim {
@@ -22,6 +24,10 @@ struct PlacementRequest {
   double cpus_per_gpu = -1.0;
   double mem_per_gpu = -1.0;
   double storage_per_gpu = -1.0;
+  // Every resource at the proportional share: the node index answers for it.
+  bool proportional() const {
+    return cpus_per_gpu < 0.0 && mem_per_gpu < 0.0 && storage_per_gpu < 0.0;
+  }
 };
 
 struct NodeShare {
@@ -97,12 +103,68 @@ class ClusterState {
   void allocate(const NodeShare& share, double cpus, double mem_gb);
   void release(const NodeShare& share, double cpus, double mem_gb);
 
+  // ---- The node index (internal/node_index.h), for placement policies ----------------------
+  // Whether the index covers every node of `gpu_type` with free GPUs for proportional requests
+  // (no node's free cores, memory or storage fall short of its free GPUs' shares).
+  bool index_covers(int gpu_type) const { return types_[gpu_type].inconsistent == 0; }
+  int max_gpus_per_node() const { return max_gpus_per_node_; }
+  int nodes_per_rack() const { return nodes_per_rack_; }
+  // The lowest indexed node of the type with exactly `free` free GPUs, at or after `from` and
+  // before `end`; NodeBitset::kNone if none.
+  std::uint32_t next_node_with_free(int gpu_type, int free, std::uint32_t from,
+                                    std::uint32_t end) const {
+    const std::uint32_t node = types_[gpu_type].by_free[free].next(from);
+    return node < end ? node : internal::NodeBitset::kNone;
+  }
+  // Racks holding nodes of the type (ascending); a rack's indexed nodes with `free` free GPUs
+  // and its free GPUs on indexed nodes.
+  const std::vector<int>& racks_of_type(int gpu_type) const { return types_[gpu_type].racks; }
+  int rack_nodes_with_free(int gpu_type, int rack, int free) const {
+    return types_[gpu_type].rack_count[static_cast<std::size_t>(rack) * (max_gpus_per_node_ + 1) +
+                                       static_cast<std::size_t>(free)];
+  }
+  int rack_free_gpus(int gpu_type, int rack) const { return types_[gpu_type].rack_room[rack]; }
+  std::uint32_t rack_begin(int rack) const {
+    return static_cast<std::uint32_t>(rack * nodes_per_rack_);
+  }
+  std::uint32_t rack_end(int rack) const {
+    return static_cast<std::uint32_t>(
+        std::min<std::size_t>(static_cast<std::size_t>(rack + 1) * nodes_per_rack_, nodes_.size()));
+  }
+  // The node holding the k-th free GPU of the type in node order (indexed nodes), and the free
+  // GPUs before that node.
+  std::uint32_t node_with_free_gpu(int gpu_type, int k, int* before) const {
+    return types_[gpu_type].tree.find(k, before);
+  }
+  // Adjusts the prefix sums only (placements simulating GPUs they have picked; undo after).
+  void adjust_free_gpu_tree(int gpu_type, std::uint32_t node, int delta) const {
+    types_[gpu_type].tree.add(node, delta);
+  }
+  // Rebuilds the index from the nodes and compares: throws std::logic_error on any difference.
+  void check_index() const;
+
  private:
   int hostable_by_resources(const Node& node, const PlacementRequest& request) const;
 
  public:
  private:
+  struct TypeIndex {
+    std::vector<internal::NodeBitset> by_free;  // [f]: indexed nodes with f free GPUs
+    std::vector<int> rack_count;                // [rack * (max + 1) + f]
+    std::vector<int> rack_room;                 // [rack]: free GPUs of indexed nodes
+    mutable internal::FreeGpuTree tree;         // free GPUs of indexed nodes, by node
+    int inconsistent = 0;                       // nodes with free GPUs not indexed
+    std::vector<int> racks;                     // racks with nodes of this type
+  };
+  void reindex(std::uint32_t node);
+  bool consistent(const Node& node) const;
+
   std::vector<Node> nodes_;
+  std::vector<TypeIndex> types_;
+  std::vector<int> indexed_free_;         // by node: the free count it is indexed under (0: not)
+  std::vector<char> counted_inconsistent_;  // by node
+  int max_gpus_per_node_ = 0;
+  int nodes_per_rack_ = 1;
   std::vector<std::string> gpu_type_names_;
   std::vector<int> total_by_type_;
   std::vector<int> free_by_type_;

@@ -52,6 +52,101 @@ ClusterState::ClusterState(const ClusterSpec& spec) {
   num_racks_ = nodes_.back().rack + 1;
   free_gpus_ = total_gpus_;
   free_by_type_ = total_by_type_;
+  nodes_per_rack_ = spec.nodes_per_rack;
+  for (const Node& node : nodes_) max_gpus_per_node_ = std::max(max_gpus_per_node_, node.gpus);
+  types_.resize(gpu_type_names_.size());
+  const auto node_count = static_cast<std::uint32_t>(nodes_.size());
+  for (TypeIndex& index : types_) {
+    index.by_free.resize(static_cast<std::size_t>(max_gpus_per_node_) + 1);
+    for (auto& set : index.by_free) set.resize(node_count);
+    index.rack_count.assign(static_cast<std::size_t>(num_racks_) * (max_gpus_per_node_ + 1), 0);
+    index.rack_room.assign(static_cast<std::size_t>(num_racks_), 0);
+    index.tree.resize(node_count);
+  }
+  for (const Node& node : nodes_) {
+    auto& racks = types_[node.gpu_type].racks;
+    if (racks.empty() || racks.back() != node.rack) racks.push_back(node.rack);
+  }
+  indexed_free_.assign(nodes_.size(), 0);
+  counted_inconsistent_.assign(nodes_.size(), 0);
+  for (std::uint32_t i = 0; i < node_count; ++i) reindex(i);
+}
+
+bool ClusterState::consistent(const Node& node) const {
+  if (node.free_gpus == 0 || !node.models_resources) return true;
+  // The common case without a division: every modelled resource covers the free GPUs' shares.
+  const double gpus = node.free_gpus;
+  if ((node.cpus <= 0.0 || node.free_cpus + kResourceEpsilon >= node.cpus_per_gpu * gpus) &&
+      (node.mem_gb <= 0.0 || node.free_mem_gb + kResourceEpsilon >= node.mem_gb_per_gpu * gpus) &&
+      (node.storage_mbps <= 0.0 ||
+       node.free_storage_mbps + kResourceEpsilon >= node.storage_mbps_per_gpu * gpus))
+    return true;
+  return hostable_by_resources(node, PlacementRequest{}) == node.free_gpus;
+}
+
+void ClusterState::reindex(std::uint32_t i) {
+  const Node& node = nodes_[i];
+  TypeIndex& index = types_[node.gpu_type];
+  const bool ok = consistent(node);
+  const int want = ok ? node.free_gpus : 0;
+  const int had = indexed_free_[i];
+  if (want != had) {
+    const std::size_t row = static_cast<std::size_t>(node.rack) * (max_gpus_per_node_ + 1);
+    if (had > 0) {
+      index.by_free[had].erase(i);
+      --index.rack_count[row + had];
+      index.rack_room[node.rack] -= had;
+    }
+    if (want > 0) {
+      index.by_free[want].insert(i);
+      ++index.rack_count[row + want];
+      index.rack_room[node.rack] += want;
+    }
+    index.tree.add(i, want - had);
+    indexed_free_[i] = want;
+  }
+  const char unindexed = !ok && node.free_gpus > 0;
+  if (unindexed != counted_inconsistent_[i]) {
+    index.inconsistent += unindexed ? 1 : -1;
+    counted_inconsistent_[i] = unindexed;
+  }
+}
+
+void ClusterState::check_index() const {
+  for (std::size_t t = 0; t < types_.size(); ++t) {
+    const TypeIndex& index = types_[t];
+    int inconsistent = 0;
+    std::vector<int> room(static_cast<std::size_t>(num_racks_), 0);
+    for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
+      const Node& node = nodes_[i];
+      if (node.gpu_type != static_cast<int>(t)) continue;
+      const bool ok = consistent(node);
+      const int want = ok ? node.free_gpus : 0;
+      if (indexed_free_[i] != want)
+        throw std::logic_error("invariant: node index out of date for node " + std::to_string(i));
+      for (int f = 1; f <= max_gpus_per_node_; ++f)
+        if ((index.by_free[static_cast<std::size_t>(f)].next(i) == i) != (f == want))
+          throw std::logic_error("invariant: node index bucket wrong for node " +
+                                 std::to_string(i));
+      room[static_cast<std::size_t>(node.rack)] += want;
+      if (!ok && node.free_gpus > 0) ++inconsistent;
+    }
+    if (inconsistent != index.inconsistent)
+      throw std::logic_error("invariant: node index's count of unindexed nodes drifted");
+    for (int r = 0; r < num_racks_; ++r)
+      if (room[static_cast<std::size_t>(r)] != index.rack_room[static_cast<std::size_t>(r)])
+        throw std::logic_error("invariant: node index's rack totals drifted");
+    // The prefix sums: the k-th free GPU of every indexed node lies on that node.
+    int k = 0;
+    for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
+      if (nodes_[i].gpu_type != static_cast<int>(t) || indexed_free_[i] == 0) continue;
+      int before = 0;
+      if (index.tree.find(k, &before) != i || before != k)
+        throw std::logic_error("invariant: node index's prefix sums drifted at node " +
+                               std::to_string(i));
+      k += indexed_free_[i];
+    }
+  }
 }
 
 int ClusterState::total_gpus(int gpu_type) const {
@@ -163,6 +258,7 @@ void ClusterState::allocate(const Grant& grant) {
   allocated_cpus_ += grant.cpus;
   allocated_mem_gb_ += grant.mem_gb;
   allocated_storage_mbps_ += grant.storage_mbps;
+  reindex(grant.node);
 }
 
 void ClusterState::release(const Grant& grant) {
@@ -180,6 +276,7 @@ void ClusterState::release(const Grant& grant) {
   allocated_cpus_ -= grant.cpus;
   allocated_mem_gb_ -= grant.mem_gb;
   allocated_storage_mbps_ -= grant.storage_mbps;
+  reindex(grant.node);
 }
 
 void ClusterState::allocate(const NodeShare& share, double cpus, double mem_gb) {

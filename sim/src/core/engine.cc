@@ -31,14 +31,20 @@ void validate_options(const SimOptions& options) {
     throw std::invalid_argument("metrics.sample_interval_s must be >= 0");
 }
 
-// Linear interpolation between closest ranks (numpy's default), on a sorted copy.
-double percentile(std::vector<double>& sorted_values, double q) {
-  if (sorted_values.empty()) return 0.0;
-  const double position = q * static_cast<double>(sorted_values.size() - 1);
+// Linear interpolation between closest ranks (numpy's default). Selects the two ranks with
+// nth_element (linear time; no full sort); `values` is reordered.
+double percentile(std::vector<double>& values, double q) {
+  if (values.empty()) return 0.0;
+  const double position = q * static_cast<double>(values.size() - 1);
   const auto lower = static_cast<std::size_t>(std::floor(position));
-  const std::size_t upper = std::min(lower + 1, sorted_values.size() - 1);
-  return sorted_values[lower] +
-         (sorted_values[upper] - sorted_values[lower]) * (position - static_cast<double>(lower));
+  const std::size_t upper = std::min(lower + 1, values.size() - 1);
+  const auto at = [&](std::size_t k) {
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
+    return values[k];
+  };
+  const double low = at(lower);
+  const double high = upper == lower ? low : *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(upper), values.end());
+  return low + (high - low) * (position - static_cast<double>(lower));
 }
 
 }  // namespace
@@ -189,9 +195,12 @@ void Engine::load_jobs() {
   arrival_order_.reserve(n);
   for (std::uint32_t i = 0; i < n; ++i)
     if (jobs_[i].phase != JobPhase::kRejected) arrival_order_.push_back(i);
-  std::sort(arrival_order_.begin(), arrival_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+  const auto arrives_before = [&](std::uint32_t a, std::uint32_t b) {
     return jobs_[a].submit != jobs_[b].submit ? jobs_[a].submit < jobs_[b].submit : a < b;
-  });
+  };
+  // Traces and generators usually list jobs in submit order already.
+  if (!std::is_sorted(arrival_order_.begin(), arrival_order_.end(), arrives_before))
+    std::sort(arrival_order_.begin(), arrival_order_.end(), arrives_before);
   if (options_.window) {
     for (std::size_t i = options_.window->first; i <= options_.window->last; ++i)
       if (jobs_[i].phase != JobPhase::kRejected) ++window_left_;
@@ -692,6 +701,7 @@ void Engine::check_invariants() const {
     free += node.free_gpus;
   }
   if (free != cluster_.free_gpus()) throw std::logic_error("invariant: free GPU count drifted");
+  cluster_.check_index();
   for (std::size_t v = 0; v < vc.size(); ++v) {
     if (vc[v] != vc_usage_[v]) throw std::logic_error("invariant: VC usage drifted");
     if (quotas_enforced_ && options_.scheduler.vc_quota == VcQuotaMode::kStrict &&
@@ -743,12 +753,10 @@ RunResult Engine::collect_results() const {
     m.jct_mean = std::accumulate(jcts.begin(), jcts.end(), 0.0) / static_cast<double>(jcts.size());
     m.queue_mean =
         std::accumulate(queues.begin(), queues.end(), 0.0) / static_cast<double>(queues.size());
-    std::sort(jcts.begin(), jcts.end());
-    std::sort(queues.begin(), queues.end());
     m.jct_p50 = percentile(jcts, 0.50);
     m.jct_p95 = percentile(jcts, 0.95);
     m.jct_p99 = percentile(jcts, 0.99);
-    m.jct_max = jcts.back();
+    m.jct_max = *std::max_element(jcts.begin(), jcts.end());
     m.queue_p50 = percentile(queues, 0.50);
     m.queue_p99 = percentile(queues, 0.99);
     // Without a window: the whole run. With one: from the window's first submit to its last

@@ -29,6 +29,7 @@ void WaitingQueue::count_out(int gpus) {
   --size_;
   if (--demand_[gpus] > 0 || gpus != min_demand_) return;
   min_demand_ = 0;
+  if (size_ == 0) return;  // the common case when the cluster keeps up: nothing to search
   for (std::size_t g = static_cast<std::size_t>(gpus) + 1; g < demand_.size(); ++g)
     if (demand_[g] > 0) {
       min_demand_ = static_cast<int>(g);

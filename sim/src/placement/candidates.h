@@ -37,6 +37,45 @@ inline const Candidate* tightest_single_node(const std::vector<Candidate>& candi
   return best;
 }
 
+// ---- The indexed fast path (cluster_state.h's node index) ----------------------------------
+
+constexpr std::uint32_t kNoNode = internal::NodeBitset::kNone;
+
+// The GPU type whose index answers for this request, or -1: the request must be at the
+// proportional share and the index must cover every node of its type with free GPUs (then a
+// node hosts exactly its free GPUs, as the scan below would find).
+inline int indexed_type(const PlacementRequest& request, const ClusterState& cluster) {
+  if (!request.proportional()) return -1;
+  int type = request.gpu_type;
+  if (type < 0) {
+    if (cluster.gpu_type_names().size() != 1) return -1;
+    type = 0;
+  }
+  return cluster.index_covers(type) ? type : -1;
+}
+
+// tightest_single_node on the index: the lowest node among those with the fewest free GPUs that
+// still hold `gpus`.
+inline std::uint32_t tightest_indexed_node(const ClusterState& cluster, int type, int gpus) {
+  const auto all = static_cast<std::uint32_t>(cluster.nodes().size());
+  for (int free = gpus; free <= cluster.max_gpus_per_node(); ++free) {
+    const std::uint32_t node = cluster.next_node_with_free(type, free, 0, all);
+    if (node != kNoNode) return node;
+  }
+  return kNoNode;
+}
+
+// Calls visit(node, free) for the indexed nodes of [begin, end) in (free descending, node
+// ascending) order, until it returns false.
+template <typename Visit>
+void for_each_roomiest(const ClusterState& cluster, int type, std::uint32_t begin,
+                       std::uint32_t end, Visit visit) {
+  for (int free = cluster.max_gpus_per_node(); free >= 1; --free)
+    for (std::uint32_t node = cluster.next_node_with_free(type, free, begin, end);
+         node != kNoNode; node = cluster.next_node_with_free(type, free, node + 1, end))
+      if (!visit(node, free)) return;
+}
+
 // Takes GPUs from `candidates` in their order until `gpus` are taken.
 inline void take_in_order(const std::vector<Candidate>& candidates, int gpus,
                           std::vector<NodeShare>& out) {

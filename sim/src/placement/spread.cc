@@ -13,10 +13,21 @@ class Spread final : public PlacementPolicy {
   bool place(const PlacementRequest& request, const ClusterState& cluster,
              std::vector<NodeShare>& out) override {
     out.clear();
-    if (collect_candidates(request, cluster, candidates_) < request.gpus) return false;
-    std::sort(candidates_.begin(), candidates_.end(), [](const Candidate& a, const Candidate& b) {
-      return a.hostable != b.hostable ? a.hostable > b.hostable : a.node < b.node;
-    });
+    if (const int type = indexed_type(request, cluster); type >= 0) {
+      // Only the roomiest `gpus` nodes can get a GPU: read them off the index in order.
+      if (cluster.free_gpus(type) < request.gpus) return false;
+      candidates_.clear();
+      for_each_roomiest(cluster, type, 0, static_cast<std::uint32_t>(cluster.nodes().size()),
+                        [&](std::uint32_t node, int free) {
+                          candidates_.push_back({node, free});
+                          return static_cast<int>(candidates_.size()) < request.gpus;
+                        });
+    } else {
+      if (collect_candidates(request, cluster, candidates_) < request.gpus) return false;
+      std::sort(candidates_.begin(), candidates_.end(), [](const Candidate& a, const Candidate& b) {
+        return a.hostable != b.hostable ? a.hostable > b.hostable : a.node < b.node;
+      });
+    }
     // Round-robin over the roomiest nodes: node i gets a GPU in each round it still has room.
     taken_.assign(candidates_.size(), 0);
     int gpus = request.gpus;

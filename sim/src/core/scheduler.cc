@@ -134,11 +134,15 @@ void Scheduler::preemption_round(Time now) {
   candidate_keys_.resize(candidates_.size());
   policy_->compute_keys(candidates_, policy_context(now), candidate_keys_);
   for (std::size_t i = 0; i < candidates_.size(); ++i) keys_[candidates_[i]] = candidate_keys_[i];
-  std::sort(candidates_.begin(), candidates_.end(), order());
+  sort_candidates();
 
+  ++round_number_;
+  if (!ranks_vcs_ && !engine_.quotas_enforced() && type_capacity_.size() == 1) {
+    simple_round(capacity);
+    return;
+  }
   // Walk running and waiting jobs merged in priority order, admitting greedily into capacity.
   // Fair-share policies rank by VC, so their running jobs are walked in one list per VC.
-  ++round_number_;
   const auto less = walk_order(round_usage_);
   const bool backfill = options_.scheduler.backfill;
   const int phases = lend_ ? 2 : 1;
@@ -207,6 +211,120 @@ void Scheduler::preemption_round(Time now) {
   for (std::uint32_t index : candidates_)
     if (admitted_stamp_[index] != round_number_ && type_admitted_[engine_.type_held(index)])
       plan_.set(index);  // no grants: stop
+  if (plan_.empty()) return;
+  engine_.apply(plan_);
+  released_ = true;
+}
+
+// Sorts the running candidates in policy order, starting from last round's order: most keep
+// their relative order (Tiresias and LAS keys only grow; a job's key moves when it changes queue),
+// so the jobs still in order are kept, the others and the new ones sorted and merged in. The
+// result is the unique total order `before` defines, however it is reached.
+void Scheduler::sort_candidates() {
+  const auto all = jobs();
+  const std::uint32_t mark = ++order_round_ * 2;  // candidate: mark; seen in last order: mark + 1
+  if (order_stamp_.size() < all.size()) order_stamp_.resize(all.size(), 0);
+  for (std::uint32_t index : candidates_) order_stamp_[index] = mark;
+  kept_.clear();
+  moved_.clear();
+  // Backwards, keeping a strictly descending run: a job whose key grew (it moves later) is the
+  // one taken out, not all those it now follows.
+  for (auto it = running_order_.rbegin(); it != running_order_.rend(); ++it) {
+    const std::uint32_t index = *it;
+    if (order_stamp_[index] != mark) continue;
+    order_stamp_[index] = mark + 1;
+    if (kept_.empty() || before(index, kept_.back())) {
+      kept_.push_back(index);
+    } else {
+      moved_.push_back(index);
+    }
+  }
+  for (std::uint32_t index : candidates_)
+    if (order_stamp_[index] == mark) moved_.push_back(index);  // new since last round
+  if (moved_.size() > kept_.size()) {
+    std::sort(candidates_.begin(), candidates_.end(), order());
+  } else {
+    std::reverse(kept_.begin(), kept_.end());
+    std::sort(moved_.begin(), moved_.end(), order());
+    candidates_.clear();
+    std::merge(kept_.begin(), kept_.end(), moved_.begin(), moved_.end(),
+               std::back_inserter(candidates_), order());
+  }
+  running_order_.assign(candidates_.begin(), candidates_.end());
+}
+
+// The round for one GPU type, no quotas and no VC ranking (the common case), with the same
+// outcome as the general walk below: waiting jobs are walked in policy order, and between two of
+// them the running jobs that rank in between are admitted in bulk from prefix sums of their
+// GPUs (a binary search finds them); only near the end of the capacity are running jobs looked
+// at one by one.
+void Scheduler::simple_round(int capacity) {
+  const auto all = jobs();
+  const bool backfill = options_.scheduler.backfill;
+  const std::size_t n = candidates_.size();
+  gpu_prefix_.resize(n + 1);
+  gpu_prefix_[0] = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    gpu_prefix_[i + 1] = gpu_prefix_[i] + all[candidates_[i]].gpus;
+  rejected_.clear();
+  std::size_t next = 0;  // candidates_[next..] not yet visited
+  bool stopped = false;  // strict order: the walk broke off
+  // Admits running jobs [next, end) in order; false if the walk must stop there.
+  const auto admit_running = [&](std::size_t end) {
+    if (gpu_prefix_[end] - gpu_prefix_[next] <= capacity) {
+      capacity -= gpu_prefix_[end] - gpu_prefix_[next];
+      next = end;
+      return capacity > 0;
+    }
+    for (; next < end && capacity > 0; ++next) {
+      const int gpus = all[candidates_[next]].gpus;
+      if (gpus <= capacity) {
+        capacity -= gpus;
+      } else if (!backfill) {
+        stopped = true;
+        return false;
+      } else {
+        rejected_.push_back(candidates_[next]);
+      }
+    }
+    return capacity > 0;
+  };
+  walk_lists_.clear();
+  for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
+    walk_lists_.push_back(&queue_.bucket(b).jobs);
+  const auto less = order();
+  bool admitted_waiting = false;
+  walk_.start(walk_lists_, less);
+  while (capacity > 0) {
+    if (walk_.done()) {
+      admit_running(n);
+      break;
+    }
+    const std::uint32_t waiting = walk_.job();
+    // The running jobs that rank before this waiting job.
+    const auto first_after = std::partition_point(
+        candidates_.begin() + static_cast<std::ptrdiff_t>(next), candidates_.end(),
+        [&](std::uint32_t running) { return before(running, waiting); });
+    if (!admit_running(static_cast<std::size_t>(first_after - candidates_.begin()))) break;
+    const int gpus = all[waiting].gpus;
+    if (gpus > capacity) {
+      if (!backfill) {
+        stopped = true;
+        break;
+      }
+      walk_.drop(less);  // the rest of this bucket (one VC, one size, one type) fits no better
+      continue;
+    }
+    capacity -= gpus;
+    admitted_waiting = true;
+    walk_.advance(less);
+  }
+  (void)stopped;
+  if (!admitted_waiting) return;
+  // Not admitted: those passed over, and every one the walk did not reach.
+  plan_.clear();
+  for (std::uint32_t index : rejected_) plan_.set(index);  // no grants: stop
+  for (std::size_t i = next; i < n; ++i) plan_.set(candidates_[i]);
   if (plan_.empty()) return;
   engine_.apply(plan_);
   released_ = true;

@@ -58,6 +58,8 @@ class Scheduler {
  private:
   void scheduling_pass(Time now);
   void preemption_round(Time now);
+  void sort_candidates();
+  void simple_round(int capacity);
   bool try_start(std::uint32_t job);
   bool before(std::uint32_t a, std::uint32_t b) const;
   auto order() const {
@@ -114,6 +116,12 @@ class Scheduler {
   std::vector<int> type_idle_;       // a round's free GPUs not yet claimed, by type
   std::vector<char> type_admitted_;  // a round admitted a waiting job on this type
   std::uint32_t round_number_ = 0;
+  // Last round's order of the running jobs, kept to sort the next round's cheaply.
+  std::vector<std::uint32_t> running_order_, kept_, moved_;
+  std::vector<std::uint32_t> order_stamp_;
+  std::uint32_t order_round_ = 0;
+  std::vector<int> gpu_prefix_;                  // simple_round: GPUs of candidates_[0..i)
+  std::vector<std::uint32_t> rejected_;          // simple_round: running jobs passed over
   std::vector<std::uint32_t> vc_blocked_stamp_;  // pass number at which a VC stopped (strict order)
   std::uint32_t pass_number_ = 0;
   bool round_scheduled_ = false;

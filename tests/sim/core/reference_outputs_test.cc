@@ -94,6 +94,24 @@ std::vector<ReferenceRun> reference_runs() {
             {policy + "/" + placement + "/" + (quota == VcQuotaMode::kStrict ? "strict" : "lend"),
              options, jobs});
       }
+  // One GPU type and no VCs (rounds take their fast path), with and without backfill, at two
+  // loads.
+  for (const auto& policy : scheduling_policy_names())
+    for (const bool backfill : {true, false})
+      for (const double interarrival : {15.0, 6.0}) {
+        SimOptions options = testing::small_cluster(16, 4, 4);
+        options.check_invariants = false;
+        options.scheduler.policy = policy;
+        options.scheduler.backfill = backfill;
+        options.scheduler.lease_s = 120;
+        options.scheduler.checkpoint_s = 7;
+        options.scheduler.restore_s = 11;
+        options.sample_interval_s = 500;
+        runs.push_back(
+            {policy + "/one-type" + (backfill ? "" : "/strict-order") +
+                 (interarrival < 10 ? "/overloaded" : ""),
+             options, testing::random_jobs(2500, interarrival, 900.0, {1, 1, 1, 2, 4, 8, 16}, 29)});
+      }
   // Strict order, priorities, two GPU types.
   for (const auto& policy : scheduling_policy_names()) {
     SimOptions options = testing::small_cluster(16, 4, 4);

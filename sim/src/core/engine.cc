@@ -43,7 +43,10 @@ double percentile(std::vector<double>& values, double q) {
     return values[k];
   };
   const double low = at(lower);
-  const double high = upper == lower ? low : *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(upper), values.end());
+  const double high =
+      upper == lower
+          ? low
+          : *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(upper), values.end());
   return low + (high - low) * (position - static_cast<double>(lower));
 }
 

@@ -126,15 +126,16 @@ void Scheduler::preemption_round(Time now) {
     type_capacity_[t] = type_idle_[t] = cluster.free_gpus(static_cast<int>(t));
     type_admitted_[t] = 0;
   }
-  for (std::uint32_t index : candidates_)
-    type_capacity_[engine_.type_held(index)] += all[index].gpus;
+  if (type_capacity_.size() == 1) {
+    for (std::uint32_t index : candidates_) type_capacity_[0] += all[index].gpus;
+  } else {
+    for (std::uint32_t index : candidates_)
+      type_capacity_[engine_.type_held(index)] += all[index].gpus;
+  }
   for (int c : type_capacity_) capacity += c;
 
-  // Re-key running jobs: their service has grown. Waiting jobs' keys do not change.
-  candidate_keys_.resize(candidates_.size());
-  policy_->compute_keys(candidates_, policy_context(now), candidate_keys_);
-  for (std::size_t i = 0; i < candidates_.size(); ++i) keys_[candidates_[i]] = candidate_keys_[i];
-  sort_candidates();
+  // Re-key running jobs (their service has grown; waiting jobs' keys do not change) and sort.
+  sort_candidates(now);
 
   ++round_number_;
   if (!ranks_vcs_ && !engine_.quotas_enforced() && type_capacity_.size() == 1) {
@@ -148,14 +149,14 @@ void Scheduler::preemption_round(Time now) {
   const int phases = lend_ ? 2 : 1;
   walk_lists_.clear();
   for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
-    walk_lists_.push_back(&queue_.bucket(b).jobs);
+    walk_lists_.push_back({&queue_.bucket(b).jobs, nullptr});
   if (ranks_vcs_) {
     vc_candidates_.resize(engine_.vc_count());
     for (auto& list : vc_candidates_) list.clear();
     for (std::uint32_t index : candidates_) vc_candidates_[all[index].vc].push_back(index);
-    for (const auto& list : vc_candidates_) walk_lists_.push_back(&list);
+    for (const auto& list : vc_candidates_) walk_lists_.push_back({nullptr, &list});
   } else {
-    walk_lists_.push_back(&candidates_);
+    walk_lists_.push_back({nullptr, &candidates_});
   }
   bool admitted_waiting = false;
   for (int phase = 0; phase < phases && capacity > 0; ++phase) {
@@ -216,39 +217,63 @@ void Scheduler::preemption_round(Time now) {
   released_ = true;
 }
 
-// Sorts the running candidates in policy order, starting from last round's order: most keep
-// their relative order (Tiresias and LAS keys only grow; a job's key moves when it changes queue),
-// so the jobs still in order are kept, the others and the new ones sorted and merged in. The
-// result is the unique total order `before` defines, however it is reached.
-void Scheduler::sort_candidates() {
+// Re-keys the running candidates and sorts them in policy order, starting from last round's
+// order: most keep their relative order (Tiresias and LAS keys only grow; a job's key moves
+// when it changes queue), so the jobs still in order are kept, the others and the new ones
+// sorted and merged in. Keys are computed and compared in one contiguous array in that order.
+// The result is the unique total order `before` defines, however it is reached.
+void Scheduler::sort_candidates(Time now) {
   const auto all = jobs();
-  const std::uint32_t mark = ++order_round_ * 2;  // candidate: mark; seen in last order: mark + 1
+  const std::uint32_t mark = ++order_round_ * 2;  // candidate: mark; in last order: mark + 1
   if (order_stamp_.size() < all.size()) order_stamp_.resize(all.size(), 0);
   for (std::uint32_t index : candidates_) order_stamp_[index] = mark;
+  listed_.clear();
+  for (std::uint32_t index : running_order_)
+    if (order_stamp_[index] == mark) {
+      order_stamp_[index] = mark + 1;
+      listed_.push_back(index);
+    }
+  const std::size_t carried = listed_.size();
+  for (std::uint32_t index : candidates_)
+    if (order_stamp_[index] == mark) listed_.push_back(index);  // new since last round
+  listed_keys_.resize(listed_.size());
+  policy_->compute_keys(listed_, policy_context(now), listed_keys_);
+  for (std::size_t i = 0; i < listed_.size(); ++i) keys_[listed_[i]] = listed_keys_[i];
+
+  const bool by_priority = options_.scheduler.honor_priority;
+  const auto ranked_before = [&](const Ranked& a, const Ranked& b) {
+    if (by_priority) {
+      const int pa = all[a.index].spec->priority, pb = all[b.index].spec->priority;
+      if (pa != pb) return pa > pb;
+    }
+    if (a.key.primary != b.key.primary) return a.key.primary < b.key.primary;
+    if (a.key.secondary != b.key.secondary) return a.key.secondary < b.key.secondary;
+    return a.index < b.index;
+  };
   kept_.clear();
   moved_.clear();
-  // Backwards, keeping a strictly descending run: a job whose key grew (it moves later) is the
-  // one taken out, not all those it now follows.
-  for (auto it = running_order_.rbegin(); it != running_order_.rend(); ++it) {
-    const std::uint32_t index = *it;
-    if (order_stamp_[index] != mark) continue;
-    order_stamp_[index] = mark + 1;
-    if (kept_.empty() || before(index, kept_.back())) {
-      kept_.push_back(index);
+  // Backwards over last round's order, keeping a strictly descending run: a job whose key grew
+  // (it moves later) is the one taken out, not all those it now follows.
+  for (std::size_t i = carried; i-- > 0;) {
+    const Ranked entry{listed_keys_[i], listed_[i]};
+    if (kept_.empty() || ranked_before(entry, kept_.back())) {
+      kept_.push_back(entry);
     } else {
-      moved_.push_back(index);
+      moved_.push_back(entry);
     }
   }
-  for (std::uint32_t index : candidates_)
-    if (order_stamp_[index] == mark) moved_.push_back(index);  // new since last round
-  if (moved_.size() > kept_.size()) {
-    std::sort(candidates_.begin(), candidates_.end(), order());
-  } else {
-    std::reverse(kept_.begin(), kept_.end());
-    std::sort(moved_.begin(), moved_.end(), order());
-    candidates_.clear();
-    std::merge(kept_.begin(), kept_.end(), moved_.begin(), moved_.end(),
-               std::back_inserter(candidates_), order());
+  for (std::size_t i = carried; i < listed_.size(); ++i)
+    moved_.push_back({listed_keys_[i], listed_[i]});
+  std::reverse(kept_.begin(), kept_.end());
+  std::sort(moved_.begin(), moved_.end(), ranked_before);
+  candidates_.clear();
+  std::size_t a = 0, b = 0;
+  while (a < kept_.size() || b < moved_.size()) {
+    if (b == moved_.size() || (a < kept_.size() && ranked_before(kept_[a], moved_[b]))) {
+      candidates_.push_back(kept_[a++].index);
+    } else {
+      candidates_.push_back(moved_[b++].index);
+    }
   }
   running_order_.assign(candidates_.begin(), candidates_.end());
 }
@@ -291,7 +316,7 @@ void Scheduler::simple_round(int capacity) {
   };
   walk_lists_.clear();
   for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
-    walk_lists_.push_back(&queue_.bucket(b).jobs);
+    walk_lists_.push_back({&queue_.bucket(b).jobs, nullptr});
   const auto less = order();
   bool admitted_waiting = false;
   walk_.start(walk_lists_, less);
@@ -349,6 +374,8 @@ bool Scheduler::try_start(std::uint32_t index) {
 
 void Scheduler::scheduling_pass(Time) {
   if (queue_.empty()) return;
+  // Nothing can start (the walk's first step would stop): skip building it.
+  if (engine_.cluster().free_gpus() < std::max(1, queue_.min_demand())) return;
   ++pass_number_;
   const auto less = walk_order(engine_.vc_usage());
   const bool backfill = options_.scheduler.backfill;
@@ -358,7 +385,7 @@ void Scheduler::scheduling_pass(Time) {
   const int phases = lend_ ? 2 : 1;
   walk_lists_.clear();
   for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
-    walk_lists_.push_back(&queue_.bucket(b).jobs);
+    walk_lists_.push_back({&queue_.bucket(b).jobs, nullptr});
   walk_reached_.assign(queue_.num_buckets(), 0);
   bool started_any = false;
   bool stop = false;
@@ -431,11 +458,30 @@ void Scheduler::check_invariants() const {
   for (std::size_t b = 0; b < queue_.num_buckets(); ++b) {
     const auto& bucket = queue_.bucket(b);
     queued += bucket.jobs.size();
-    for (std::uint32_t index : bucket.jobs)
-      if (all[index].phase != JobPhase::kWaiting || all[index].vc != bucket.vc ||
-          all[index].gpus != bucket.gpus)
-        throw std::logic_error(
-            "invariant: the queue holds a job that is not waiting in that bucket");
+    std::size_t listed = 0;
+    for (std::size_t c = bucket.jobs.first_chunk(); c < bucket.jobs.chunk_count(); ++c) {
+      const std::uint32_t* chunk = bucket.jobs.chunk_data(c);
+      const std::size_t size = bucket.jobs.chunk_size(c);
+      if (size == 0 || size > ChunkedJobs::kChunk)
+        throw std::logic_error("invariant: a waiting-queue chunk is empty or overfull");
+      for (std::size_t i = 0; i < size; ++i) {
+        const std::uint32_t index = chunk[i];
+        if (all[index].phase != JobPhase::kWaiting || all[index].vc != bucket.vc ||
+            all[index].gpus != bucket.gpus)
+          throw std::logic_error(
+              "invariant: the queue holds a job that is not waiting in that bucket");
+        const std::uint32_t previous =
+            i > 0 ? chunk[i - 1]
+            : c > bucket.jobs.first_chunk()
+                ? bucket.jobs.chunk_data(c - 1)[bucket.jobs.chunk_size(c - 1) - 1]
+                : index;
+        if (previous != index && !before(previous, index))
+          throw std::logic_error("invariant: a waiting-queue bucket is out of policy order");
+        ++listed;
+      }
+    }
+    if (listed != bucket.jobs.size())
+      throw std::logic_error("invariant: a waiting-queue bucket's size drifted");
   }
   if (queued != queue_.size()) throw std::logic_error("invariant: queue length drifted");
 }

@@ -58,7 +58,7 @@ class Scheduler {
  private:
   void scheduling_pass(Time now);
   void preemption_round(Time now);
-  void sort_candidates();
+  void sort_candidates(Time now);
   void simple_round(int capacity);
   bool try_start(std::uint32_t job);
   bool before(std::uint32_t a, std::uint32_t b) const;
@@ -106,7 +106,7 @@ class Scheduler {
   // Scratch reused by rounds and passes (no allocation per event).
   std::vector<std::uint32_t> candidates_;
   std::vector<PriorityKey> candidate_keys_;
-  std::vector<const MergedWalk::List*> walk_lists_;
+  std::vector<WalkList> walk_lists_;
   std::vector<std::vector<std::uint32_t>> vc_candidates_;
   std::vector<std::size_t> walk_reached_;
   MergedWalk walk_;
@@ -117,7 +117,13 @@ class Scheduler {
   std::vector<char> type_admitted_;  // a round admitted a waiting job on this type
   std::uint32_t round_number_ = 0;
   // Last round's order of the running jobs, kept to sort the next round's cheaply.
-  std::vector<std::uint32_t> running_order_, kept_, moved_;
+  struct Ranked {
+    PriorityKey key;
+    std::uint32_t index;
+  };
+  std::vector<std::uint32_t> running_order_, listed_;
+  std::vector<PriorityKey> listed_keys_;
+  std::vector<Ranked> kept_, moved_;
   std::vector<std::uint32_t> order_stamp_;
   std::uint32_t order_round_ = 0;
   std::vector<int> gpu_prefix_;                  // simple_round: GPUs of candidates_[0..i)

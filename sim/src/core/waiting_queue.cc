@@ -16,7 +16,7 @@ WaitingQueue::Bucket& WaitingQueue::bucket_for(int vc, int gpus, int gpu_type) {
                             (static_cast<std::uint64_t>(gpu_type + 1) << 24) |
                             static_cast<std::uint64_t>(gpus);
   auto [it, inserted] = bucket_index_.try_emplace(key, static_cast<std::uint32_t>(buckets_.size()));
-  if (inserted) buckets_.push_back(Bucket{vc, gpus, gpu_type, {}});
+  if (inserted) buckets_.push_back(Bucket{vc, gpus, gpu_type, ChunkedJobs(&store_)});
   return buckets_[it->second];
 }
 

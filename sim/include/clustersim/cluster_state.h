@@ -140,6 +140,10 @@ class ClusterState {
   void adjust_free_gpu_tree(int gpu_type, std::uint32_t node, int delta) const {
     types_[gpu_type].tree.add(node, delta);
   }
+  // Keeps the prefix sums of free GPUs from now on (off by default: only random placement reads
+  // them).
+  void track_free_gpu_prefix_sums();
+  bool tracks_free_gpu_prefix_sums() const { return prefix_sums_; }
   // Rebuilds the index from the nodes and compares: throws std::logic_error on any difference.
   void check_index() const;
 
@@ -165,6 +169,7 @@ class ClusterState {
   std::vector<char> counted_inconsistent_;  // by node
   int max_gpus_per_node_ = 0;
   int nodes_per_rack_ = 1;
+  bool prefix_sums_ = false;
   std::vector<std::string> gpu_type_names_;
   std::vector<int> total_by_type_;
   std::vector<int> free_by_type_;

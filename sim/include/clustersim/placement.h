@@ -19,6 +19,9 @@ class PlacementPolicy {
   // (leaving `out` unspecified) when the request cannot be placed now. Must not allocate.
   virtual bool place(const PlacementRequest& request, const ClusterState& cluster,
                      std::vector<NodeShare>& out) = 0;
+  // Whether the policy reads the ledger's prefix sums of free GPUs (node_with_free_gpu); the
+  // engine keeps them only then (they cost O(log nodes) per grant).
+  virtual bool uses_free_gpu_prefix_sums() const { return false; }
 };
 
 std::unique_ptr<PlacementPolicy> make_placement_policy(const std::string& name, Rng& rng);

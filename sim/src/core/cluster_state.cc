@@ -72,6 +72,13 @@ ClusterState::ClusterState(const ClusterSpec& spec) {
   for (std::uint32_t i = 0; i < node_count; ++i) reindex(i);
 }
 
+void ClusterState::track_free_gpu_prefix_sums() {
+  if (prefix_sums_) return;
+  prefix_sums_ = true;
+  for (std::uint32_t i = 0; i < nodes_.size(); ++i)
+    if (indexed_free_[i] > 0) types_[nodes_[i].gpu_type].tree.add(i, indexed_free_[i]);
+}
+
 bool ClusterState::consistent(const Node& node) const {
   if (node.free_gpus == 0 || !node.models_resources) return true;
   // The common case without a division: every modelled resource covers the free GPUs' shares.
@@ -102,7 +109,7 @@ void ClusterState::reindex(std::uint32_t i) {
       ++index.rack_count[row + want];
       index.rack_room[node.rack] += want;
     }
-    index.tree.add(i, want - had);
+    if (prefix_sums_) index.tree.add(i, want - had);
     indexed_free_[i] = want;
   }
   const char unindexed = !ok && node.free_gpus > 0;
@@ -137,6 +144,7 @@ void ClusterState::check_index() const {
       if (room[static_cast<std::size_t>(r)] != index.rack_room[static_cast<std::size_t>(r)])
         throw std::logic_error("invariant: node index's rack totals drifted");
     // The prefix sums: the k-th free GPU of every indexed node lies on that node.
+    if (!prefix_sums_) continue;
     int k = 0;
     for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
       if (nodes_[i].gpu_type != static_cast<int>(t) || indexed_free_[i] == 0) continue;

@@ -56,6 +56,7 @@ Engine::Engine(const SimOptions& options, const std::vector<JobSpec>& specs)
     : options_(options), specs_(specs), cluster_(options.cluster), rng_(options.seed) {
   validate_options(options);
   placement_ = make_placement_policy(options.scheduler.placement, rng_);
+  if (placement_->uses_free_gpu_prefix_sums()) cluster_.track_free_gpu_prefix_sums();
   if (options.throughput != nullptr) {
     throughput_ = options.throughput;
   } else {

@@ -147,9 +147,9 @@ void Scheduler::preemption_round(Time now) {
   const auto less = walk_order(round_usage_);
   const bool backfill = options_.scheduler.backfill;
   const int phases = lend_ ? 2 : 1;
+  walk_buckets_ = queue_.active_buckets();
   walk_lists_.clear();
-  for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
-    walk_lists_.push_back({&queue_.bucket(b).jobs, nullptr});
+  for (std::uint32_t b : walk_buckets_) walk_lists_.push_back({&queue_.bucket(b).jobs, nullptr});
   if (ranks_vcs_) {
     vc_candidates_.resize(engine_.vc_count());
     for (auto& list : vc_candidates_) list.clear();
@@ -314,9 +314,9 @@ void Scheduler::simple_round(int capacity) {
     }
     return capacity > 0;
   };
+  walk_buckets_ = queue_.active_buckets();
   walk_lists_.clear();
-  for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
-    walk_lists_.push_back({&queue_.bucket(b).jobs, nullptr});
+  for (std::uint32_t b : walk_buckets_) walk_lists_.push_back({&queue_.bucket(b).jobs, nullptr});
   const auto less = order();
   bool admitted_waiting = false;
   walk_.start(walk_lists_, less);
@@ -383,10 +383,10 @@ void Scheduler::scheduling_pass(Time) {
   const auto all = jobs();
   // With lending, jobs within their VC's quota go first; borrowers take what is left.
   const int phases = lend_ ? 2 : 1;
+  walk_buckets_ = queue_.active_buckets();
   walk_lists_.clear();
-  for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
-    walk_lists_.push_back({&queue_.bucket(b).jobs, nullptr});
-  walk_reached_.assign(queue_.num_buckets(), 0);
+  for (std::uint32_t b : walk_buckets_) walk_lists_.push_back({&queue_.bucket(b).jobs, nullptr});
+  walk_reached_.assign(walk_buckets_.size(), 0);
   bool started_any = false;
   bool stop = false;
   for (int phase = 0; phase < phases && !stop; ++phase) {
@@ -427,12 +427,12 @@ void Scheduler::scheduling_pass(Time) {
       }
       walk_.advance(less);
     }
-    for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
+    for (std::size_t b = 0; b < walk_buckets_.size(); ++b)
       walk_reached_[b] = std::max(walk_reached_[b], walk_.position(b));
   }
   if (started_any) {
-    for (std::size_t b = 0; b < queue_.num_buckets(); ++b)
-      queue_.remove_left(b, walk_reached_[b],
+    for (std::size_t b = 0; b < walk_buckets_.size(); ++b)
+      queue_.remove_left(walk_buckets_[b], walk_reached_[b],
                          [&](std::uint32_t j) { return all[j].phase != JobPhase::kWaiting; });
   }
 }
@@ -443,7 +443,7 @@ std::uint32_t Scheduler::head_of_queue() const {
   const auto less = walk_order(engine_.vc_usage());
   std::uint32_t head = 0;
   bool found = false;
-  for (std::size_t b = 0; b < queue_.num_buckets(); ++b) {
+  for (std::uint32_t b : queue_.active_buckets()) {
     const auto& list = queue_.bucket(b).jobs;
     if (list.empty()) continue;
     if (!found || less(list.front(), head)) head = list.front();

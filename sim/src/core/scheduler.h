@@ -107,6 +107,7 @@ class Scheduler {
   std::vector<std::uint32_t> candidates_;
   std::vector<PriorityKey> candidate_keys_;
   std::vector<WalkList> walk_lists_;
+  std::vector<std::uint32_t> walk_buckets_;  // the buckets walk_lists_ starts with
   std::vector<std::vector<std::uint32_t>> vc_candidates_;
   std::vector<std::size_t> walk_reached_;
   MergedWalk walk_;

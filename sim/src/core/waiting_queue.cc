@@ -5,19 +5,24 @@ namespace clustersim::internal {
 void WaitingQueue::reset(int max_gpus) {
   buckets_.clear();
   bucket_index_.clear();
+  active_.clear();
+  active_position_.clear();
   demand_.assign(static_cast<std::size_t>(max_gpus) + 1, 0);
   min_demand_ = 0;
   size_ = 0;
 }
 
-WaitingQueue::Bucket& WaitingQueue::bucket_for(int vc, int gpus, int gpu_type) {
+std::uint32_t WaitingQueue::bucket_for(int vc, int gpus, int gpu_type) {
   // 24 bits of VC, 16 of type (+1, so "any" is 0), 24 of GPUs: far beyond any real cluster.
   const std::uint64_t key = (static_cast<std::uint64_t>(vc) << 40) |
                             (static_cast<std::uint64_t>(gpu_type + 1) << 24) |
                             static_cast<std::uint64_t>(gpus);
   auto [it, inserted] = bucket_index_.try_emplace(key, static_cast<std::uint32_t>(buckets_.size()));
-  if (inserted) buckets_.push_back(Bucket{vc, gpus, gpu_type, ChunkedJobs(&store_)});
-  return buckets_[it->second];
+  if (inserted) {
+    buckets_.push_back(Bucket{vc, gpus, gpu_type, ChunkedJobs(&store_)});
+    active_position_.push_back(0);
+  }
+  return it->second;
 }
 
 void WaitingQueue::count_in(int gpus) {

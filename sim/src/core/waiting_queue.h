@@ -175,11 +175,18 @@ class WaitingQueue {
   std::size_t num_buckets() const { return buckets_.size(); }
   Bucket& bucket(std::size_t b) { return buckets_[b]; }
   const Bucket& bucket(std::size_t b) const { return buckets_[b]; }
+  // The buckets holding entries (in no particular order): what walks visit.
+  const std::vector<std::uint32_t>& active_buckets() const { return active_; }
 
   // Inserts `job` after every job of its bucket that `less` puts before or level with it.
   template <typename Less>
   void insert_sorted(std::uint32_t job, int vc, int gpus, int gpu_type, Less less) {
-    bucket_for(vc, gpus, gpu_type).jobs.insert_sorted(job, less);
+    const std::uint32_t b = bucket_for(vc, gpus, gpu_type);
+    if (buckets_[b].jobs.empty()) {
+      active_position_[b] = static_cast<std::uint32_t>(active_.size());
+      active_.push_back(b);
+    }
+    buckets_[b].jobs.insert_sorted(job, less);
     count_in(gpus);
   }
   // Accounts for a job that left the queue; its entry is removed later by `remove_left`.
@@ -188,14 +195,21 @@ class WaitingQueue {
   template <typename Left>
   void remove_left(std::size_t b, std::size_t prefix, Left left) {
     buckets_[b].jobs.remove_left(prefix, left);
+    if (buckets_[b].jobs.empty()) {
+      const std::uint32_t position = active_position_[b];
+      active_[position] = active_.back();
+      active_position_[active_[position]] = position;
+      active_.pop_back();
+    }
   }
 
  private:
-  Bucket& bucket_for(int vc, int gpus, int gpu_type);
+  std::uint32_t bucket_for(int vc, int gpus, int gpu_type);
   void count_in(int gpus);
 
   ChunkStore store_;
   std::vector<Bucket> buckets_;  // created as (VC, GPUs, type) first appear; never removed
+  std::vector<std::uint32_t> active_, active_position_;
   std::unordered_map<std::uint64_t, std::uint32_t> bucket_index_;  // (VC, type, GPUs) -> bucket
   std::vector<int> demand_;                                        // waiting jobs per GPU count
   int min_demand_ = 0;

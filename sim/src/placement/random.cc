@@ -11,10 +11,12 @@ namespace {
 class RandomPlacement final : public PlacementPolicy {
  public:
   explicit RandomPlacement(Rng& rng) : rng_(rng) {}
+  bool uses_free_gpu_prefix_sums() const override { return true; }
   bool place(const PlacementRequest& request, const ClusterState& cluster,
              std::vector<NodeShare>& out) override {
     out.clear();
-    if (const int type = indexed_type(request, cluster); type >= 0)
+    if (const int type = indexed_type(request, cluster);
+        type >= 0 && cluster.tracks_free_gpu_prefix_sums())
       return place_indexed(request.gpus, type, cluster, out);
     int room = collect_candidates(request, cluster, candidates_);
     if (room < request.gpus) return false;

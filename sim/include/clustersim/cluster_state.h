@@ -165,7 +165,7 @@ class ClusterState {
 
   std::vector<Node> nodes_;
   std::vector<TypeIndex> types_;
-  std::vector<int> indexed_free_;         // by node: the free count it is indexed under (0: not)
+  std::vector<int> indexed_free_;           // by node: the free count it is indexed under (0: not)
   std::vector<char> counted_inconsistent_;  // by node
   int max_gpus_per_node_ = 0;
   int nodes_per_rack_ = 1;

@@ -17,36 +17,27 @@ enum class JobPhase : std::uint8_t {
   kRejected,  // could never fit; rejected at load
 };
 
+// Only what deciders read and the engine needs between events (hot state, ~100 bytes); what a
+// job accumulates for the results lives in its JobRecord (metrics.h), written by the engine as
+// the run goes.
 struct JobState {
   const JobSpec* spec = nullptr;
   std::uint32_t index = 0;
   int gpus = 0;
   int vc = 0;         // index into the cluster's VCs (0 when the cluster has none)
   int gpu_type = -1;  // required type id, -1 = any
-  Time submit = 0.0;
-  double work = 0.0;  // seconds of progress at rate 1.0 (the spec's duration)
-
   JobPhase phase = JobPhase::kPending;
   std::uint32_t epoch = 0;  // bumped on every phase change, so stale events can be recognised
-  double remaining = 0.0;   // work left as of `progress_since`
-  double rate = 1.0;        // progress per second in the current placement
+  Time submit = 0.0;
+  double work = 0.0;       // seconds of progress at rate 1.0 (the spec's duration)
+  double remaining = 0.0;  // work left as of `progress_since`
+  double rate = 1.0;       // progress per second with what it holds
   Time progress_since = 0.0;
   Time phase_since = 0.0;
-  Time held_since = 0.0;       // when the current GPU allocation began
-  double attained_time = 0.0;  // seconds of progress so far, as of `progress_since`
-  Time first_start = -1.0;
-  Time finish = -1.0;
-  double queue_delay = 0.0;
-  int preemptions = 0;
-  double gpu_seconds = 0.0;
-  double overhead_gpu_seconds = 0.0;
-  int nodes = 0;
-  int racks = 0;
-  double cpus = 0.0;  // held now, summed over nodes (what the job's grants say)
-  double mem_gb = 0.0;
-  double storage_mbps = 0.0;
-  std::uint32_t grant_begin = 0;  // this job's slots in the engine's grant pool
-  std::uint32_t grant_count = 0;  // grants held now (one per node)
+  Time held_since = 0.0;          // when the current GPU allocation began
+  double attained_time = 0.0;     // seconds of progress so far, as of `progress_since`
+  std::uint32_t grant_begin = 0;  // this job's grants in the engine's grant store, while it holds
+  std::uint32_t grant_count = 0;  // grants held now (one per node; what it holds: grants_of)
 
   bool holds_gpus() const {
     return phase == JobPhase::kRestoring || phase == JobPhase::kRunning ||

@@ -38,6 +38,8 @@ class ThroughputModel {
     (void)job, (void)gpu_type;
     return nullptr;
   }
+  // Whether resolve() can return anything but null (else the engine keeps no table for it).
+  virtual bool resolves() const { return false; }
   // Progress rate relative to the job's reference allocation: 1.0 means `duration` holds;
   // 0.5 means the job runs twice as long. Must be > 0. `resolved` is resolve()'s answer for the
   // job on allocation.gpu_type.

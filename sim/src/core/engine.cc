@@ -78,6 +78,7 @@ void Engine::reject_or_throw(JobState& job, const char* field, const std::string
                              "job '" + spec.id + "'" + where + " can never run: " + why);
   }
   job.phase = JobPhase::kRejected;
+  records_[job.index].rejected = true;
   ++rejected_;
 }
 
@@ -107,8 +108,8 @@ void Engine::load_jobs() {
                                 std::to_string(options_.window->last) + "] is outside the " +
                                 std::to_string(n) + " jobs of the workload");
   jobs_.resize(n);
+  records_.resize(n);
   std::vector<int> room_by_type;
-  std::size_t pool_size = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     const JobSpec& spec = specs_[i];
     JobState& job = jobs_[i];
@@ -117,6 +118,10 @@ void Engine::load_jobs() {
     job.gpus = spec.num_gpus;
     job.submit = spec.submit_time;
     job.work = job.remaining = spec.duration;
+    JobRecord& record = records_[i];
+    record.index = i;
+    record.submit_time = spec.submit_time;
+    record.num_gpus = spec.num_gpus;
     if (!std::isfinite(spec.submit_time) || !(spec.duration > 0.0) ||
         !std::isfinite(spec.duration) || spec.num_gpus < 1 || spec.cpus < 0.0 || spec.mem_gb < 0.0)
       throw std::invalid_argument("job '" + spec.id +
@@ -170,11 +175,7 @@ void Engine::load_jobs() {
         continue;
       }
     }
-    job.grant_begin = static_cast<std::uint32_t>(pool_size);
-    pool_size += static_cast<std::size_t>(
-        std::min<int>(job.gpus, static_cast<int>(cluster_.nodes().size())));
   }
-  grant_pool_.resize(pool_size);
   node_holders_.resize(cluster_.nodes().size());
 
   if (vc_names_.size() >= (1u << 24) || type_count_ >= (1u << 15) ||
@@ -188,8 +189,8 @@ void Engine::load_jobs() {
     vc_weight_[v] = quotas_enforced_ ? vc_quota_[v] / total : 1.0;
 
   // The throughput model's per-job lookups (e.g. its profile), once per job and GPU type.
-  resolved_.assign(n * type_count_, nullptr);
-  for (std::uint32_t i = 0; i < n; ++i) {
+  if (throughput_->resolves()) resolved_.assign(n * type_count_, nullptr);
+  for (std::uint32_t i = 0; i < n && !resolved_.empty(); ++i) {
     if (jobs_[i].phase == JobPhase::kRejected) continue;
     for (std::size_t t = 0; t < type_count_; ++t)
       resolved_[i * type_count_ + t] =
@@ -377,22 +378,11 @@ void Engine::release_to_ledger(const JobState& job) {
 }
 
 void Engine::take_holding(JobState& job, std::span<const Grant> grants) {
-  std::copy(grants.begin(), grants.end(), grant_pool_.begin() + job.grant_begin);
   job.grant_count = static_cast<std::uint32_t>(grants.size());
-  job.cpus = job.mem_gb = job.storage_mbps = 0.0;
-  int first_rack = -1;
-  bool multi_rack = false;
-  for (const Grant& grant : grants) {
-    job.cpus += grant.cpus;
-    job.mem_gb += grant.mem_gb;
-    job.storage_mbps += grant.storage_mbps;
-    const int rack = cluster_.node(grant.node).rack;
-    if (first_rack < 0) first_rack = rack;
-    multi_rack = multi_rack || rack != first_rack;
-    node_holders_[grant.node].push_back(job.index);
-  }
-  job.nodes = static_cast<int>(grants.size());
-  job.racks = multi_rack ? 2 : 1;
+  job.grant_begin = grants_.allocate(job.grant_count);
+  std::copy(grants.begin(), grants.end(), grants_.data() + job.grant_begin);
+  for (const Grant& grant : grants) node_holders_[grant.node].push_back(job.index);
+  records_[job.index].nodes = static_cast<int>(grants.size());
   vc_usage_[job.vc] += job.gpus;
   holder_position_[job.index] = static_cast<std::uint32_t>(holders_.size());
   holders_.push_back(job.index);
@@ -406,6 +396,7 @@ void Engine::drop_holding(JobState& job) {
     *at = list.back();
     list.pop_back();
   }
+  grants_.release(job.grant_begin, job.grant_count);
   job.grant_count = 0;
   vc_usage_[job.vc] -= job.gpus;
   const std::uint32_t position = holder_position_[job.index];
@@ -423,10 +414,11 @@ void Engine::set_rate(JobState& job) {
 
 void Engine::start_job(JobState& job) {
   set_rate(job);
-  job.queue_delay += now_ - job.phase_since;
-  if (job.first_start < 0.0) job.first_start = now_;
+  JobRecord& record = records_[job.index];
+  record.queue_delay += now_ - job.phase_since;
+  if (record.start_time < 0.0) record.start_time = now_;
   job.held_since = now_;
-  if (job.preemptions > 0 && options_.scheduler.restore_s > 0.0) {
+  if (record.preemptions > 0 && options_.scheduler.restore_s > 0.0) {
     job.phase = JobPhase::kRestoring;
     job.phase_since = now_;
     ++job.epoch;
@@ -444,14 +436,14 @@ void Engine::stop_job(JobState& job) {
   job.phase = JobPhase::kCheckpointing;
   job.phase_since = now_;
   ++job.epoch;
-  ++job.preemptions;
+  ++records_[job.index].preemptions;
   if (options_.scheduler.checkpoint_s > 0.0) {
     events_.push(now_ + options_.scheduler.checkpoint_s, EventKind::kCheckpointDone, job.index,
                  job.epoch);
   } else {
     // The ledger already has the resources back (apply frees before it grants).
-    job.overhead_gpu_seconds += job.gpus * (now_ - job.phase_since);
-    job.gpu_seconds += job.gpus * (now_ - job.held_since);
+    records_[job.index].overhead_gpu_seconds += job.gpus * (now_ - job.phase_since);
+    records_[job.index].gpu_seconds += job.gpus * (now_ - job.held_since);
     drop_holding(job);
     job.phase = JobPhase::kWaiting;
     job.phase_since = now_;
@@ -495,9 +487,9 @@ void Engine::complete(std::uint32_t index) {
   JobState& job = jobs_[index];
   job.attained_time = job.attained_at(now_);
   job.remaining = 0.0;
-  job.finish = now_;
+  records_[index].finish_time = now_;
   release_to_ledger(job);
-  job.gpu_seconds += job.gpus * (now_ - job.held_since);
+  records_[index].gpu_seconds += job.gpus * (now_ - job.held_since);
   drop_holding(job);
   job.phase = JobPhase::kFinished;
   ++job.epoch;
@@ -511,9 +503,9 @@ void Engine::complete(std::uint32_t index) {
 
 void Engine::finish_checkpoint(std::uint32_t index) {
   JobState& job = jobs_[index];
-  job.overhead_gpu_seconds += job.gpus * (now_ - job.phase_since);
+  records_[index].overhead_gpu_seconds += job.gpus * (now_ - job.phase_since);
   release_to_ledger(job);
-  job.gpu_seconds += job.gpus * (now_ - job.held_since);
+  records_[index].gpu_seconds += job.gpus * (now_ - job.held_since);
   drop_holding(job);
   job.phase = JobPhase::kWaiting;
   job.phase_since = now_;
@@ -525,7 +517,7 @@ void Engine::finish_checkpoint(std::uint32_t index) {
 void Engine::begin_running(std::uint32_t index) {
   JobState& job = jobs_[index];
   if (job.phase == JobPhase::kRestoring)
-    job.overhead_gpu_seconds += job.gpus * (now_ - job.phase_since);
+    records_[index].overhead_gpu_seconds += job.gpus * (now_ - job.phase_since);
   job.phase = JobPhase::kRunning;
   job.phase_since = job.progress_since = now_;
   ++job.epoch;
@@ -715,11 +707,10 @@ void Engine::check_invariants() const {
   scheduler_->check_invariants();
 }
 
-RunResult Engine::collect_results() const {
+RunResult Engine::collect_results() {
   RunResult result;
-  result.samples = samples_;
+  result.samples = std::move(samples_);
   result.window_outlived_arrivals = window_outlived_arrivals_;
-  result.jobs.resize(jobs_.size());
   std::vector<double> jcts, queues;
   jcts.reserve(jobs_.size());
   queues.reserve(jobs_.size());
@@ -727,28 +718,22 @@ RunResult Engine::collect_results() const {
   Time last_finish = first_submit_;
   const bool windowed = options_.window.has_value();
   for (std::size_t i = 0; i < jobs_.size(); ++i) {
-    const JobState& job = jobs_[i];
-    JobRecord& record = result.jobs[i];
-    record.index = static_cast<std::uint32_t>(i);
-    record.submit_time = job.submit;
-    record.num_gpus = job.gpus;
-    record.rejected = job.phase == JobPhase::kRejected;
-    if (job.phase != JobPhase::kFinished) continue;
-    record.start_time = job.first_start;
-    record.finish_time = job.finish;
-    record.jct = job.finish - job.submit;
-    record.queue_delay = job.queue_delay;
-    record.preemptions = job.preemptions;
-    record.gpu_seconds = job.gpu_seconds;
-    record.overhead_gpu_seconds = job.overhead_gpu_seconds;
-    record.nodes = job.nodes;
+    JobRecord& record = records_[i];
+    if (jobs_[i].phase != JobPhase::kFinished) {
+      // What a job that did not finish accumulated is not reported (as if it never ran).
+      record.start_time = record.finish_time = -1.0;
+      record.queue_delay = record.gpu_seconds = record.overhead_gpu_seconds = 0.0;
+      record.preemptions = record.nodes = 0;
+      continue;
+    }
+    record.jct = record.finish_time - record.submit_time;
     if (windowed && (i < options_.window->first || i > options_.window->last)) continue;
     jcts.push_back(record.jct);
     queues.push_back(record.queue_delay);
-    m.gpu_seconds += job.gpu_seconds;
-    m.overhead_gpu_seconds += job.overhead_gpu_seconds;
-    m.preemptions += static_cast<std::size_t>(job.preemptions);
-    last_finish = std::max(last_finish, job.finish);
+    m.gpu_seconds += record.gpu_seconds;
+    m.overhead_gpu_seconds += record.overhead_gpu_seconds;
+    m.preemptions += static_cast<std::size_t>(record.preemptions);
+    last_finish = std::max(last_finish, record.finish_time);
   }
   m.jobs = jcts.size();
   m.rejected = rejected_;
@@ -785,6 +770,7 @@ RunResult Engine::collect_results() const {
   m.reallocations = reallocations_;
   m.window_overloaded = window_outlived_arrivals_ ? 1 : 0;
   scheduler_->report(m);
+  result.jobs = std::move(records_);  // no second copy of the per-job state
   return result;
 }
 

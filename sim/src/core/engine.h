@@ -8,6 +8,8 @@
 // its rate changes; a change bumps the job's epoch so stale completions are dropped when popped.
 #pragma once
 
+#include <array>
+#include <bit>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +28,33 @@ namespace clustersim::internal {
 
 class Scheduler;
 
+// The grants of the jobs holding resources, in blocks of 1, 2, 4, ... grants recycled by size:
+// memory for what runs, not for every job of the workload.
+class GrantStore {
+ public:
+  std::uint32_t allocate(std::uint32_t count) {
+    const auto size_class = static_cast<std::size_t>(std::bit_width(count - 1));
+    auto& spare = free_[size_class];
+    if (!spare.empty()) {
+      const std::uint32_t begin = spare.back();
+      spare.pop_back();
+      return begin;
+    }
+    const auto begin = static_cast<std::uint32_t>(storage_.size());
+    storage_.resize(storage_.size() + (std::size_t{1} << size_class));
+    return begin;
+  }
+  void release(std::uint32_t begin, std::uint32_t count) {
+    free_[static_cast<std::size_t>(std::bit_width(count - 1))].push_back(begin);
+  }
+  Grant* data() { return storage_.data(); }
+  const Grant* data() const { return storage_.data(); }
+
+ private:
+  std::vector<Grant> storage_;
+  std::array<std::vector<std::uint32_t>, 33> free_;
+};
+
 class Engine final : public AllocationContext {
  public:
   Engine(const SimOptions& options, const std::vector<JobSpec>& specs);
@@ -42,7 +71,7 @@ class Engine final : public AllocationContext {
     return node_holders_[node];
   }
   std::span<const Grant> grants_of(std::uint32_t job) const override {
-    return {grant_pool_.data() + jobs_[job].grant_begin, jobs_[job].grant_count};
+    return {grants_.data() + jobs_[job].grant_begin, jobs_[job].grant_count};
   }
   PlacementRequest request_of(std::uint32_t job) const override;
   std::span<const int> types_to_try(std::uint32_t job) override;
@@ -62,7 +91,7 @@ class Engine final : public AllocationContext {
   const SimOptions& sim_options() const { return options_; }
   // The GPU type a holder's grants are on.
   int type_held(std::uint32_t job) const {
-    return cluster_.node(grant_pool_[jobs_[job].grant_begin].node).gpu_type;
+    return cluster_.node(grants_.data()[jobs_[job].grant_begin].node).gpu_type;
   }
   // Virtual clusters: names, GPUs held now, quotas (total GPUs without quotas), fair-share
   // weights.
@@ -76,6 +105,7 @@ class Engine final : public AllocationContext {
   void load_jobs();
   void reject_or_throw(JobState& job, const char* field, const std::string& why);
   const void* resolved(std::uint32_t job, int gpu_type) const {
+    if (resolved_.empty()) return nullptr;  // the model resolves nothing
     return resolved_[static_cast<std::size_t>(job) * type_count_ +
                      static_cast<std::size_t>(gpu_type)];
   }
@@ -100,7 +130,7 @@ class Engine final : public AllocationContext {
   void take_sample();
   void integrate_until(Time now);
   void check_invariants() const;
-  RunResult collect_results() const;
+  RunResult collect_results();
 
   const SimOptions& options_;
   const std::vector<JobSpec>& specs_;
@@ -116,6 +146,7 @@ class Engine final : public AllocationContext {
 
   Time now_ = 0.0;
   std::vector<JobState> jobs_;
+  std::vector<JobRecord> records_;            // what each job accumulates; moved into the results
   std::vector<std::uint32_t> arrival_order_;  // job indices sorted by (submit, index)
   std::size_t next_arrival_ = 0;
   EventQueue events_;
@@ -124,7 +155,7 @@ class Engine final : public AllocationContext {
   // sized at load), and the holders of each node.
   std::vector<std::uint32_t> holders_;
   std::vector<std::uint32_t> holder_position_;
-  std::vector<Grant> grant_pool_;
+  GrantStore grants_;
   std::vector<Grant> old_grants_;  // scratch: a changed job's grants before the plan
   std::vector<std::vector<std::uint32_t>> node_holders_;
   std::vector<std::uint32_t> plan_stamp_;  // apply number that last named each job

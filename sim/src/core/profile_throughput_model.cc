@@ -272,6 +272,7 @@ class ProfileThroughputModel final : public ThroughputModel {
     if (!library_) throw std::invalid_argument("profile throughput model: null profile library");
   }
 
+  bool resolves() const override { return true; }
   const void* resolve(const JobSpec& job, const std::string& gpu_type) const override {
     return library_->find(job.model, gpu_type.empty() ? nullptr : &gpu_type);
   }

@@ -170,7 +170,10 @@ TEST(Plans, ACustomMechanismDecidesWhatJobsGet) {
   };
   double cpus_seen = -1;
   options.observer = [&](const AllocationContext& context) {
-    for (std::uint32_t holder : context.holders()) cpus_seen = context.jobs()[holder].cpus;
+    for (std::uint32_t holder : context.holders()) {
+      cpus_seen = 0;
+      for (const Grant& grant : context.grants_of(holder)) cpus_seen += grant.cpus;
+    }
   };
   const RunResult result = simulate(options, {job("a", 0, 3, 100)});
   EXPECT_DOUBLE_EQ(cpus_seen, 6);

@@ -272,4 +272,6 @@ assert shards == ["0/2", "1/2"], shards
 assert len(a["slurm_job_id"].split(",")) == 2, a["slurm_job_id"]
 PY
 say "C: array of 2 shards (each requeued $(job_field "${jobC}_0" Restarts) and $(job_field "${jobC}_1" Restarts) times) + merge done $(($(date +%s) - c_start)) s after submission"
+echo "---- job B's log (the script's lines and the sweep's saves and resumes):"
+grep -E "^\[|^saved a partial|^wrote|resuming|stop requested" "$logB"
 say "PASS"

@@ -48,6 +48,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ "$added_policy" = 1 ] && rm -f $policy
   if [ "$install_status" -ne 0 ]; then
     cat /tmp/clustersim_slurm_apt.log
+    rm -f /tmp/clustersim_slurm_apt.log
     echo "FAIL: cannot install ${missing[*]}"
     exit 1
   fi
@@ -56,7 +57,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # ---- A private cluster in WORK.
-WORK=$(mktemp -d /tmp/clustersim_slurm_test.XXXXXX)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/clustersim_slurm_test.XXXXXX")
 chmod 755 "$WORK"
 mkdir -p "$WORK"/{run,munge,state,spool,log,jobs}
 chmod 700 "$WORK/munge"

@@ -16,7 +16,7 @@ set -euo pipefail
 BIN=$(realpath "$1")
 SRC=$(realpath "$2")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-WORK=$(mktemp -d /tmp/clustersim_slurm_scripts.XXXXXX)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/clustersim_slurm_scripts.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
 fail() { echo "FAIL: $*"; exit 1; }

@@ -32,6 +32,7 @@ enum class Rule {
   kJoin,      // text: the inputs' values, comma-separated (threads_per_rank)
   kDistinct,  // text: the distinct non-empty values, in input order, comma-separated
   kLines,     // text: the distinct values, one per line (command_line)
+  kMax,       // integers: the largest (snapshot: 1 if any input is a snapshot)
 };
 
 const std::map<std::string_view, Rule>& attribute_rules() {
@@ -55,6 +56,10 @@ const std::map<std::string_view, Rule>& attribute_rules() {
       {"hdf5_version", Rule::kDistinct},
       {"tbb_version", Rule::kDistinct},
       {"command_line", Rule::kLines},
+      // `clustersim snapshot` files (shards still running): merge --allow-missing shows progress.
+      {"snapshot", Rule::kMax},
+      {"snapshot_of", Rule::kDistinct},
+      {"snapshot_time", Rule::kLatest},
   };
   return rules;
 }
@@ -150,12 +155,14 @@ Attributes combine_attributes(const std::vector<Input>& inputs, std::size_t rows
         merged[name] = best;
         break;
       }
-      case Rule::kSum: {
-        std::int64_t sum = 0;
-        for (const auto& [input, value] : values)
+      case Rule::kSum:
+      case Rule::kMax: {
+        std::int64_t result = 0;
+        for (const auto& [input, value] : values) {
           if (const auto* integer = value ? std::get_if<std::int64_t>(value) : nullptr)
-            sum += *integer;
-        merged[name] = sum;
+            result = rule->second == Rule::kSum ? result + *integer : std::max(result, *integer);
+        }
+        merged[name] = result;
         break;
       }
       case Rule::kJoin:

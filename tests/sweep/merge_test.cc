@@ -190,6 +190,22 @@ TEST_F(SweepMerge, WorksWithOneShardAndWithoutOptionalTables) {
             read_numeric_column(only, "points/jct_mean"));
 }
 
+TEST_F(SweepMerge, TakesSnapshotsOfShardsStillRunning) {
+  std::string s0 = write_shard(0, 2, grid_), s1 = write_shard(1, 2, grid_);
+  // As `clustersim snapshot` writes them (its own provenance attributes).
+  Attributes attributes = read_root_attributes(s1);
+  attributes["snapshot"] = std::int64_t{1};
+  attributes["snapshot_of"] = s1 + ".journal";
+  attributes["snapshot_time"] = std::string("2030-03-01T00:00:00Z");
+  const std::string snapshot = dir_.file("s1.snapshot.h5");
+  write_merged_result_file(snapshot, {s1}, attributes);
+  MergeOptions options{dir_.file("merged.h5"), {s0, snapshot}};
+  EXPECT_EQ(merge_result_files(options).points_merged, grid_.size());
+  Attributes merged = read_root_attributes(options.out);
+  EXPECT_EQ(merged["snapshot"], AttributeValue(std::int64_t{1}));
+  EXPECT_EQ(merged["snapshot_of"], AttributeValue(s1 + ".journal"));
+}
+
 TEST_F(SweepMerge, ReportsMissingPointsAndWhichShardsLackThem) {
   std::string s0 = write_shard(0, 4, grid_), s2 = write_shard(2, 4, grid_);
   MergeOptions options{dir_.file("merged.h5"), {s0, s2}};

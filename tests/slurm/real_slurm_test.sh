@@ -262,6 +262,9 @@ for k in 0 1; do
   grep -q "requeueing" "$task_log" && grep -q "resuming $WORK/c.shard-$k-of-2.h5" "$task_log" ||
     fail "array task $k was not requeued and resumed: $(grep -v '^sweep: [0-9]' "$task_log")"
   [ "$(job_field "${jobC}_$k" Restarts)" -ge 1 ] || fail "array task $k: Restarts=$(job_field "${jobC}_$k" Restarts)"
+  # A task's requeue is its own: a finished task is never started again by another's.
+  [ "$(grep -c "sweep done" "$task_log")" -eq 1 ] && ! grep -q "already holds all" "$task_log" ||
+    fail "array task $k was restarted after it finished: $(grep -v '^sweep: [0-9]' "$task_log")"
   [ -f "$WORK/c.shard-$k-of-2.h5" ] || fail "no shard file $k"
 done
 check identical "$WORK/a.h5" "$WORK/c.h5"

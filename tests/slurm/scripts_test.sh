@@ -80,6 +80,18 @@ check once slow.h5 36
 "$BIN" sweep "$SLOW" --out clean.h5 --threads 2 -q
 check identical clean.h5 slow.h5
 
+# An array task requeues itself only (ARRAYID_TASK): its SLURM_JOB_ID may be the array's id.
+: >fake.log
+rm -f slow.h5 slow.shard-1-of-2.h5
+SLURM_JOB_ID=90 SLURM_ARRAY_JOB_ID=90 SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_MAX=1 \
+  SLURM_ARRAY_TASK_COUNT=2 bash "$SRC/slurm/array.sbatch" "$SLOW" --out slow.h5 --threads 1 \
+  --progress-interval 0.1 >task.log 2>&1 &
+batch=$!
+for _ in $(seq 1 600); do grep -q 'sweep: [1-9][0-9]*/18' task.log && break; sleep 0.1; done
+kill -USR1 $batch
+wait $batch || true
+grep -qx "scontrol requeue 90_1" fake.log || fail "an array task requeued '$(cat fake.log)', not 90_1: $(cat task.log)"
+
 # At CLUSTERSIM_MAX_REQUEUES, no more requeues.
 : >fake.log
 rm -f slow.h5

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -10,8 +11,10 @@
 #include <string_view>
 
 #include "clustersim/error.h"
+#include "clustersim/sweep/output_lock.h"
 #include "clustersim/sweep/result_store.h"
 #include "clustersim/sweep/shard.h"
+#include "clustersim/sweep/sweep_command.h"
 
 namespace clustersim::sweep {
 
@@ -275,8 +278,6 @@ MergeReport merge_result_files(const MergeOptions& options) {
     if (same_file(input, options.out))
       throw InputError(options.out, 0, "", "is also an input: write the merged file elsewhere");
   }
-  if (fs::exists(options.out) && !options.overwrite)
-    throw InputError(options.out, 0, "", "already exists: pass --overwrite to replace it");
   auto parent = fs::path(options.out).parent_path();
   if (!parent.empty() && !fs::is_directory(parent))
     throw InputError(options.out, 0, "",
@@ -287,6 +288,17 @@ MergeReport merge_result_files(const MergeOptions& options) {
         throw InputError(options.inputs[i], 0, "", "is given twice");
     }
   }
+  // One writer per result file (output_lock.h): a sweep or another merge writing OUT now is
+  // refused with OutputBusyError, before OUT is even looked at.
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char start_time[32];
+  std::strftime(start_time, sizeof start_time, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  OutputLock lock(options.out,
+                  describe_this_process(start_time, "clustersim merge " + options.out));
+  if (fs::exists(options.out) && !options.overwrite)
+    throw InputError(options.out, 0, "", "already exists: pass --overwrite to replace it");
 
   MergeReport report;
   std::vector<Input> inputs;
@@ -393,7 +405,7 @@ int run_merge_command(int argc, char** argv) {
     app.parse(arguments);
   } catch (const CLI::ParseError& error) {
     int status = app.exit(error);
-    return status == 0 ? 0 : 2;
+    return status == 0 ? kExitOk : kExitBadInput;
   }
   try {
     MergeReport report = merge_result_files(options);
@@ -408,13 +420,16 @@ int run_merge_command(int argc, char** argv) {
       std::cout << "merged " << options.inputs.size() << " files into " << options.out << " ("
                 << report.points_merged << " of " << report.points_total << " points)\n";
     }
-    return 0;
+    return kExitOk;
   } catch (const InputError& error) {
     std::cerr << "clustersim merge: error: " << error.what() << "\n";
-    return 2;
+    return kExitBadInput;
+  } catch (const OutputBusyError& error) {
+    std::cerr << "clustersim merge: error: " << error.what() << "\n";
+    return kExitBusy;
   } catch (const std::exception& error) {
     std::cerr << "clustersim merge: error: " << error.what() << "\n";
-    return 1;
+    return kExitFailure;
   }
 }
 

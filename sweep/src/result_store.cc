@@ -691,7 +691,7 @@ Attributes read_root_attributes(const std::string& path) {
 void write_merged_result_file(const std::string& out, const std::vector<std::string>& inputs,
                               const Attributes& attributes) {
   if (inputs.empty()) throw std::invalid_argument("write_merged_result_file: no inputs");
-  const std::string temporary = out + ".tmp";
+  const std::string temporary = temporary_path_for(out);
   std::filesystem::remove(temporary);
   try {
     std::vector<Handle> files;

@@ -10,6 +10,7 @@
 
 #include "clustersim/error.h"
 #include "clustersim/sweep/grid.h"
+#include "clustersim/sweep/output_lock.h"
 #include "clustersim/sweep/result_store.h"
 #include "clustersim/sweep/shard.h"
 
@@ -312,6 +313,18 @@ TEST_F(SweepMerge, ProtectsTheOutputAndTheInputs) {
   EXPECT_THAT(refusal({dir_.file("m.h5"), {s0, dir_.file("text.h5")}}),
               HasSubstr("cannot open as an HDF5 file"));
   EXPECT_THAT(refusal({dir_.file("no/such/dir/m.h5"), {s0}}), HasSubstr("does not exist"));
+}
+
+TEST_F(SweepMerge, RefusedWhileAnotherWriterHoldsTheOutput) {
+  std::string s0 = write_shard(0, 1, grid_);
+  const std::string out = dir_.file("merged.h5");
+  {
+    OutputLock sweep_writing(out, "host h, pid 1, started t: clustersim sweep");
+    EXPECT_THROW(merge_result_files({out, {s0}}), OutputBusyError);
+    EXPECT_FALSE(fs::exists(out));
+  }
+  EXPECT_EQ(merge_result_files({out, {s0}}).points_merged, grid_.size());
+  EXPECT_FALSE(fs::exists(lock_path_for(out)));  // released, and its file removed
 }
 
 TEST(SweepMergeFormat, IdRangesAreShort) {

@@ -26,15 +26,16 @@ struct MergeReport {
   std::vector<std::string> warnings;  // e.g. an input whose journal remains
 };
 
-// Checks the inputs and writes OUT. Throws InputError (nothing written) for: no input, OUT among
+// Checks the inputs and writes OUT, holding OUT's lock (output_lock.h: OutputBusyError while a
+// sweep or another merge writes OUT). Throws InputError (nothing written) for: no input, OUT among
 // the inputs, OUT existing without `overwrite`, an unreadable input, different schema versions
 // or one this build does not know, different grids (grid_sha256), any other attribute that must
 // agree but differs (save_jobs, software version, ...), a point in more than one input, and
 // missing points unless `allow_missing`.
 MergeReport merge_result_files(const MergeOptions& options);
 
-// Entry point from `clustersim` main: argv[1] == "merge". Exit status: 0 merged; 2 refused
-// (nothing written); 1 I/O failure.
+// Entry point from `clustersim` main: argv[1] == "merge". Exit status (as the sweep's): 0 merged;
+// 2 refused (nothing written); 4 OUT is being written by another process; 1 I/O failure.
 int run_merge_command(int argc, char** argv);
 
 // "3, 5-9, 12" (at most `limit` items, then "... (N in all)").

@@ -64,8 +64,8 @@ Attributes read_root_attributes(const std::string& path);
 // (stably: a point's rows keep their order, as in a file written by one sweep), each dataset in
 // the inputs' order, type and filters, group and dataset attributes copied from the first input,
 // and `attributes` as the root attributes. Throws InputError, naming the input at fault, when the
-// inputs' groups, datasets or types differ, or a group has no point_id column. Written to
-// out.tmp and renamed into place: on any failure nothing is left behind.
+// inputs' groups, datasets or types differ, or a group has no point_id column. Written to a
+// temporary beside `out` and renamed into place: on any failure nothing is left behind.
 void write_merged_result_file(const std::string& out, const std::vector<std::string>& inputs,
                               const Attributes& attributes);
 

@@ -10,6 +10,7 @@
 #include "run_command.h"
 
 #ifdef CLUSTERSIM_HAVE_SWEEP
+#include "clustersim/sweep/merge.h"
 #include "clustersim/sweep/snapshot.h"
 #include "clustersim/sweep/sweep_command.h"
 #endif
@@ -21,6 +22,8 @@ int main(int argc, char** argv) {
     return clustersim::sweep::run_sweep_command(argc, argv);
   if (argc > 1 && std::string_view(argv[1]) == "snapshot")
     return clustersim::sweep::run_snapshot_command(argc, argv);
+  if (argc > 1 && std::string_view(argv[1]) == "merge")
+    return clustersim::sweep::run_merge_command(argc, argv);
 #endif
   CLI::App app{"clustersim: trace-driven simulator of multi-tenant GPU clusters"};
   app.set_version_flag("--version", "clustersim " CLUSTERSIM_VERSION);
@@ -43,8 +46,12 @@ int main(int argc, char** argv) {
   app.add_subcommand("snapshot",
                      "Write the result file of a sweep still running from its journal "
                      "(clustersim snapshot --help)");
+  app.add_subcommand("merge",
+                     "Merge the result files of a grid's shards (sweep --shard K/N) into one "
+                     "(clustersim merge --help)");
 #else
   app.add_subcommand("sweep", "Run a grid of simulations (not built: needs MPI, HDF5 and oneTBB)");
+  app.add_subcommand("merge", "Merge a grid's shard files (not built: needs MPI, HDF5 and oneTBB)");
 #endif
   CLI11_PARSE(app, argc, argv);
   try {

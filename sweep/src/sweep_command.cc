@@ -250,6 +250,9 @@ struct Plan {
   // complete (no partial file replaces it on a signal).
   bool replaces_existing = false;
   std::vector<std::string> previous_status;  // nothing_to_do: the finished file's status column
+  ShardSpec shard;               // --shard: this run's share of the grid (shard.h)
+  std::vector<bool> members;     // per point_id: in this run's share
+  std::size_t scope_points = 0;  // points in this run's share (grid.size() unsharded)
 };
 
 std::string read_grid_text(const SweepOptions& options) {
@@ -269,17 +272,20 @@ std::string grid_base_dir(const SweepOptions& options) {
 
 std::map<std::string, std::string> journal_header(const Grid& grid, const SweepOptions& options,
                                                   bool replaces_existing = false) {
-  return {{"schema_version", std::to_string(kResultSchemaVersion)},
-          {"grid_sha256", grid.sha256},
-          {"points", std::to_string(grid.size())},
-          {"save_jobs", options.save_jobs ? "1" : "0"},
-          {"save_timeseries", options.save_timeseries ? "1" : "0"},
-          {"replaces_existing", replaces_existing ? "1" : "0"},
-          // What `clustersim snapshot` needs to write a result file from the journal alone.
-          {"grid_text", grid.text},
-          {"grid_path", grid.source_name},
-          {"software_version", CLUSTERSIM_VERSION},
-          {"git_commit", CLUSTERSIM_GIT_COMMIT}};
+  std::map<std::string, std::string> header{
+      {"schema_version", std::to_string(kResultSchemaVersion)},
+      {"grid_sha256", grid.sha256},
+      {"points", std::to_string(grid.size())},
+      {"save_jobs", options.save_jobs ? "1" : "0"},
+      {"save_timeseries", options.save_timeseries ? "1" : "0"},
+      {"replaces_existing", replaces_existing ? "1" : "0"},
+      // What `clustersim snapshot` needs to write a result file from the journal alone.
+      {"grid_text", grid.text},
+      {"grid_path", grid.source_name},
+      {"software_version", CLUSTERSIM_VERSION},
+      {"git_commit", CLUSTERSIM_GIT_COMMIT}};
+  if (!options.shard.empty()) header["shard"] = options.shard;
+  return header;
 }
 
 // Reads what an earlier session left (journal, else a finished result file). Throws InputError
@@ -315,6 +321,7 @@ void load_previous_session(Plan& plan, const SweepOptions& options) {
       }
     }
     plan.replaces_existing = header["replaces_existing"] == "1";
+    check_same_shard(journal, header["shard"], options.shard);
     plan.sessions = 0;
     for (auto& record : contents.records) {
       if (record.type == RecordType::kSession) {
@@ -342,7 +349,9 @@ void load_previous_session(Plan& plan, const SweepOptions& options) {
           "the grid file changed since " + options.out +
               " was written; resuming would mix two grids. Use a new --out, or --overwrite");
     }
-    if (!summary.complete) {
+    check_same_shard(options.out, read_shard_attribute(options.out), options.shard);
+    // A finished shard's file holds all of its points (and only those: same grid, same shard).
+    if (plan.shard.sharded() ? summary.point_ids.size() != plan.scope_points : !summary.complete) {
       throw InputError(
           options.out, 0, "",
           "is incomplete and its journal " + journal + " is missing; rerun with --overwrite");
@@ -440,6 +449,8 @@ Provenance make_provenance(const Plan& plan, const SessionInfo& session) {
   provenance.integers["ranks"] = session.ranks;
   provenance.integers["threads"] = total;
   provenance.integers["sessions"] = plan.sessions;
+  provenance.text["shard"] = plan.shard.text();
+  provenance.integers["shard_points"] = static_cast<std::int64_t>(plan.scope_points);
   return provenance;
 }
 
@@ -470,7 +481,7 @@ class Coordinator {
     std::vector<PendingPoint> pending;
     double pending_cost = 0.0;
     for (std::uint64_t id = 0; id < grid.size(); ++id) {
-      if (!plan_.done[id].empty()) continue;
+      if (!plan_.done[id].empty() || !plan_.members[id]) continue;
       double cost = plan_.check.config_cost[id / grid.replicates];
       pending.push_back({id, cost});
       pending_cost += cost;
@@ -484,12 +495,12 @@ class Coordinator {
     PointRunner runner(
         threads, [&](std::uint64_t id) { return run_point(grid, options_, workloads, 0, id); });
     ProgressReporter progress(
-        options_.quiet ? nullptr : stderr, grid.size(), plan_.already_done, pending_cost,
+        options_.quiet ? nullptr : stderr, plan_.scope_points, plan_.already_done, pending_cost,
         isatty(STDERR_FILENO) != 0,
         std::chrono::milliseconds(static_cast<long>(options_.progress_interval_s * 1000)));
     if (plan_.already_done > 0 && !options_.quiet) {
       std::fprintf(stderr, "sweep: resuming %s: %zu of %zu points already done\n",
-                   options_.out.c_str(), plan_.already_done, grid.size());
+                   options_.out.c_str(), plan_.already_done, plan_.scope_points);
     }
 
     const auto session_start = Clock::now();
@@ -586,7 +597,7 @@ class Coordinator {
     for (PointResult& result : runner.take_completed()) record(encode_checked(result));
     journal->sync();
     std::vector<PointResult> results = decode_done(plan_.done);
-    const bool complete = results.size() == grid.size();
+    const bool complete = results.size() == plan_.scope_points;
     // A file that --overwrite replaces stays until this sweep is complete.
     const bool keep_previous =
         !complete && plan_.replaces_existing && std::filesystem::exists(options_.out);
@@ -616,11 +627,13 @@ class Coordinator {
       write_summary_table(std::cout, grid, results, options_.summary_by);
       if (keep_previous) {
         std::cout << "kept the previous " << options_.out << " (this sweep replaces it once "
-                  << "complete); " << results.size() << " of " << grid.size() << " points are in "
+                  << "complete); " << results.size() << " of " << plan_.scope_points
+                  << " points are in "
                   << journal_path << ": rerun with --resume to finish\n";
       } else {
         std::cout << (complete ? "wrote " : "saved a partial ") << options_.out << " ("
-                  << results.size() << " of " << grid.size() << " points"
+                  << results.size() << " of " << plan_.scope_points << " points"
+                  << (plan_.shard.sharded() ? " of shard " + plan_.shard.text() : "")
                   << (complete ? ")" : "; rerun with --resume to finish)") << "\n";
       }
       std::cout.flush();
@@ -738,7 +751,7 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
     Grid grid =
         parse_grid(read_grid_text(options), grid_source_name(options), grid_base_dir(options));
     GridCheck check = validate_grid(grid);
-    if (is_first_process()) write_dry_run(std::cout, grid, check);
+    if (is_first_process()) write_dry_run(std::cout, grid, check, parse_shard(options.shard));
     return kExitOk;
   }
 
@@ -778,6 +791,10 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
       remove_stale_temporaries(options.out);
       plan->check = validate_grid(plan->grid);
       plan->done.resize(plan->grid.size());
+      plan->shard = parse_shard(options.shard);
+      plan->members = shard_members(plan->grid, plan->check, plan->shard);
+      plan->scope_points =
+          static_cast<std::size_t>(std::count(plan->members.begin(), plan->members.end(), true));
       if (options.resume) load_previous_session(*plan, options);
       if (options.overwrite) set_aside_previous_results(*plan, options);
       verdict = plan->nothing_to_do ? "D" : "K" + plan->grid.text;
@@ -799,8 +816,8 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
   if (verdict == "D") {
     if (mpi.rank() != 0) return kExitOk;
     if (!options.quiet) {
-      std::cout << options.out << " already holds all " << plan->already_done
-                << " points of this grid\n";
+      std::cout << options.out << " already holds all " << plan->already_done << " points of "
+                << (plan->shard.sharded() ? "shard " + plan->shard.text() : "this grid") << "\n";
     }
     const std::string failures = summarize_failures(plan->previous_status);
     if (failures.empty()) return kExitOk;
@@ -866,16 +883,33 @@ std::string summarize_failures(const std::vector<std::string>& status) {
   return line;
 }
 
-void write_dry_run(std::ostream& out, const Grid& grid, const GridCheck& check) {
+void write_dry_run(std::ostream& out, const Grid& grid, const GridCheck& check,
+                   const ShardSpec& shard) {
   out << "# grid " << grid.source_name << ": " << grid.size()
       << " points = " << grid.configurations() << " configurations x " << grid.replicates
       << " replicates (grid seed " << grid.seed
       << (grid.paired_seeds ? ", paired seeds" : ", per-point seeds") << ")\n";
+  const std::vector<bool> members = shard_members(grid, check, shard);
+  if (shard.sharded()) {
+    double shard_cost = 0.0, grid_cost = 0.0;
+    std::size_t points = 0;
+    for (std::uint64_t id = 0; id < grid.size(); ++id) {
+      const double cost = check.config_cost[id / grid.replicates];
+      grid_cost += cost;
+      if (!members[id]) continue;
+      shard_cost += cost;
+      ++points;
+    }
+    out << "# shard " << shard.text() << ": " << points << " of " << grid.size()
+        << " points, estimated cost " << format_number(shard_cost) << " of "
+        << format_number(grid_cost) << "\n";
+  }
   out << "# columns: point_id replicate seed";
   for (const Axis& axis : grid.axes) out << " " << axis.path;
   out << " est_cost\n";
   double total = 0.0;
   for (std::uint64_t id = 0; id < grid.size(); ++id) {
+    if (!members[id]) continue;
     GridPoint point = grid_point(grid, id);
     double cost = check.config_cost[point.config_id];
     total += cost;
@@ -980,6 +1014,9 @@ int run_sweep_command(int argc, char** argv) {
   app.add_option("--summary-by", options.summary_by,
                  "axis to group the final summary by (default scheduler.policy)");
   app.add_flag("--quiet,-q", options.quiet, "no progress lines, no summary");
+  app.add_option("--shard", options.shard,
+                 "run only shard K of N (K = 0..N-1), balanced by estimated cost; join the "
+                 "shards' files with `clustersim merge`");
 
   // argv[0] is the program, argv[1] is "sweep".
   std::vector<std::string> arguments;
@@ -992,6 +1029,12 @@ int run_sweep_command(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     int status = app.exit(error);
     return status == 0 ? kExitOk : kExitBadInput;
+  }
+  try {
+    options.shard = parse_shard(options.shard).text();  // "0/1" is the whole grid: ""
+  } catch (const InputError& error) {
+    print_error(error.what());
+    return kExitBadInput;
   }
   if (options.out.empty()) {
     std::string stem = options.grid_path.empty()

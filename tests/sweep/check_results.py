@@ -3,6 +3,8 @@
 usage: check_results.py schema FILE POINTS [--jobs] [--timeseries]
        check_results.py once FILE POINTS          every point_id 0..POINTS-1 exactly once
        check_results.py same FILE_A FILE_B        bit-identical metrics (rank/elapsed aside)
+       check_results.py identical FILE_A FILE_B   same content: every group, dataset (dtype, order,
+                                                  bits) and root attribute but the provenance ones
 """
 import json
 import sys
@@ -32,6 +34,61 @@ def check_once(df, points):
         dupes = df["point_id"][df["point_id"].duplicated()].tolist()
         missing = sorted(set(range(points)) - set(ids))
         fail(f"point ids not exactly 0..{points - 1}: duplicates {dupes[:10]}, missing {missing[:10]}")
+
+
+# What may differ between two runs of one grid (sweep/README.md, "Merging shards"): where and when
+# they ran. Everything else must be identical, whatever the ranks, threads, shards or sessions.
+PROVENANCE_COLUMNS = {"points/rank", "points/elapsed_s"}
+PROVENANCE_ATTRIBUTES = {"start_time", "session_start_time", "end_time", "sessions", "ranks", "threads",
+                         "threads_per_rank", "hostname", "slurm_job_id", "command_line", "grid_path",
+                         "mpi_version", "hdf5_version", "tbb_version", "merged_from"}
+
+
+def same_values(x, y):
+    if x.dtype != y.dtype or x.shape != y.shape:
+        return False
+    if x.dtype.kind == "f":
+        return np.array_equal(x.view(np.uint64 if x.dtype.itemsize == 8 else np.uint32),
+                              y.view(np.uint64 if y.dtype.itemsize == 8 else np.uint32))
+    return bool((x == y).all()) if x.size else True
+
+
+def check_identical(path_a, path_b):
+    with h5py.File(path_a, "r") as a, h5py.File(path_b, "r") as b:
+        if list(a.keys()) != list(b.keys()):
+            fail(f"groups differ: {list(a.keys())} vs {list(b.keys())}")
+        compared = 0
+        for group in a.keys():
+            if list(a[group].keys()) != list(b[group].keys()):
+                fail(f"/{group} columns differ (or their order): {list(a[group].keys())} vs {list(b[group].keys())}")
+            for column in a[group].keys():
+                name = f"{group}/{column}"
+                x, y = a[name], b[name]
+                if x.dtype != y.dtype or x.shape != y.shape:
+                    fail(f"{name}: dtype/shape {x.dtype}{x.shape} vs {y.dtype}{y.shape}")
+                if name in PROVENANCE_COLUMNS:
+                    continue
+                if x.dtype.kind == "O":
+                    same = list(x.asstr()[()]) == list(y.asstr()[()])
+                else:
+                    same = same_values(x[()], y[()])
+                if not same:
+                    fail(f"{name} differs between {path_a} and {path_b}")
+                if dict(x.attrs) != dict(y.attrs):
+                    fail(f"{name}: attributes differ")
+                compared += 1
+        keys_a = set(a.attrs) - PROVENANCE_ATTRIBUTES
+        keys_b = set(b.attrs) - PROVENANCE_ATTRIBUTES
+        if keys_a != keys_b:
+            fail(f"root attributes differ: only in {path_a}: {sorted(keys_a - keys_b)}, only in {path_b}: {sorted(keys_b - keys_a)}")
+        for key in sorted(keys_a):
+            x, y = a.attrs[key], b.attrs[key]
+            if type(x) != type(y) or not np.array_equal(np.asarray(x), np.asarray(y)):
+                fail(f"root attribute {key} differs: {x!r} vs {y!r}")
+        differing = sorted(k for k in PROVENANCE_ATTRIBUTES & set(a.attrs) & set(b.attrs)
+                           if not np.array_equal(np.asarray(a.attrs[k]), np.asarray(b.attrs[k])))
+        print(f"identical ok: {compared} datasets and {len(keys_a)} root attributes equal "
+              f"(provenance that differs: {', '.join(differing) or 'none'})")
 
 
 def main():
@@ -86,6 +143,8 @@ def main():
             if not same:
                 fail(f"column {column} differs between {sys.argv[2]} and {sys.argv[3]}")
         print(f"same ok: {len(a)} points bit-identical")
+    elif mode == "identical":
+        check_identical(sys.argv[2], sys.argv[3])
     else:
         fail("unknown mode " + mode)
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "clustersim/sweep/grid.h"
@@ -47,5 +48,25 @@ std::vector<double> read_numeric_column(const std::string& path, const std::stri
 std::string read_text_attribute(const std::string& path, const std::string& name);
 
 std::string hdf5_version();
+
+// ---- Reading and merging whole result files (`clustersim merge`, merge.h) --------------------
+
+// A root (or group, or dataset) attribute as the store writes them: int64, float64 or UTF-8 text.
+using AttributeValue = std::variant<std::int64_t, double, std::string>;
+using Attributes = std::map<std::string, AttributeValue>;
+
+// Every root attribute of a result file. Throws InputError if the file cannot be opened or holds
+// an attribute that is not a scalar integer, float or string.
+Attributes read_root_attributes(const std::string& path);
+
+// Writes `out` from `inputs`, generically (whatever groups and columns they hold): every group
+// (/points, /jobs, /timeseries, ...) with the rows of all inputs ordered by their point_id column
+// (stably: a point's rows keep their order, as in a file written by one sweep), each dataset in
+// the inputs' order, type and filters, group and dataset attributes copied from the first input,
+// and `attributes` as the root attributes. Throws InputError, naming the input at fault, when the
+// inputs' groups, datasets or types differ, or a group has no point_id column. Written to a
+// temporary beside `out` and renamed into place: on any failure nothing is left behind.
+void write_merged_result_file(const std::string& out, const std::vector<std::string>& inputs,
+                              const Attributes& attributes);
 
 }  // namespace clustersim::sweep

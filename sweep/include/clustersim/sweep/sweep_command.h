@@ -9,6 +9,7 @@
 #include "clustersim/sweep/grid.h"
 #include "clustersim/sweep/point_config.h"
 #include "clustersim/sweep/point_result.h"
+#include "clustersim/sweep/shard.h"
 
 namespace clustersim::sweep {
 
@@ -33,6 +34,7 @@ struct SweepOptions {
   double progress_interval_s = 30.0;  // plain progress lines when stderr is not a terminal
   std::string summary_by;             // axis to group the summary by; default scheduler.policy
   bool quiet = false;                 // no progress, no summary
+  std::string shard;                  // "K/N": run only shard K of N (shard.h); "": every point
 };
 
 // Entry point from `clustersim` main: argv[1] == "sweep". Initializes MPI (FUNNELED) unless
@@ -42,8 +44,10 @@ int run_sweep_command(int argc, char** argv);
 // The embedded default grid (text of sweep/examples/default/grid.toml).
 std::string_view default_grid_text();
 
-// The --dry-run listing: one line per point (id, replicate, seed, axis values, estimated cost).
-void write_dry_run(std::ostream& out, const Grid& grid, const GridCheck& check);
+// The --dry-run listing: one line per point (id, replicate, seed, axis values, estimated cost);
+// with a shard, only that shard's points, and a line with its share of the cost.
+void write_dry_run(std::ostream& out, const Grid& grid, const GridCheck& check,
+                   const ShardSpec& shard = {});
 
 // One line on the failed points, by reason (most frequent first), or "" when `status` (one entry
 // per point: "ok" or the error) holds no failure: "sweep: 3 of 48 points failed (status column of

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# The slurm/ scripts' own logic, without Slurm: stand-ins for srun (runs the command), scontrol
+# (records a requeue and ends the batch script, as Slurm does) and sbatch (records its flags).
+#   - sweep.sbatch runs the sweep with --resume, keeps --overwrite to the first run only, and on
+#     SIGUSR1 lets the sweep save, then requeues the job (until CLUSTERSIM_MAX_REQUEUES); the
+#     requeued run resumes and the result equals an uninterrupted run's;
+#   - array.sbatch maps SLURM_ARRAY_TASK_ID to --shard K/N and its own file, refuses index lists,
+#     and merge.sbatch joins the shards into a file identical in content to an unsharded run's;
+#   - submit checks the grid, sizes the job and submits the right scripts with the right flags;
+#   - calibrate.sbatch refuses to run without its script or a GPU;
+#   - the part common to sweep.sbatch and array.sbatch is the same text in both.
+# The same scripts under a real Slurm: real_slurm_test.sh.
+# usage: scripts_test.sh CLUSTERSIM_BIN SOURCE_DIR
+# shellcheck disable=SC2015  # `A && B || fail`: fail exits
+set -euo pipefail
+BIN=$(realpath "$1")
+SRC=$(realpath "$2")
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/clustersim_slurm_scripts.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+fail() { echo "FAIL: $*"; exit 1; }
+PYTHON=/usr/bin/python3
+"$PYTHON" -c "import h5py, pandas" 2>/dev/null || PYTHON=python3
+check() { "$PYTHON" "$SRC/tests/sweep/check_results.py" "$@"; }
+SMALL=$SRC/tests/sweep/data/small_grid.toml
+SLOW=$SRC/tests/sweep/data/slow_grid.toml
+
+# ---- The common part is one text in both batch scripts.
+common() { sed -n '/^# ---- common to sweep.sbatch and array.sbatch/,/^# ---- end of the common part/p' "$1"; }
+[ "$(common "$SRC/slurm/sweep.sbatch" | wc -l)" -gt 50 ] || fail "no common part in sweep.sbatch"
+diff <(common "$SRC/slurm/sweep.sbatch") <(common "$SRC/slurm/array.sbatch") ||
+  fail "the common parts of sweep.sbatch and array.sbatch differ"
+for script in "$SRC"/slurm/*.sbatch "$SRC/slurm/submit"; do bash -n "$script" || fail "$script: syntax"; done
+
+# ---- Stand-ins.
+mkdir bin
+cat >bin/srun <<'SH'
+#!/bin/bash
+echo "srun $*" >>"$FAKE_LOG"
+while [[ $1 == -* ]]; do shift; done
+exec "$@"
+SH
+cat >bin/scontrol <<'SH'
+#!/bin/bash
+echo "scontrol $*" >>"$FAKE_LOG"
+kill -TERM "$PPID"  # Slurm ends the batch script of a job it requeues
+SH
+cat >bin/sbatch <<'SH'
+#!/bin/bash
+echo "sbatch $*" >>"$FAKE_LOG"
+echo "4242;cluster"
+SH
+chmod +x bin/*
+export PATH=$WORK/bin:$PATH FAKE_LOG=$WORK/fake.log CLUSTERSIM=$BIN
+unset SLURM_RESTART_COUNT SLURM_JOB_ID SLURM_ARRAY_TASK_ID
+
+# ---- sweep.sbatch: a run to the end; then the time-limit path.
+bash "$SRC/slurm/sweep.sbatch" "$SMALL" --out whole.h5 --save-jobs >whole.log 2>&1 || fail "sweep.sbatch: $(cat whole.log)"
+grep -q "^srun --mpi=pmix $BIN sweep $SMALL --out whole.h5 --save-jobs --resume$" fake.log || fail "srun line: $(cat fake.log)"
+check schema whole.h5 48 --jobs
+SLURM_RESTART_COUNT=0 bash "$SRC/slurm/sweep.sbatch" "$SMALL" --out again.h5 --overwrite -q >/dev/null 2>&1
+SLURM_RESTART_COUNT=1 bash "$SRC/slurm/sweep.sbatch" "$SMALL" --out again.h5 --overwrite -q >/dev/null 2>&1
+grep -q -- "-q --overwrite$" fake.log && grep -q -- "-q --resume$" fake.log || fail "--overwrite kept on a restart: $(cat fake.log)"
+
+: >fake.log
+SLURM_JOB_ID=77 bash "$SRC/slurm/sweep.sbatch" "$SLOW" --out slow.h5 --threads 1 --progress-interval 0.1 >slow.log 2>&1 &
+batch=$!
+for _ in $(seq 1 600); do grep -q 'sweep: [1-9][0-9]*/36' slow.log && break; sleep 0.1; done
+kill -USR1 $batch
+status=0
+wait $batch || status=$?
+grep -q "time limit near (SIGUSR1)" slow.log && grep -q "saved a partial slow.h5" slow.log ||
+  fail "the sweep did not save on SIGUSR1: $(cat slow.log)"
+grep -qx "scontrol requeue 77" fake.log || fail "no requeue (status $status): $(cat slow.log)"
+SLURM_JOB_ID=77 SLURM_RESTART_COUNT=1 bash "$SRC/slurm/sweep.sbatch" "$SLOW" --out slow.h5 --threads 1 >resumed.log 2>&1 ||
+  fail "the requeued run failed: $(cat resumed.log)"
+grep -q "resuming slow.h5" resumed.log || fail "the requeued run did not resume"
+check once slow.h5 36
+"$BIN" sweep "$SLOW" --out clean.h5 --threads 2 -q
+check identical clean.h5 slow.h5
+
+# An array task requeues itself only (ARRAYID_TASK): its SLURM_JOB_ID may be the array's id.
+: >fake.log
+rm -f slow.h5 slow.shard-1-of-2.h5
+SLURM_JOB_ID=90 SLURM_ARRAY_JOB_ID=90 SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_MAX=1 \
+  SLURM_ARRAY_TASK_COUNT=2 bash "$SRC/slurm/array.sbatch" "$SLOW" --out slow.h5 --threads 1 \
+  --progress-interval 0.1 >task.log 2>&1 &
+batch=$!
+for _ in $(seq 1 600); do grep -q 'sweep: [1-9][0-9]*/18' task.log && break; sleep 0.1; done
+kill -USR1 $batch
+wait $batch || true
+grep -qx "scontrol requeue 90_1" fake.log || fail "an array task requeued '$(cat fake.log)', not 90_1: $(cat task.log)"
+
+# At CLUSTERSIM_MAX_REQUEUES, no more requeues.
+: >fake.log
+rm -f slow.h5
+SLURM_JOB_ID=78 SLURM_RESTART_COUNT=3 CLUSTERSIM_MAX_REQUEUES=3 bash "$SRC/slurm/sweep.sbatch" "$SLOW" --out slow.h5 \
+  --threads 1 --progress-interval 0.1 >max.log 2>&1 &
+batch=$!
+for _ in $(seq 1 600); do grep -q 'sweep: [1-9][0-9]*/36' max.log && break; sleep 0.1; done
+kill -USR1 $batch
+status=0
+wait $batch || status=$?
+[ "$status" -eq 75 ] && grep -q "requeued 3 times already" max.log && ! grep -q requeue fake.log ||
+  fail "CLUSTERSIM_MAX_REQUEUES not honoured (status $status): $(cat max.log)"
+
+# Bad input is not requeued: exit 2 at once.
+status=0
+SLURM_JOB_ID=79 bash "$SRC/slurm/sweep.sbatch" "$WORK/nothing.toml" --out x.h5 >bad.log 2>&1 || status=$?
+[ "$status" -eq 2 ] && grep -q "refused its input" bad.log || fail "bad grid: status $status: $(cat bad.log)"
+
+# ---- array.sbatch: three tasks, then merge.sbatch; an index list is refused.
+for k in 0 1 2; do
+  SLURM_JOB_ID=$((100 + k)) SLURM_ARRAY_TASK_ID=$k SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_MAX=2 \
+    SLURM_ARRAY_TASK_COUNT=3 SLURM_ARRAY_TASK_STEP=1 \
+    bash "$SRC/slurm/array.sbatch" "$SMALL" --out arr.h5 --save-jobs --threads 1 >task$k.log 2>&1 ||
+    fail "array task $k: $(cat task$k.log)"
+  grep -q -- "--shard $k/3 --out arr.shard-$k-of-3.h5 --resume" fake.log || fail "task $k's srun line: $(cat fake.log)"
+done
+bash "$SRC/slurm/merge.sbatch" arr.h5 3 >merge.log 2>&1 || fail "merge.sbatch: $(cat merge.log)"
+check identical whole.h5 arr.h5
+status=0
+SLURM_ARRAY_TASK_ID=5 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=7 SLURM_ARRAY_TASK_COUNT=3 \
+  bash "$SRC/slurm/array.sbatch" "$SMALL" --out list.h5 >list.log 2>&1 || status=$?
+[ "$status" -eq 2 ] && grep -q "must be a range" list.log || fail "index list accepted: $(cat list.log)"
+
+# ---- submit: sizing from --dry-run, the flags, and what it prints.
+: >fake.log
+"$SRC/slurm/submit" --clustersim "$BIN" --threads 2 --partition short "$SMALL" --out sub.h5 -- --save-jobs >submit.out ||
+  fail "submit: $(cat submit.out)"
+grep -q "48 points, estimated cost 151200" submit.out || fail "submit sizing: $(cat submit.out)"
+grep -q "^submitted job 4242$" submit.out && grep -q "^logs: .*/slurm-logs/clustersim-sweep-4242.out$" submit.out ||
+  fail "submit output: $(cat submit.out)"
+[ -d slurm-logs ] || fail "no logs folder"
+line=$(cat fake.log)
+for expected in "--ntasks=3" "--cpus-per-task=2" "--time=0:15:00" "--signal=B:USR1@120" "--partition=short" \
+  "$SRC/slurm/sweep.sbatch $SMALL --out $WORK/sub.h5 --save-jobs"; do
+  [[ $line == *"$expected"* ]] || fail "sbatch lacks '$expected': $line"
+done
+: >fake.log
+"$SRC/slurm/submit" --clustersim "$BIN" --array 4 "$SMALL" --out arr2.h5 >submit2.out || fail "submit --array: $(cat submit2.out)"
+grep -q "^submitted array job 4242 (shards 0-3) and merge job 4242$" submit2.out || fail "$(cat submit2.out)"
+grep -q -- "--array=0-3 .*array.sbatch $SMALL --out $WORK/arr2.h5" fake.log &&
+  grep -q -- "--dependency=afterok:4242 .*merge.sbatch $WORK/arr2.h5 4" fake.log || fail "$(cat fake.log)"
+status=0
+"$SRC/slurm/submit" --clustersim "$BIN" "$WORK/nothing.toml" >refused.out 2>&1 || status=$?
+[ "$status" -eq 2 ] && grep -q "no such grid file" refused.out || fail "missing grid: $(cat refused.out)"
+printf '[sweep]\n"scheduler.policy" = ["fifo", "nope"]\n' >bad_grid.toml
+status=0
+"$SRC/slurm/submit" --clustersim "$BIN" bad_grid.toml >refused.out 2>&1 || status=$?
+[ "$status" -eq 2 ] && grep -q "bad_grid.toml" refused.out && grep -q "the grid was refused" refused.out ||
+  fail "bad grid: $(cat refused.out)"
+
+# ---- calibrate.sbatch: a clear refusal without gpu_kernels/calibrate.sh or without a GPU.
+status=0
+SLURM_SUBMIT_DIR=$SRC bash "$SRC/slurm/calibrate.sbatch" >cal.log 2>&1 || status=$?
+if [ -f "$SRC/gpu_kernels/calibrate.sh" ] && nvidia-smi -L >/dev/null 2>&1; then
+  echo "calibrate.sbatch ran on this GPU machine: status $status"
+else
+  [ "$status" -eq 2 ] && grep -q -E "calibrate.sh not found|no NVIDIA GPU visible" cal.log ||
+    fail "calibrate.sbatch: status $status: $(cat cal.log)"
+fi
+echo PASS

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# --shard K/N and `clustersim merge`: the shards' dry-run listings partition the grid; three
+# shards (one on 2 MPI ranks) merge into a file identical in content to an unsharded run's (every
+# dataset of /points, /jobs and /timeseries, every attribute but provenance); a finished shard
+# resumes as a no-op, another shard's file is refused; merge refuses missing shards and other
+# grids with exit status 2 and writes nothing.
+source "$(dirname "$0")/common.sh"
+GRID=$DATA/small_grid.toml
+POINTS=48
+N=3
+
+# The listings of the N shards hold every point of the full listing exactly once.
+sweep "$GRID" --dry-run | grep -v '^#' | sort >all.txt
+for k in $(seq 0 $((N - 1))); do
+  sweep "$GRID" --dry-run --shard "$k/$N" >dry$k.txt
+  grep -q "^# shard $k/$N: " dry$k.txt || { echo "FAIL: no shard line"; cat dry$k.txt; exit 1; }
+done
+cat dry*.txt | grep -v '^#' | sort >union.txt
+cmp all.txt union.txt || { echo "FAIL: shard listings do not partition the grid"; exit 1; }
+[ "$(wc -l <all.txt)" -eq $POINTS ] || { echo "FAIL: expected $POINTS points"; exit 1; }
+
+mpi_sweep 2 "$GRID" --shard 0/$N --out part0.h5 --save-jobs --save-timeseries --threads 1 -q
+sweep "$GRID" --shard 1/$N --out part1.h5 --save-jobs --save-timeseries --threads 2 -q
+sweep "$GRID" --shard 2/$N --out part2.h5 --save-jobs --save-timeseries --threads 1 -q
+mpi_sweep 2 "$GRID" --out full.h5 --save-jobs --save-timeseries --threads 1 -q
+
+# A finished shard resumes as a no-op; resuming it as another shard (or unsharded) is refused.
+sweep "$GRID" --shard 0/$N --out part0.h5 --save-jobs --save-timeseries --resume >noop.out
+grep -q "already holds all .* points of shard 0/$N" noop.out || { echo "FAIL: no-op resume"; cat noop.out; exit 1; }
+for other in "--shard 1/$N" ""; do
+  status=0
+  # shellcheck disable=SC2086
+  sweep "$GRID" $other --out part0.h5 --save-jobs --save-timeseries --resume -q 2>other.err || status=$?
+  [ "$status" -eq 2 ] && grep -q "was written by --shard 0/$N" other.err ||
+    { echo "FAIL: resume with '$other' of a shard-0 file: status $status"; cat other.err; exit 1; }
+done
+
+"$BIN" merge merged.h5 part2.h5 part0.h5 part1.h5 | tee merge.out
+grep -q "merged 3 files into merged.h5 ($POINTS of $POINTS points)" merge.out || { echo "FAIL: merge output"; exit 1; }
+check schema merged.h5 $POINTS --jobs --timeseries
+check identical full.h5 merged.h5
+
+# Refusals: exit 2, nothing written.
+status=0
+"$BIN" merge missing.h5 part0.h5 part2.h5 2>missing.err || status=$?
+[ "$status" -eq 2 ] && [ ! -e missing.h5 ] && grep -q "no input is shard 1 of $N" missing.err ||
+  { echo "FAIL: missing shard not refused (status $status)"; cat missing.err; exit 1; }
+sed 's/seed = 11/seed = 12/' "$GRID" >other_grid.toml
+sweep other_grid.toml --shard 1/$N --out other1.h5 --save-jobs --save-timeseries -q
+status=0
+"$BIN" merge other.h5 part0.h5 other1.h5 part2.h5 2>other.err || status=$?
+[ "$status" -eq 2 ] && [ ! -e other.h5 ] && grep -q "is from another grid" other.err ||
+  { echo "FAIL: other grid not refused (status $status)"; cat other.err; exit 1; }
+status=0
+"$BIN" merge merged.h5 part0.h5 part1.h5 part2.h5 2>exists.err || status=$?
+[ "$status" -eq 2 ] && grep -q -- "--overwrite" exists.err || { echo "FAIL: existing output not protected"; exit 1; }
+echo PASS

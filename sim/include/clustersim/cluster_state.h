@@ -24,6 +24,8 @@ struct PlacementRequest {
   double cpus_per_gpu = -1.0;
   double mem_per_gpu = -1.0;
   double storage_per_gpu = -1.0;
+  // Only a placement on the fewest nodes of the type that can hold `gpus` (strict locality).
+  bool fewest_nodes = false;
   // Every resource at the proportional share: the node index answers for it.
   bool proportional() const {
     return cpus_per_gpu < 0.0 && mem_per_gpu < 0.0 && storage_per_gpu < 0.0;
@@ -85,6 +87,8 @@ class ClusterState {
     if (node.free_gpus == 0 || !node.models_resources) return node.free_gpus;
     return hostable_by_resources(node, request);
   }
+  // Whether `nodes` nodes of the request's type (set) can host all of its GPUs together now.
+  bool room_on_nodes(const PlacementRequest& request, std::size_t nodes) const;
   // The same on an empty node (used to reject impossible jobs).
   int hostable_when_empty(const Node& node, const PlacementRequest& request) const;
   // CPU, memory and storage bandwidth a share of `gpus` GPUs on `node` takes for this request.
@@ -95,6 +99,17 @@ class ClusterState {
   Grant grant_for(std::uint32_t node, const PlacementRequest& request, int gpus) const;
   // Whether `grant` fits what the node has free now.
   bool fits(const Grant& grant) const;
+  // Idle GPUs on nodes (of `gpu_type`; -1 = all) whose free count is below what a job of `gpus`
+  // GPUs needs from one node, min(gpus, node's GPUs): the fragmentation metric's count.
+  int fragmented_gpus(int gpu_type, int gpus) const {
+    int fragmented = 0;
+    for (const auto& node : nodes_) {
+      if (gpu_type >= 0 && node.gpu_type != gpu_type) continue;
+      if (node.free_gpus > 0 && node.free_gpus < std::min(gpus, node.gpus))
+        fragmented += node.free_gpus;
+    }
+    return fragmented;
+  }
 
   // Take or give back a grant. Throw std::logic_error on over-allocation or over-release (a
   // scheduler bug): the ledger never goes negative.

@@ -15,11 +15,15 @@ namespace clustersim {
 enum class EventKind : std::uint8_t {
   kCompletion = 0,      // a job finishes its work
   kCheckpointDone = 1,  // a preempted job has saved its state; its GPUs are released
-  kRestoreDone = 2,     // a restarted job has restored its state; it starts progressing
-  kArrival = 3,         // (arrivals come from the sorted workload, not the heap)
-  kRound = 4,           // a lease boundary: preemptive policies reconsider who runs
-  kPlan = 5,            // a planning boundary (scheduler.plan_interval_s > 0)
-  kSample = 6,          // time-series sample
+  kRestoreDone = 2,     // a paused job (restore, migration, resize, re-launch, save) resumes
+  kSaveDue = 3,         // a running job's periodic checkpoint is due
+  kNodeDown = 4,        // a node fails (`job` is the node); its jobs roll back and re-queue
+  kNodeUp = 5,          // a failed node is repaired
+  kArrival = 6,         // (arrivals come from the sorted workload, not the heap)
+  kRound = 7,           // a lease boundary: preemptive policies reconsider who runs
+  kPlan = 8,            // a planning boundary (scheduler.plan_interval_s > 0)
+  kDefrag = 9,          // a periodic defragmentation pass ([mechanisms] migration = "periodic")
+  kSample = 10,         // time-series sample
 };
 
 struct Event {

@@ -23,6 +23,13 @@ struct GeneratorOptions {
   int max_gpus_per_job = 0;  // 0 = no cap (else demands above it are clamped)
   std::uint64_t seed = 1;
   std::vector<std::string> vcs;  // jobs are spread over these VCs uniformly; empty = none
+  // Elastic jobs (either shape): this fraction of the jobs may run with between
+  // max(1, floor(num_gpus x elastic_min_factor)) and ceil(num_gpus x elastic_max_factor) GPUs
+  // (capped at max_gpus_per_job, else the cluster's GPUs). Drawn from a stream of its own: the
+  // jobs are otherwise the same as without.
+  double elastic_fraction = 0.0;
+  double elastic_min_factor = 0.5;
+  double elastic_max_factor = 2.0;
   // synergy (Mohan et al., OSDI'22, section 6): Poisson arrivals at this rate; each job's model
   // class drawn by class_split = {image, language, speech} in %, its model uniformly within the
   // class (Synergy's model zoo); GPUs "single" (1) or "philly" (1, 2, 4, 8, 16 in Philly's

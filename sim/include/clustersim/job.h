@@ -17,10 +17,15 @@ struct JobSpec {
   std::string model;       // workload class, e.g. "resnet50"; empty = unknown
   std::string vc;          // virtual cluster (tenant); empty = the default VC
   std::string user;
-  double cpus = 0.0;            // CPU cores requested in total; 0 = proportional to GPUs
-  double mem_gb = 0.0;          // host memory requested in total; 0 = proportional to GPUs
-  int priority = 0;             // larger = more important (used by policies that honour it)
-  std::string gpu_type;         // required GPU type; empty = any
+  double cpus = 0.0;     // CPU cores requested in total; 0 = proportional to GPUs
+  double mem_gb = 0.0;   // host memory requested in total; 0 = proportional to GPUs
+  int priority = 0;      // larger = more important (used by policies that honour it)
+  std::string gpu_type;  // required GPU type; empty = any
+  // Elastic jobs ([mechanisms] elastic): the GPU counts it may run with (0 = rigid: num_gpus).
+  int min_gpus = 0;
+  int max_gpus = 0;
+  // Seconds of running between periodic checkpoints; 0 = [mechanisms] checkpoint_interval_s.
+  double checkpoint_interval_s = 0.0;
   std::size_t source_line = 0;  // line of the trace this job came from (0 = generated)
 };
 

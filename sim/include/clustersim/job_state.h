@@ -4,13 +4,15 @@
 #include <cstdint>
 
 #include "clustersim/job.h"
+#include "clustersim/mechanisms.h"
 
 namespace clustersim {
 
 enum class JobPhase : std::uint8_t {
   kPending,        // not yet submitted
   kWaiting,        // in the queue
-  kRestoring,      // holds GPUs, restoring a checkpoint or re-launching (no progress)
+  kRestoring,      // holds GPUs without progress: restoring, re-launching, migrating, resizing
+                   // or saving a periodic checkpoint (JobState::pause says which)
   kRunning,        // holds GPUs, progressing at `rate`
   kCheckpointing,  // preempted: holds GPUs while saving state (no progress)
   kFinished,
@@ -38,6 +40,13 @@ struct JobState {
   double attained_time = 0.0;     // seconds of progress so far, as of `progress_since`
   std::uint32_t grant_begin = 0;  // this job's grants in the engine's grant store, while it holds
   std::uint32_t grant_count = 0;  // grants held now (one per node; what it holds: grants_of)
+  OverheadKind pause = OverheadKind::kRestore;  // what a kRestoring phase is spent on
+  bool has_checkpoint = false;  // a saved state exists (a restart restores it, at a cost)
+  // Mechanisms ([mechanisms]): the work left as of the last saved state (a failure rolls back
+  // to it), and the running since that save: seconds, and GPU-seconds (what a failure loses).
+  double saved_remaining = 0.0;
+  double run_since_save = 0.0;
+  double unsaved_gpu_seconds = 0.0;
 
   bool holds_gpus() const {
     return phase == JobPhase::kRestoring || phase == JobPhase::kRunning ||

@@ -28,6 +28,17 @@ struct JobRecord {
   double overhead_gpu_seconds = 0.0;  // GPUs held x time spent checkpointing or restoring
   int nodes = 0;                      // nodes spanned by the last placement
   bool rejected = false;              // impossible job rejected at load (reject_impossible)
+  // Mechanisms ([mechanisms]; all 0 when they are off).
+  int migrations = 0;             // moves to other GPUs (defragmentation)
+  int resizes = 0;                // changes of its GPU count (elastic jobs)
+  int failures = 0;               // node failures that rolled it back and re-queued it
+  double lost_gpu_seconds = 0.0;  // GPU-seconds of progress lost to failures (rolled back)
+  // overhead_gpu_seconds by kind (OverheadKind); they add up to it.
+  double checkpoint_gpu_seconds = 0.0;
+  double restore_gpu_seconds = 0.0;
+  double migration_gpu_seconds = 0.0;
+  double resize_gpu_seconds = 0.0;
+  double realloc_gpu_seconds = 0.0;
 };
 
 // Summary of a run. Every value is a deterministic function of (config, workload, seed).
@@ -56,6 +67,21 @@ struct RunMetrics {
   // to 8x the jobs the window reaches before giving up): not a steady state; the cluster is
   // overloaded at this load.
   std::uint64_t window_overloaded = 0;
+  // Mechanisms ([mechanisms]; 0 when they are off). gpu_seconds = useful_gpu_seconds +
+  // overhead_gpu_seconds + lost_gpu_seconds (work conservation; checked with check_invariants).
+  std::uint64_t migrations = 0;
+  std::uint64_t resizes = 0;
+  std::uint64_t failures = 0;       // job failures (a node failure fails each job on it)
+  std::uint64_t node_failures = 0;  // node outages begun (generated and replayed)
+  std::uint64_t checkpoints = 0;    // periodic checkpoints saved (checkpoint_interval_s)
+  double lost_gpu_seconds = 0;      // progress rolled back by failures, in GPU-seconds
+  double useful_gpu_seconds = 0;    // GPU-seconds of progress kept
+  double goodput = 0;               // useful_gpu_seconds / gpu_seconds (0 when nothing held)
+  double overhead_checkpoint_gpu_seconds = 0;  // overhead_gpu_seconds by kind (OverheadKind)
+  double overhead_restore_gpu_seconds = 0;
+  double overhead_migration_gpu_seconds = 0;
+  double overhead_resize_gpu_seconds = 0;
+  double overhead_realloc_gpu_seconds = 0;
 };
 
 // One sample of the cluster's state, taken every `sample_interval_s`.

@@ -22,6 +22,9 @@ class PlacementPolicy {
   // Whether the policy reads the ledger's prefix sums of free GPUs (node_with_free_gpu); the
   // engine keeps them only then (they cost O(log nodes) per grant).
   virtual bool uses_free_gpu_prefix_sums() const { return false; }
+  // Whether it puts a job on the fewest nodes it can (defragmentation makes room only for
+  // placements that then use it).
+  virtual bool consolidates() const { return false; }
 };
 
 std::unique_ptr<PlacementPolicy> make_placement_policy(const std::string& name, Rng& rng);

@@ -36,6 +36,9 @@ struct Profile {
   std::string provenance_kind;       // "measured" | "derived" | "estimated"
   std::string provenance_source;     // free text: where the numbers come from
   double batch_size = 0.0;           // per GPU; informational
+  // Size of a checkpoint of the model's training state (weights, optimizer, data position) in
+  // GB: what the size model of checkpoint, restore and migration costs moves ([mechanisms]).
+  std::optional<double> checkpoint_gb;
   // Reference (GPU-proportional) allocation per GPU: the trace duration holds here.
   double ref_cpus_per_gpu = 0.0;
   double ref_mem_gb_per_gpu = 0.0;

@@ -10,6 +10,7 @@
 
 #include "clustersim/cluster.h"
 #include "clustersim/job.h"
+#include "clustersim/mechanisms.h"
 #include "clustersim/metrics.h"
 #include "clustersim/throughput_model.h"
 
@@ -35,14 +36,21 @@ struct SchedulerOptions {
   // A running job whose CPU/memory/storage grant changes pauses this long (no progress, charged
   // as overhead), e.g. to restart its data loaders.
   double realloc_s = 0.0;
-  double lease_s = 300.0;  // period of preemption rounds (preemptive policies)
+  // Period of preemption rounds (preemptive policies); 0: a round at every arrival and
+  // completion (event-driven preemption: SRTF is then SRPT).
+  double lease_s = 300.0;
   // 0: plan (start jobs, rebalance) after every event batch. > 0: only at multiples of this
   // period, as round-based schedulers do (Synergy's simulator plans every 300 s).
   double plan_interval_s = 0.0;
-  double checkpoint_s = 0.0;       // GPUs stay held this long when a job is preempted
-  double restore_s = 0.0;          // a restarted job holds GPUs this long before progressing
-  bool backfill = true;            // false: strict head-of-line blocking
-  bool honor_priority = false;     // order by job priority (higher first) before the policy
+  double checkpoint_s = 0.0;    // GPUs stay held this long when a job is preempted
+  double restore_s = 0.0;       // a restarted job holds GPUs this long before progressing
+  bool backfill = true;         // false: strict head-of-line blocking
+  bool honor_priority = false;  // order by job priority (higher first) before the policy
+  // Locality, as production schedulers enforce it (Philly): "strict" starts a job only on the
+  // fewest nodes that can hold it (one node when it fits one), else it waits; after waiting
+  // locality_relax_s (> 0) it takes any placement. "any": wherever the placement puts it.
+  bool strict_locality = false;
+  double locality_relax_s = 0.0;
   std::optional<bool> preemption;  // unset = the policy's default
   VcQuotaMode vc_quota = VcQuotaMode::kStrict;
   // Tiresias: queue boundaries in attained GPU-seconds (ascending).
@@ -52,6 +60,7 @@ struct SchedulerOptions {
 struct SimOptions {
   ClusterSpec cluster;
   SchedulerOptions scheduler;
+  MechanismOptions mechanisms;
   PlacementPenalty penalty;
   // Throughput model to use; null = placement-penalty model built from `penalty`. Not owned.
   const ThroughputModel* throughput = nullptr;

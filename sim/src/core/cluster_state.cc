@@ -212,6 +212,37 @@ int ClusterState::hostable_by_resources(const Node& node, const PlacementRequest
   return gpus;
 }
 
+bool ClusterState::room_on_nodes(const PlacementRequest& request, std::size_t count) const {
+  const int type = request.gpu_type;
+  if (count == 0 || free_by_type_[type] < request.gpus) return false;
+  int room = 0;
+  std::size_t taken = 0;
+  if (request.proportional() && index_covers(type)) {
+    // The roomiest nodes, from the index: free counts from the most down.
+    const auto all = static_cast<std::uint32_t>(nodes_.size());
+    for (int free = max_gpus_per_node_; free >= 1 && taken < count; --free)
+      for (std::uint32_t n = next_node_with_free(type, free, 0, all);
+           n != internal::NodeBitset::kNone && taken < count;
+           n = next_node_with_free(type, free, n + 1, all)) {
+        room += free;
+        ++taken;
+      }
+    return room >= request.gpus;
+  }
+  // The `count` largest hostable counts, kept sorted (count is small: a job's fewest nodes).
+  std::vector<int> best;
+  best.reserve(count + 1);
+  for (const Node& node : nodes_) {
+    const int hostable_here = hostable(node, request);
+    if (hostable_here == 0) continue;
+    best.insert(std::upper_bound(best.begin(), best.end(), hostable_here, std::greater<int>()),
+                hostable_here);
+    if (best.size() > count) best.pop_back();
+  }
+  for (int h : best) room += h;
+  return room >= request.gpus;
+}
+
 int ClusterState::hostable_when_empty(const Node& node, const PlacementRequest& request) const {
   if (request.gpu_type >= 0 && node.gpu_type != request.gpu_type) return 0;
   int gpus = node.gpus;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "clustersim/profile.h"
 #include "core/scheduler.h"
 
 namespace clustersim::internal {
@@ -15,8 +16,8 @@ namespace {
 
 void validate_options(const SimOptions& options) {
   const auto& s = options.scheduler;
-  if (!(s.lease_s > 0.0) || !std::isfinite(s.lease_s))
-    throw std::invalid_argument("scheduler.lease_s must be > 0");
+  if (!(s.lease_s >= 0.0) || !std::isfinite(s.lease_s))
+    throw std::invalid_argument("scheduler.lease_s must be >= 0");
   if (!(s.checkpoint_s >= 0.0) || !std::isfinite(s.checkpoint_s))
     throw std::invalid_argument("scheduler.checkpoint_s must be >= 0");
   if (!(s.restore_s >= 0.0) || !std::isfinite(s.restore_s))
@@ -29,6 +30,42 @@ void validate_options(const SimOptions& options) {
     throw std::invalid_argument("scheduler.best_demand_tolerance must be in [0, 1)");
   if (!(options.sample_interval_s >= 0.0) || !std::isfinite(options.sample_interval_s))
     throw std::invalid_argument("metrics.sample_interval_s must be >= 0");
+  const auto& m = options.mechanisms;
+  if (!(m.defrag_threshold >= 0.0) || !(m.defrag_threshold <= 1.0))
+    throw std::invalid_argument("mechanisms.defrag_threshold must be in [0, 1]");
+  if (!(m.defrag_period_s > 0.0) || !std::isfinite(m.defrag_period_s))
+    throw std::invalid_argument("mechanisms.defrag_period_s must be > 0");
+  if (m.defrag_max_moves < 1)
+    throw std::invalid_argument("mechanisms.defrag_max_moves must be >= 1");
+  if (!(m.parallel_fraction >= 0.0) || !(m.parallel_fraction <= 1.0))
+    throw std::invalid_argument("mechanisms.parallel_fraction must be in [0, 1]");
+  for (const auto& [model, points] : m.scaling) {
+    for (std::size_t i = 0; i < points.size(); ++i)
+      if (points[i].first < 1 || !(points[i].second > 0.0) ||
+          (i > 0 && points[i].first <= points[i - 1].first))
+        throw std::invalid_argument("mechanisms.scaling." + model +
+                                    ": expected [GPUs, speed-up] pairs, GPUs ascending, "
+                                    "speed-ups > 0");
+    if (points.empty()) throw std::invalid_argument("mechanisms.scaling." + model + " is empty");
+  }
+  if (!(m.checkpoint_interval_s >= 0.0) || !std::isfinite(m.checkpoint_interval_s))
+    throw std::invalid_argument("mechanisms.checkpoint_interval_s must be >= 0");
+  if (!(m.mtbf_h >= 0.0) || !std::isfinite(m.mtbf_h))
+    throw std::invalid_argument("mechanisms.mtbf_h must be >= 0");
+  const auto nodes = static_cast<std::uint32_t>(options.cluster.total_nodes());
+  for (const NodeOutage& outage : m.failure_trace)
+    if (outage.node >= nodes || !(outage.down >= 0.0) || !(outage.up > outage.down) ||
+        !std::isfinite(outage.up))
+      throw std::invalid_argument(
+          "mechanisms.failure_trace: an outage needs a node of the "
+          "cluster and 0 <= down < up");
+}
+
+// Picks a stream of its own for each mechanism's randomness from the run's seed, so that turning
+// one on leaves every other draw as it was.
+std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t salt) {
+  std::uint64_t state = seed ^ salt;
+  return splitmix64(state);
 }
 
 // Linear interpolation between closest ranks (numpy's default). Selects the two ranks with
@@ -53,9 +90,23 @@ double percentile(std::vector<double>& values, double q) {
 }  // namespace
 
 Engine::Engine(const SimOptions& options, const std::vector<JobSpec>& specs)
-    : options_(options), specs_(specs), cluster_(options.cluster), rng_(options.seed) {
+    : options_(options),
+      specs_(specs),
+      cluster_(options.cluster),
+      rng_(options.seed),
+      overheads_(options, stream_seed(options.seed, 0x0e7e4eadULL)) {
   validate_options(options);
+  elastic_ = options.mechanisms.elastic;
+  if (options.mechanisms.mtbf_h > 0.0)
+    failures_ = std::make_unique<FailureProcess>(options.mechanisms, cluster_.nodes().size(),
+                                                 stream_seed(options.seed, 0xfa11ed0dULL));
+  stop_when_idle_ = options.mechanisms.fails();
   placement_ = make_placement_policy(options.scheduler.placement, rng_);
+  if (options.scheduler.strict_locality && !placement_->consolidates())
+    throw std::invalid_argument(
+        "scheduler.strict_locality needs a placement that keeps jobs on the fewest nodes "
+        "(consolidate), not " +
+        options.scheduler.placement);
   if (placement_->uses_free_gpu_prefix_sums()) cluster_.track_free_gpu_prefix_sums();
   if (options.throughput != nullptr) {
     throughput_ = options.throughput;
@@ -97,8 +148,12 @@ void Engine::load_jobs() {
   }
   type_count_ = cluster_.gpu_type_names().size();
   type_node_.assign(type_count_, 0);
-  for (std::uint32_t i = static_cast<std::uint32_t>(cluster_.nodes().size()); i-- > 0;)
-    type_node_[cluster_.node(i).gpu_type] = i;  // the first node of each type
+  type_gpus_per_node_.assign(type_count_, 1);
+  for (std::uint32_t i = static_cast<std::uint32_t>(cluster_.nodes().size()); i-- > 0;) {
+    const auto& node = cluster_.node(i);
+    type_node_[node.gpu_type] = i;  // the first node of each type
+    type_gpus_per_node_[node.gpu_type] = std::max(type_gpus_per_node_[node.gpu_type], node.gpus);
+  }
 
   const std::size_t n = specs_.size();
   if (options_.window && (options_.window->first > options_.window->last ||
@@ -117,7 +172,7 @@ void Engine::load_jobs() {
     job.index = i;
     job.gpus = spec.num_gpus;
     job.submit = spec.submit_time;
-    job.work = job.remaining = spec.duration;
+    job.work = job.remaining = job.saved_remaining = spec.duration;
     JobRecord& record = records_[i];
     record.index = i;
     record.submit_time = spec.submit_time;
@@ -126,6 +181,12 @@ void Engine::load_jobs() {
         !std::isfinite(spec.duration) || spec.num_gpus < 1 || spec.cpus < 0.0 || spec.mem_gb < 0.0)
       throw std::invalid_argument("job '" + spec.id +
                                   "': invalid submit time, duration, GPUs, CPUs or memory");
+    if ((spec.min_gpus != 0 || spec.max_gpus != 0) &&
+        (spec.min_gpus < 1 || spec.min_gpus > spec.num_gpus || spec.max_gpus < spec.num_gpus))
+      throw std::invalid_argument("job '" + spec.id +
+                                  "': needs 1 <= min_gpus <= num_gpus <= max_gpus");
+    if (!(spec.checkpoint_interval_s >= 0.0) || !std::isfinite(spec.checkpoint_interval_s))
+      throw std::invalid_argument("job '" + spec.id + "': checkpoint_interval_s must be >= 0");
 
     // VC: configured ones are enforced; without configuration, VCs are discovered for fair share.
     auto found = std::find(vc_names_.begin(), vc_names_.end(), spec.vc);
@@ -177,6 +238,8 @@ void Engine::load_jobs() {
     }
   }
   node_holders_.resize(cluster_.nodes().size());
+  overheads_.load(n);
+  if (options_.mechanisms.fails()) down_count_.assign(cluster_.nodes().size(), 0);
 
   if (vc_names_.size() >= (1u << 24) || type_count_ >= (1u << 15) ||
       cluster_.total_gpus() >= (1 << 24))
@@ -228,8 +291,12 @@ PlacementRequest Engine::request_of(std::uint32_t index) const {
   PlacementRequest request;
   request.gpus = job.gpus;
   request.gpu_type = job.gpu_type;
-  if (job.spec->cpus > 0.0) request.cpus_per_gpu = job.spec->cpus / job.gpus;
-  if (job.spec->mem_gb > 0.0) request.mem_per_gpu = job.spec->mem_gb / job.gpus;
+  const SchedulerOptions& s = options_.scheduler;
+  request.fewest_nodes = s.strict_locality && job.phase == JobPhase::kWaiting &&
+                         (s.locality_relax_s <= 0.0 || now_ - job.phase_since < s.locality_relax_s);
+  // Per GPU of its request: an elastic job keeps the same share per GPU at any size.
+  if (job.spec->cpus > 0.0) request.cpus_per_gpu = job.spec->cpus / job.spec->num_gpus;
+  if (job.spec->mem_gb > 0.0) request.mem_per_gpu = job.spec->mem_gb / job.spec->num_gpus;
   return request;
 }
 
@@ -256,7 +323,22 @@ std::span<const int> Engine::types_to_try(std::uint32_t index) {
 }
 
 bool Engine::place(const PlacementRequest& request, std::vector<NodeShare>& out) {
-  return placement_->place(request, cluster_, out);
+  if (!placement_->place(request, cluster_, out)) return false;
+  return !request.fewest_nodes || out.size() <= fewest_nodes(request.gpu_type, request.gpus);
+}
+
+bool Engine::room_on_fewest_nodes(std::uint32_t job) {
+  PlacementRequest request = request_of(job);
+  for (int type : types_to_try(job)) {
+    request.gpu_type = type;
+    if (cluster_.room_on_nodes(request, fewest_nodes(type, request.gpus))) return true;
+  }
+  return false;
+}
+
+std::size_t Engine::fewest_nodes(int gpu_type, int gpus) const {
+  const int per_node = type_gpus_per_node_[gpu_type];
+  return static_cast<std::size_t>((gpus + per_node - 1) / per_node);
 }
 
 Allocation Engine::allocation_of(std::span<const Grant> grants) const {
@@ -281,7 +363,30 @@ Allocation Engine::allocation_of(std::span<const Grant> grants) const {
 double Engine::rate_if(std::uint32_t index, std::span<const Grant> grants) const {
   const Allocation allocation = allocation_of(grants);
   const int type = cluster_.node(grants.front().node).gpu_type;
-  return throughput_->rate(*jobs_[index].spec, resolved(index, type), allocation);
+  const JobState& job = jobs_[index];
+  const double rate = throughput_->rate(*job.spec, resolved(index, type), allocation);
+  return allocation.gpus == job.spec->num_gpus ? rate : rate * scaling_factor(job, allocation.gpus);
+}
+
+double Engine::scaling_factor(const JobState& job, int gpus) const {
+  const auto& m = options_.mechanisms;
+  const auto speedup = [&](int g) {
+    if (!m.scaling.empty()) {
+      const auto found = m.scaling.find(normalize_model_name(job.spec->model));
+      if (found != m.scaling.end()) {
+        const auto& points = found->second;
+        if (g <= points.front().first) return points.front().second;
+        if (g >= points.back().first) return points.back().second;
+        std::size_t i = 1;
+        while (points[i].first < g) ++i;
+        const auto& [g0, s0] = points[i - 1];
+        const auto& [g1, s1] = points[i];
+        return s0 + (s1 - s0) * (g - g0) / static_cast<double>(g1 - g0);
+      }
+    }
+    return 1.0 / ((1.0 - m.parallel_fraction) + m.parallel_fraction / g);  // Amdahl
+  };
+  return speedup(gpus) / speedup(job.spec->num_gpus);
 }
 
 double Engine::rate_per_gpu(std::uint32_t index, int gpu_type, const PerGpu& per_gpu) const {
@@ -323,9 +428,7 @@ void Engine::check_change(const Plan& plan, const Plan::Change& change) {
   }
   if (job.phase != JobPhase::kWaiting && job.phase != JobPhase::kRunning)
     fail("is changed while it neither waits nor runs");
-  const std::size_t slots =
-      std::min<std::size_t>(static_cast<std::size_t>(job.gpus), cluster_.nodes().size());
-  if (change.grant_count > slots) fail("gets more grants than nodes");
+  if (change.grant_count > cluster_.nodes().size()) fail("gets more grants than nodes");
   const auto grants = plan.grants(change);
   int gpus = 0;
   const int type = grants.front().node < cluster_.nodes().size()
@@ -340,35 +443,50 @@ void Engine::check_change(const Plan& plan, const Plan::Change& change) {
       if (grants[h].node == grant.node) fail("gets one node twice");
     gpus += grant.gpus;
   }
-  if (gpus != job.gpus) fail("gets the wrong number of GPUs");
+  // An elastic job may run with any count in its range; it starts with the one it asks for.
+  const bool resizable = job.phase == JobPhase::kRunning && is_elastic(change.job);
+  if (gpus != job.gpus &&
+      (!resizable || gpus < min_gpus(change.job) || gpus > max_gpus(change.job)))
+    fail("gets the wrong number of GPUs");
   if (job.gpu_type >= 0 && type != job.gpu_type) fail("gets GPUs of another type than it asks for");
 }
 
 void Engine::apply(const Plan& plan) {
   ++apply_number_;
   for (const auto& change : plan.changes()) check_change(plan, change);
-  // Free before grant: a stop without checkpoint cost and a change give back what they held.
-  const bool checkpoints = options_.scheduler.checkpoint_s > 0.0;
-  for (const auto& change : plan.changes()) {
-    const JobState& job = jobs_[change.job];
-    if (job.phase == JobPhase::kRunning && (change.grant_count > 0 || !checkpoints))
-      release_to_ledger(job);
-  }
-  for (const auto& change : plan.changes())
-    for (const Grant& grant : plan.grants(change)) cluster_.allocate(grant);  // throws if over
+  // Free before grant: a stop without checkpoint time and a change give back what they held.
+  // (Each stop's checkpoint time is found here, in plan order: an empirical one is a draw.)
+  stop_seconds_.clear();
   for (const auto& change : plan.changes()) {
     JobState& job = jobs_[change.job];
     if (change.grant_count == 0) {
-      stop_job(job);
+      stop_seconds_.push_back(overheads_.seconds(OverheadKind::kCheckpoint, job.index, *job.spec));
+      if (stop_seconds_.back() > 0.0) continue;
+    }
+    if (job.phase == JobPhase::kRunning) release_to_ledger(job);
+  }
+  for (const auto& change : plan.changes())
+    for (const Grant& grant : plan.grants(change)) cluster_.allocate(grant);  // throws if over
+  std::size_t stops = 0;
+  for (const auto& change : plan.changes()) {
+    JobState& job = jobs_[change.job];
+    if (change.grant_count == 0) {
+      stop_job(job, stop_seconds_[stops++]);
     } else if (job.phase == JobPhase::kWaiting) {
       take_holding(job, plan.grants(change));
       start_job(job);
     } else {
+      fold_progress(job);
+      int gpus = 0;
+      for (const Grant& grant : plan.grants(change)) gpus += grant.gpus;
+      const bool resized = gpus != job.gpus;
+      if (resized) fold_held(job);  // GPU-seconds at the old count
       const auto held = grants_of(job.index);
       old_grants_.assign(held.begin(), held.end());
       drop_holding(job);
+      job.gpus = gpus;
       take_holding(job, plan.grants(change));
-      change_job(job, old_grants_);
+      change_job(job, old_grants_, resized);
     }
   }
 }
@@ -412,47 +530,123 @@ void Engine::set_rate(JobState& job) {
                            job.spec->id + "'");
 }
 
+// --- Transitions' bookkeeping -----------------------------------------------------------------
+
+void Engine::fold_progress(JobState& job) {
+  if (job.phase != JobPhase::kRunning) return;
+  const double ran = now_ - job.progress_since;
+  job.remaining = std::max(0.0, job.remaining_at(now_));
+  job.attained_time = job.attained_at(now_);
+  job.progress_since = now_;
+  job.run_since_save += ran;
+  job.unsaved_gpu_seconds += job.gpus * ran;
+  progress_gpu_seconds_ += job.gpus * ran;
+}
+
+void Engine::charge(JobState& job, OverheadKind kind, double gpu_seconds) {
+  JobRecord& record = records_[job.index];
+  record.overhead_gpu_seconds += gpu_seconds;
+  switch (kind) {
+    case OverheadKind::kCheckpoint:
+      record.checkpoint_gpu_seconds += gpu_seconds;
+      break;
+    case OverheadKind::kRestore:
+      record.restore_gpu_seconds += gpu_seconds;
+      break;
+    case OverheadKind::kMigration:
+      record.migration_gpu_seconds += gpu_seconds;
+      break;
+    case OverheadKind::kResize:
+      record.resize_gpu_seconds += gpu_seconds;
+      break;
+    case OverheadKind::kRealloc:
+      record.realloc_gpu_seconds += gpu_seconds;
+      break;
+  }
+  overhead_gpu_seconds_ += gpu_seconds;
+}
+
+void Engine::fold_held(JobState& job) {
+  const double held = job.gpus * (now_ - job.held_since);
+  records_[job.index].gpu_seconds += held;
+  held_gpu_seconds_ += held;
+  job.held_since = now_;
+}
+
+void Engine::pause(JobState& job, OverheadKind kind, double seconds) {
+  job.pause = kind;
+  if (seconds > 0.0) {
+    job.phase = JobPhase::kRestoring;
+    job.phase_since = now_;
+    ++job.epoch;
+    events_.push(now_ + seconds, EventKind::kRestoreDone, job.index, job.epoch);
+    return;
+  }
+  if (kind == OverheadKind::kCheckpoint) {
+    commit_save(job);
+    ++checkpoints_;
+  }
+  begin_running(job.index);
+}
+
+void Engine::commit_save(JobState& job) {
+  job.has_checkpoint = true;
+  job.saved_remaining = job.remaining;
+  job.run_since_save = 0.0;
+  job.unsaved_gpu_seconds = 0.0;
+}
+
+void Engine::schedule_save(JobState& job) {
+  const double interval = checkpoint_interval(job);
+  if (interval <= 0.0) return;
+  const double due = now_ + std::max(0.0, interval - job.run_since_save);
+  if (due < now_ + job.remaining / job.rate)
+    events_.push(due, EventKind::kSaveDue, job.index, job.epoch);
+}
+
+void Engine::requeue(JobState& job) {
+  drop_holding(job);
+  job.gpus = job.spec->num_gpus;  // an elastic job asks for its request again
+  job.phase = JobPhase::kWaiting;
+  job.phase_since = now_;
+  ++job.epoch;
+  scheduler_->enqueue(job.index, now_);
+}
+
+// --- Starting, stopping, changing -------------------------------------------------------------
+
 void Engine::start_job(JobState& job) {
   set_rate(job);
   JobRecord& record = records_[job.index];
   record.queue_delay += now_ - job.phase_since;
   if (record.start_time < 0.0) record.start_time = now_;
   job.held_since = now_;
-  if (record.preemptions > 0 && options_.scheduler.restore_s > 0.0) {
-    job.phase = JobPhase::kRestoring;
-    job.phase_since = now_;
-    ++job.epoch;
-    events_.push(now_ + options_.scheduler.restore_s, EventKind::kRestoreDone, job.index,
-                 job.epoch);
+  if (job.has_checkpoint) {
+    pause(job, OverheadKind::kRestore,
+          overheads_.seconds(OverheadKind::kRestore, job.index, *job.spec));
   } else {
     begin_running(job.index);
   }
 }
 
-void Engine::stop_job(JobState& job) {
-  job.remaining = std::max(0.0, job.remaining_at(now_));
-  job.attained_time = job.attained_at(now_);
-  job.progress_since = now_;
+void Engine::stop_job(JobState& job, double checkpoint_seconds) {
+  fold_progress(job);
   job.phase = JobPhase::kCheckpointing;
   job.phase_since = now_;
   ++job.epoch;
   ++records_[job.index].preemptions;
-  if (options_.scheduler.checkpoint_s > 0.0) {
-    events_.push(now_ + options_.scheduler.checkpoint_s, EventKind::kCheckpointDone, job.index,
-                 job.epoch);
+  if (checkpoint_seconds > 0.0) {
+    events_.push(now_ + checkpoint_seconds, EventKind::kCheckpointDone, job.index, job.epoch);
   } else {
     // The ledger already has the resources back (apply frees before it grants).
-    records_[job.index].overhead_gpu_seconds += job.gpus * (now_ - job.phase_since);
-    records_[job.index].gpu_seconds += job.gpus * (now_ - job.held_since);
-    drop_holding(job);
-    job.phase = JobPhase::kWaiting;
-    job.phase_since = now_;
-    ++job.epoch;
-    scheduler_->enqueue(job.index, now_);
+    charge(job, OverheadKind::kCheckpoint, job.gpus * (now_ - job.phase_since));
+    commit_save(job);
+    fold_held(job);
+    requeue(job);
   }
 }
 
-void Engine::change_job(JobState& job, std::span<const Grant> old_grants) {
+void Engine::change_job(JobState& job, std::span<const Grant> old_grants, bool resized) {
   // Same GPUs on the same nodes: a re-allocation of CPU, memory or storage.
   bool same_gpus = old_grants.size() == job.grant_count;
   const auto now_held = grants_of(job.index);
@@ -462,34 +656,34 @@ void Engine::change_job(JobState& job, std::span<const Grant> old_grants) {
       found = found || (grant.node == old.node && grant.gpus == old.gpus);
     same_gpus = same_gpus && found;
   }
-  if (!same_gpus)
-    throw std::logic_error("plan: job '" + job.spec->id +
-                           "' would move GPUs; migration is not modelled by this engine");
-  job.remaining = std::max(0.0, job.remaining_at(now_));
-  job.attained_time = job.attained_at(now_);
-  job.progress_since = now_;
-  ++reallocations_;
   set_rate(job);
-  if (options_.scheduler.realloc_s > 0.0) {
-    job.phase = JobPhase::kRestoring;
-    job.phase_since = now_;
-    ++job.epoch;
-    events_.push(now_ + options_.scheduler.realloc_s, EventKind::kRestoreDone, job.index,
-                 job.epoch);
-  } else {
-    begin_running(job.index);
+  if (same_gpus) {
+    ++reallocations_;
+    pause(job, OverheadKind::kRealloc,
+          overheads_.seconds(OverheadKind::kRealloc, job.index, *job.spec));
+    return;
   }
+  if (not_begun(job)) {  // it starts on its new GPUs: nothing to move, no cost
+    begin_running(job.index);
+    return;
+  }
+  // Moving or resizing restarts the job from its state as of now: a save, then a restore.
+  commit_save(job);
+  const OverheadKind kind = resized ? OverheadKind::kResize : OverheadKind::kMigration;
+  ++(resized ? records_[job.index].resizes : records_[job.index].migrations);
+  pause(job, kind, overheads_.seconds(kind, job.index, *job.spec));
 }
 
 // --- Event handlers ---------------------------------------------------------------------------
 
 void Engine::complete(std::uint32_t index) {
   JobState& job = jobs_[index];
+  progress_gpu_seconds_ += job.gpus * (now_ - job.progress_since);
   job.attained_time = job.attained_at(now_);
   job.remaining = 0.0;
   records_[index].finish_time = now_;
   release_to_ledger(job);
-  records_[index].gpu_seconds += job.gpus * (now_ - job.held_since);
+  fold_held(job);
   drop_holding(job);
   job.phase = JobPhase::kFinished;
   ++job.epoch;
@@ -503,26 +697,99 @@ void Engine::complete(std::uint32_t index) {
 
 void Engine::finish_checkpoint(std::uint32_t index) {
   JobState& job = jobs_[index];
-  records_[index].overhead_gpu_seconds += job.gpus * (now_ - job.phase_since);
+  charge(job, OverheadKind::kCheckpoint, job.gpus * (now_ - job.phase_since));
+  commit_save(job);
   release_to_ledger(job);
-  records_[index].gpu_seconds += job.gpus * (now_ - job.held_since);
-  drop_holding(job);
-  job.phase = JobPhase::kWaiting;
-  job.phase_since = now_;
-  ++job.epoch;
-  scheduler_->enqueue(index, now_);
+  fold_held(job);
+  requeue(job);
   scheduler_->note_released();
 }
 
 void Engine::begin_running(std::uint32_t index) {
   JobState& job = jobs_[index];
-  if (job.phase == JobPhase::kRestoring)
-    records_[index].overhead_gpu_seconds += job.gpus * (now_ - job.phase_since);
+  if (job.phase == JobPhase::kRestoring) {
+    charge(job, job.pause, job.gpus * (now_ - job.phase_since));
+    if (job.pause == OverheadKind::kCheckpoint) {
+      commit_save(job);  // a periodic checkpoint is complete
+      ++checkpoints_;
+    }
+  }
   job.phase = JobPhase::kRunning;
   job.phase_since = job.progress_since = now_;
   ++job.epoch;
   events_.push(now_ + std::max(0.0, job.remaining) / job.rate, EventKind::kCompletion, index,
                job.epoch);
+  schedule_save(job);
+}
+
+void Engine::save_due(std::uint32_t index) {
+  JobState& job = jobs_[index];
+  fold_progress(job);
+  pause(job, OverheadKind::kCheckpoint,
+        overheads_.seconds(OverheadKind::kCheckpoint, index, *job.spec));
+}
+
+// A job on a failed node loses what it did since its last saved state, gives back everything
+// it holds (on every node) and waits again; what it spent on overheads stays spent.
+void Engine::fail_job(JobState& job) {
+  if (job.phase == JobPhase::kRunning) {
+    fold_progress(job);
+  } else if (job.phase == JobPhase::kRestoring) {
+    charge(job, job.pause, job.gpus * (now_ - job.phase_since));  // a save under way is lost
+  } else {
+    charge(job, OverheadKind::kCheckpoint, job.gpus * (now_ - job.phase_since));
+  }
+  JobRecord& record = records_[job.index];
+  record.lost_gpu_seconds += job.unsaved_gpu_seconds;
+  ++record.failures;
+  job.remaining = job.saved_remaining;
+  job.unsaved_gpu_seconds = 0.0;
+  job.run_since_save = 0.0;
+  release_to_ledger(job);
+  fold_held(job);
+  requeue(job);
+}
+
+void Engine::node_down(std::uint32_t node, bool generated) {
+  if (down_count_[node]++ == 0) {
+    ++node_failures_;
+    const auto on_node = node_holders_[node];
+    failing_.assign(on_node.begin(), on_node.end());
+    for (std::uint32_t index : failing_) fail_job(jobs_[index]);
+    // Down: the node's resources are held by no job until it is repaired.
+    const auto& n = cluster_.node(node);
+    offline_grant_[node] =
+        Grant{node, n.free_gpus, n.free_cpus, n.free_mem_gb, n.free_storage_mbps};
+    cluster_.allocate(offline_grant_[node]);
+    ++offline_nodes_;
+    offline_gpus_ += n.gpus;
+    if (!failing_.empty()) scheduler_->note_released();
+  } else if (generated) {
+    ++node_failures_;  // a second outage while down (it extends the outage)
+  }
+  if (generated) events_.push(now_ + failures_->repair_s(), EventKind::kNodeUp, node, 1);
+}
+
+void Engine::node_up(std::uint32_t node, bool generated) {
+  if (--down_count_[node] == 0) {
+    cluster_.release(offline_grant_[node]);
+    --offline_nodes_;
+    offline_gpus_ -= cluster_.node(node).gpus;
+    scheduler_->note_released();
+  }
+  if (generated) events_.push(now_ + failures_->next_uptime(node), EventKind::kNodeDown, node, 1);
+}
+
+void Engine::start_failures() {
+  offline_grant_.assign(cluster_.nodes().size(), Grant{});
+  // Event `epoch` tells generated outages (1) from replayed ones (0).
+  for (const NodeOutage& outage : options_.mechanisms.failure_trace) {
+    events_.push(outage.down, EventKind::kNodeDown, outage.node, 0);
+    events_.push(outage.up, EventKind::kNodeUp, outage.node, 0);
+  }
+  if (failures_)
+    for (std::uint32_t node = 0; node < cluster_.nodes().size(); ++node)
+      events_.push(first_submit_ + failures_->next_uptime(node), EventKind::kNodeDown, node, 1);
 }
 
 // --- Main loop --------------------------------------------------------------------------------
@@ -530,10 +797,13 @@ void Engine::begin_running(std::uint32_t index) {
 void Engine::integrate_until(Time now) {
   const double waiting = static_cast<double>(scheduler_->waiting());
   queue_length_integral_ += waiting * (now - last_batch_time_);
+  // GPUs jobs hold (a node down is held by its outage, not by a job).
+  const int busy = cluster_.total_gpus() - cluster_.free_gpus() - offline_gpus_;
+  if (now > last_batch_time_) ledger_gpu_seconds_ += busy * (now - last_batch_time_);
   const Time from = std::max(last_batch_time_, measure_from_);
   if (now > from) {
     const double dt = now - from;
-    busy_gpu_integral_ += (cluster_.total_gpus() - cluster_.free_gpus()) * dt;
+    busy_gpu_integral_ += busy * dt;
     cpu_integral_ += cluster_.allocated_cpus() * dt;
     mem_integral_ += cluster_.allocated_mem_gb() * dt;
     storage_integral_ += cluster_.allocated_storage_mbps() * dt;
@@ -555,8 +825,11 @@ RunResult Engine::run() {
   }
   const double sample_interval = options_.sample_interval_s;
   if (sample_interval > 0.0) events_.push(first_submit_, EventKind::kSample);
+  if (options_.mechanisms.fails()) start_failures();
 
   while (next_arrival_ < arrival_order_.size() || !events_.empty()) {
+    // Failures never run out: the run ends when every job has left.
+    if (stop_when_idle_ && active_jobs_ == 0 && next_arrival_ == arrival_order_.size()) break;
     Time now = events_.empty() ? jobs_[arrival_order_[next_arrival_]].submit : events_.top().time;
     if (next_arrival_ < arrival_order_.size())
       now = std::min(now, jobs_[arrival_order_[next_arrival_]].submit);
@@ -566,21 +839,37 @@ RunResult Engine::run() {
     bool sample_due = false;
     bool round_event = false;
     bool plan_event = false;
-    // Events before arrivals (completions and overheads), then arrivals, then rounds/samples.
+    bool defrag_event = false;
+    bool jobs_came_or_went = false;  // an arrival, a completion or a failure (lease_s = 0)
+    // Events before arrivals (completions, overheads, failures), then arrivals, then
+    // rounds/samples.
     while (!events_.empty() && events_.top().time == now &&
            events_.top().kind < EventKind::kArrival) {
       const Event event = events_.pop();
       ++events_processed_;
-      if (event.epoch != jobs_[event.job].epoch) continue;  // superseded by a change of plan
+      // A job's event superseded by a change of plan is stale (node events carry no epoch).
+      if (event.kind <= EventKind::kSaveDue && event.epoch != jobs_[event.job].epoch) continue;
       switch (event.kind) {
         case EventKind::kCompletion:
           complete(event.job);
+          jobs_came_or_went = true;
           break;
         case EventKind::kCheckpointDone:
           finish_checkpoint(event.job);
           break;
         case EventKind::kRestoreDone:
           begin_running(event.job);
+          break;
+        case EventKind::kSaveDue:
+          save_due(event.job);
+          break;
+        case EventKind::kNodeDown:
+          node_down(event.job, event.epoch == 1);
+          jobs_came_or_went = true;
+          break;
+        case EventKind::kNodeUp:
+          node_up(event.job, event.epoch == 1);
+          jobs_came_or_went = true;
           break;
         default:
           break;
@@ -595,22 +884,27 @@ RunResult Engine::run() {
       job.phase_since = now;
       ++job.epoch;
       scheduler_->enqueue(index, now);
+      scheduler_->note_arrival(index);
       ++events_processed_;
+      jobs_came_or_went = true;
     }
     while (!events_.empty() && events_.top().time == now) {
       const Event event = events_.pop();
       ++events_processed_;
       if (event.kind == EventKind::kRound) round_event = true;
       if (event.kind == EventKind::kPlan) plan_event = true;
+      if (event.kind == EventKind::kDefrag) defrag_event = true;
       if (event.kind == EventKind::kSample) sample_due = true;
     }
     if (options_.window && window_left_ == 0) {
       window_outlived_arrivals_ = next_arrival_ == arrival_order_.size();
       break;  // the window has drained: steady-state metrics are complete
     }
-    scheduler_->plan(now, scheduler_->round_due(now, round_event), plan_event);
+    scheduler_->plan(now, scheduler_->round_due(now, round_event, jobs_came_or_went), plan_event,
+                     defrag_event);
     if (auto round = scheduler_->next_round(now)) events_.push(*round, EventKind::kRound);
     if (auto plan = scheduler_->next_plan(now)) events_.push(*plan, EventKind::kPlan);
+    if (auto defrag = scheduler_->next_defrag(now)) events_.push(*defrag, EventKind::kDefrag);
     if (options_.check_invariants) check_invariants();
     if (options_.observer) options_.observer(*this);
     if (sample_due) {
@@ -619,7 +913,7 @@ RunResult Engine::run() {
         events_.push(now + sample_interval, EventKind::kSample);
     }
     if (holders_.empty() && next_arrival_ == arrival_order_.size() && scheduler_->waiting() > 0 &&
-        !scheduler_->plan_pending())
+        !scheduler_->plan_pending() && offline_nodes_ == 0)
       throw std::logic_error("simulation stalled: jobs wait but nothing can ever free resources");
   }
   return collect_results();
@@ -638,11 +932,7 @@ void Engine::take_sample() {
     // Fragmented: idle GPUs on nodes (of a type the head-of-queue job may use) whose idle count
     // is below what that job would need from one node.
     const JobState& head = jobs_[scheduler_->head_of_queue()];
-    for (const auto& node : cluster_.nodes()) {
-      if (head.gpu_type >= 0 && node.gpu_type != head.gpu_type) continue;
-      if (node.free_gpus > 0 && node.free_gpus < std::min(head.gpus, node.gpus))
-        sample.fragmented_gpus += node.free_gpus;
-    }
+    sample.fragmented_gpus = cluster_.fragmented_gpus(head.gpu_type, head.gpus);
   }
   if (now_ >= measure_from_) {
     fragmented_sum_ += sample.fragmented_gpus;
@@ -673,8 +963,24 @@ void Engine::check_invariants() const {
       ++listed[grant.node];
     }
     if (gpus != job.gpus) throw std::logic_error("invariant: job holds the wrong number of GPUs");
+    if (job.gpus != job.spec->num_gpus &&
+        !(is_elastic(index) && job.gpus >= min_gpus(index) && job.gpus <= max_gpus(index)))
+      throw std::logic_error("invariant: a job holds a GPU count outside its range");
     vc[job.vc] += job.gpus;
   }
+  std::size_t offline = 0;
+  for (std::size_t i = 0; i < down_count_.size(); ++i) {
+    if (down_count_[i] == 0) continue;
+    ++offline;
+    const Grant& outage = offline_grant_[i];
+    if (!node_holders_[i].empty() || outage.gpus != nodes[i].gpus)
+      throw std::logic_error("invariant: a node that is down hosts a job");
+    used[i] += outage.gpus;
+    cpus[i] += outage.cpus;
+    mem[i] += outage.mem_gb;
+    storage[i] += outage.storage_mbps;
+  }
+  if (offline != offline_nodes_) throw std::logic_error("invariant: offline node count drifted");
   int free = 0;
   constexpr double kTolerance = 1e-6;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
@@ -705,9 +1011,36 @@ void Engine::check_invariants() const {
       throw std::logic_error("invariant: VC '" + vc_names_[v] + "' above its quota");
   }
   scheduler_->check_invariants();
+  check_work_conservation();
+}
+
+// GPU-seconds held by jobs, three ways: as the ledger's busy GPUs integrate them, as jobs'
+// holdings sum them, and as progress plus every charged overhead (lost work is progress that a
+// failure took back). The three must agree.
+void Engine::check_work_conservation() const {
+  double held = held_gpu_seconds_, progress = progress_gpu_seconds_,
+         overhead = overhead_gpu_seconds_;
+  for (std::uint32_t index : holders_) {
+    const JobState& job = jobs_[index];
+    held += job.gpus * (now_ - job.held_since);
+    if (job.phase == JobPhase::kRunning) {
+      progress += job.gpus * (now_ - job.progress_since);
+    } else {
+      overhead += job.gpus * (now_ - job.phase_since);
+    }
+  }
+  const auto differ = [](double a, double b) {
+    return std::abs(a - b) > 1e-9 * std::max({1.0, std::abs(a), std::abs(b)});
+  };
+  if (differ(held, ledger_gpu_seconds_))
+    throw std::logic_error("invariant: GPU-seconds held by jobs differ from the ledger's");
+  if (differ(held, progress + overhead))
+    throw std::logic_error(
+        "invariant: work conservation: GPU-seconds held != progress + overheads");
 }
 
 RunResult Engine::collect_results() {
+  if (options_.check_invariants) check_work_conservation();
   RunResult result;
   result.samples = std::move(samples_);
   result.window_outlived_arrivals = window_outlived_arrivals_;
@@ -724,6 +1057,10 @@ RunResult Engine::collect_results() {
       record.start_time = record.finish_time = -1.0;
       record.queue_delay = record.gpu_seconds = record.overhead_gpu_seconds = 0.0;
       record.preemptions = record.nodes = 0;
+      record.migrations = record.resizes = record.failures = 0;
+      record.lost_gpu_seconds = record.checkpoint_gpu_seconds = record.restore_gpu_seconds =
+          record.migration_gpu_seconds = record.resize_gpu_seconds = record.realloc_gpu_seconds =
+              0.0;
       continue;
     }
     record.jct = record.finish_time - record.submit_time;
@@ -733,6 +1070,15 @@ RunResult Engine::collect_results() {
     m.gpu_seconds += record.gpu_seconds;
     m.overhead_gpu_seconds += record.overhead_gpu_seconds;
     m.preemptions += static_cast<std::size_t>(record.preemptions);
+    m.migrations += static_cast<std::uint64_t>(record.migrations);
+    m.resizes += static_cast<std::uint64_t>(record.resizes);
+    m.failures += static_cast<std::uint64_t>(record.failures);
+    m.lost_gpu_seconds += record.lost_gpu_seconds;
+    m.overhead_checkpoint_gpu_seconds += record.checkpoint_gpu_seconds;
+    m.overhead_restore_gpu_seconds += record.restore_gpu_seconds;
+    m.overhead_migration_gpu_seconds += record.migration_gpu_seconds;
+    m.overhead_resize_gpu_seconds += record.resize_gpu_seconds;
+    m.overhead_realloc_gpu_seconds += record.realloc_gpu_seconds;
     last_finish = std::max(last_finish, record.finish_time);
   }
   m.jobs = jcts.size();
@@ -769,6 +1115,10 @@ RunResult Engine::collect_results() {
   m.rounds = scheduler_->rounds();
   m.reallocations = reallocations_;
   m.window_overloaded = window_outlived_arrivals_ ? 1 : 0;
+  m.useful_gpu_seconds = m.gpu_seconds - m.overhead_gpu_seconds - m.lost_gpu_seconds;
+  m.goodput = m.gpu_seconds > 0.0 ? m.useful_gpu_seconds / m.gpu_seconds : 0.0;
+  m.node_failures = node_failures_;
+  m.checkpoints = checkpoints_;
   scheduler_->report(m);
   result.jobs = std::move(records_);  // no second copy of the per-job state
   return result;

@@ -25,6 +25,15 @@ Scheduler::Scheduler(Engine& engine, const SimOptions& options)
   if (!allocation_) throw std::invalid_argument("make_allocation returned no mechanism");
   preemptive_ = options.scheduler.preemption.value_or(policy_->preemptive());
   ranks_vcs_ = policy_->ranks_vcs();
+  const auto& mechanisms = options.mechanisms;
+  evicts_on_arrival_ =
+      mechanisms.preempt_on_arrival && options.scheduler.honor_priority && preemptive_;
+  if (mechanisms.migrates()) {
+    defrag_ = std::make_unique<Defragmenter>(engine);
+    make_room_ = mechanisms.migration == MechanismOptions::Migration::kOnDemand;
+  }
+  if (mechanisms.elastic) elastic_ = std::make_unique<ElasticResizer>(engine, *this);
+  locality_ = options.scheduler.strict_locality;
 }
 
 void Scheduler::load(std::size_t jobs, int max_gpus, std::size_t vcs) {
@@ -68,7 +77,8 @@ void Scheduler::enqueue(std::uint32_t index, Time now) {
 
 // --- Rounds -----------------------------------------------------------------------------------
 
-bool Scheduler::round_due(Time now, bool round_event) {
+bool Scheduler::round_due(Time now, bool round_event, bool jobs_came_or_went) {
+  if (options_.scheduler.lease_s == 0.0) return preemptive_ && jobs_came_or_went && !queue_.empty();
   // A batch that lands exactly on a lease boundary is that boundary's round, even when no round
   // was pending (the queue was empty until this batch's arrivals).
   if (!round_event && !round_scheduled_ && preemptive_ && !queue_.empty() &&
@@ -79,15 +89,18 @@ bool Scheduler::round_due(Time now, bool round_event) {
 }
 
 std::optional<Time> Scheduler::next_round(Time now) {
-  if (!preemptive_ || round_scheduled_ || queue_.empty() || engine_.holders().empty())
+  if (!preemptive_ || round_scheduled_ || queue_.empty() || engine_.holders().empty() ||
+      options_.scheduler.lease_s == 0.0)
     return std::nullopt;
   round_scheduled_ = true;
   const double lease = options_.scheduler.lease_s;
   return (std::floor(now / lease) + 1.0) * lease;
 }
 
-void Scheduler::plan(Time now, bool round_due, bool plan_event) {
+void Scheduler::plan(Time now, bool round_due, bool plan_event, bool defrag_event) {
   if (round_due) preemption_round(now);
+  if (!arrived_.empty()) evict_for_arrivals();
+  if (defrag_event) defrag_scheduled_ = false;
   const double period = options_.scheduler.plan_interval_s;
   if (period > 0.0) {
     if (plan_event) plan_scheduled_ = false;
@@ -99,7 +112,100 @@ void Scheduler::plan(Time now, bool round_due, bool plan_event) {
     allocation_->rebalance(engine_, plan_);
     if (!plan_.empty()) engine_.apply(plan_);
   }
+  if (defrag_ || elastic_) run_mechanisms(now, defrag_event);
   released_ = false;
+  started_ = false;
+}
+
+void Scheduler::run_mechanisms(Time now, bool defrag_event) {
+  // A waiting job short of GPUs: elastic jobs give some back, then the pass starts it.
+  if (elastic_ && !queue_.empty()) {
+    plan_.clear();
+    if (elastic_->shrink_for(head_of_queue(), plan_)) {
+      engine_.apply(plan_);
+      scheduling_pass(now);
+    }
+  }
+  if (defrag_) {
+    if (released_) compaction_tried_ = false;
+    const double threshold = options_.mechanisms.defrag_threshold;
+    const bool fragmented = threshold > 0.0 && !queue_.empty() && !compaction_tried_ &&
+                            defrag_->fragmented_fraction(head_of_queue()) > threshold;
+    if (defrag_event || fragmented) {
+      plan_.clear();
+      if (defrag_->compact(plan_)) {
+        engine_.apply(plan_);
+        scheduling_pass(now);
+      } else {
+        compaction_tried_ = true;
+      }
+    }
+  }
+  // GPUs idle and no one waiting (after a release, or as jobs start): elastic jobs grow.
+  if (elastic_ && queue_.empty() && (released_ || started_)) {
+    plan_.clear();
+    if (elastic_->grow(plan_)) engine_.apply(plan_);
+  }
+}
+
+std::optional<Time> Scheduler::next_defrag(Time now) {
+  if (!defrag_ || options_.mechanisms.migration != MechanismOptions::Migration::kPeriodic ||
+      defrag_scheduled_ || engine_.holders().empty())
+    return std::nullopt;
+  defrag_scheduled_ = true;
+  const double period = options_.mechanisms.defrag_period_s;
+  return (std::floor(now / period) + 1.0) * period;
+}
+
+// A higher-priority arrival evicts running jobs of lower priority at once, the lowest priority
+// (then the lowest in policy order) first, when enough of them hold GPUs of its type; the pass
+// then starts it as they give their GPUs back.
+void Scheduler::evict_for_arrivals() {
+  const auto all = jobs();
+  const ClusterState& cluster = engine_.cluster();
+  freeing_.assign(cluster.gpu_type_names().size(), 0);
+  plan_.clear();
+  std::sort(arrived_.begin(), arrived_.end(), order());
+  for (std::uint32_t index : arrived_) {
+    const JobState& job = all[index];
+    if (job.phase != JobPhase::kWaiting) continue;
+    const int priority = job.spec->priority;
+    for (int type = 0; type < static_cast<int>(freeing_.size()); ++type) {
+      if (job.gpu_type >= 0 && type != job.gpu_type) continue;
+      int need = job.gpus - cluster.free_gpus(type) - freeing_[type];
+      if (need <= 0) break;
+      victims_.clear();
+      int evictable = 0;
+      for (std::uint32_t running : engine_.holders()) {
+        const JobState& other = all[running];
+        if (other.phase != JobPhase::kRunning || other.spec->priority >= priority ||
+            engine_.type_held(running) != type)
+          continue;
+        victims_.push_back(running);
+        evictable += other.gpus;
+      }
+      if (evictable < need) continue;
+      std::sort(victims_.begin(), victims_.end(), [&](std::uint32_t a, std::uint32_t b) {
+        if (all[a].spec->priority != all[b].spec->priority)
+          return all[a].spec->priority < all[b].spec->priority;
+        return before(b, a);
+      });
+      std::size_t chosen = 0;
+      for (; chosen < victims_.size() && need > 0; ++chosen) {
+        plan_.set(victims_[chosen]);  // no grants: stop
+        need -= all[victims_[chosen]].gpus;
+      }
+      engine_.apply(plan_);
+      plan_.clear();
+      released_ = true;
+      // Those still saving their state free their GPUs later: later arrivals count them.
+      for (std::size_t v = 0; v < chosen; ++v)
+        if (all[victims_[v]].phase == JobPhase::kCheckpointing)
+          freeing_[type] += all[victims_[v]].gpus;
+      break;
+    }
+  }
+  arrived_.clear();
 }
 
 void Scheduler::preemption_round(Time now) {
@@ -377,6 +483,7 @@ void Scheduler::scheduling_pass(Time) {
   // Nothing can start (the walk's first step would stop): skip building it.
   if (engine_.cluster().free_gpus() < std::max(1, queue_.min_demand())) return;
   ++pass_number_;
+  no_room_.clear();
   const auto less = walk_order(engine_.vc_usage());
   const bool backfill = options_.scheduler.backfill;
   const ClusterState& cluster = engine_.cluster();
@@ -415,8 +522,34 @@ void Scheduler::scheduling_pass(Time) {
         walk_.drop(less);
         continue;
       }
-      if (job.gpus <= cluster.free_gpus(job.gpu_type) && try_start(index)) {
+      bool room = job.gpus <= cluster.free_gpus(job.gpu_type);
+      if (room && (make_room_ || locality_)) {
+        // Room on the job's fewest nodes: what strict locality needs, and what on-demand
+        // migration makes when it pays (a shape it failed for stays failed this pass).
+        bool local = engine_.room_on_fewest_nodes(index);
+        const std::pair<int, int> shape{job.gpus, job.gpu_type};
+        if (!local && make_room_ &&
+            std::find(no_room_.begin(), no_room_.end(), shape) == no_room_.end()) {
+          plan_.clear();
+          if (defrag_->make_room(index, plan_)) {
+            engine_.apply(plan_);
+            no_room_.clear();
+            local = true;
+          } else {
+            no_room_.push_back(shape);
+          }
+        }
+        if (!local && engine_.request_of(index).fewest_nodes) {
+          room = false;
+          if (backfill && options_.scheduler.locality_relax_s <= 0.0) {
+            walk_.drop(less);  // the rest of this bucket (one size, one type) has no room either
+            continue;
+          }
+        }
+      }
+      if (room && try_start(index)) {
         started_any = true;
+        started_ = true;
         walk_.advance(less);
         if (ranks_vcs_) walk_.reorder(less);  // the VC's share grew: its other lists move back
         continue;

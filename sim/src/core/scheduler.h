@@ -7,8 +7,12 @@
 //      admitted are stopped, but only where a waiting job was admitted on their GPU type;
 //   2. makes a pass over the queue in policy order, asking the allocation mechanism to start
 //      each job that fits (the fast path: a job starts without a round);
-//   3. lets the allocation mechanism rebalance running jobs when resources changed hands.
-// What triggers rounds is a setting (lease_s, preemption), not a property of the engine.
+//   3. lets the allocation mechanism rebalance running jobs when resources changed hands;
+//   4. runs the mechanisms that are on ([mechanisms], mechanisms.h): elastic shrinking for a
+//      waiting job, defragmentation, elastic growth into idle GPUs.
+// What triggers rounds is a setting (lease_s, preemption), not a property of the engine: every
+// lease_s, or with lease_s = 0 at every arrival, completion and failure; and with
+// preempt_on_arrival, a higher-priority arrival evicts lower-priority jobs at once.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +24,8 @@
 #include "clustersim/policy.h"
 #include "core/engine.h"
 #include "core/waiting_queue.h"
+#include "mechanisms/defragmenter.h"
+#include "mechanisms/elastic.h"
 
 namespace clustersim::internal {
 
@@ -31,21 +37,30 @@ class Scheduler {
 
   // A job becomes waiting (it arrived, or was stopped and re-queued).
   void enqueue(std::uint32_t job, Time now);
+  // The job just arrived (after enqueue): a higher-priority arrival may evict at once.
+  void note_arrival(std::uint32_t job) {
+    if (evicts_on_arrival_) arrived_.push_back(job);
+  }
   // Resources were given back (a completion, a checkpoint's end): worth rebalancing.
   void note_released() { released_ = true; }
 
   // Whether this batch holds a round: a round event popped, or (no round pending) the batch
-  // lands exactly on a lease boundary while jobs wait.
-  bool round_due(Time now, bool round_event);
+  // lands exactly on a lease boundary while jobs wait; with lease_s = 0, whenever jobs arrived,
+  // completed or failed in the batch (`jobs_came_or_went`) while jobs wait.
+  bool round_due(Time now, bool round_event, bool jobs_came_or_went);
   // After planning: when the next round should be, if one should be scheduled now.
   std::optional<Time> next_round(Time now);
   // One batch's decisions: the round (when due), a pass, the mechanism's rebalancing. With a
   // planning period, the pass and the rebalancing happen only on its boundaries (`plan_event`:
   // a planning event popped in this batch).
-  void plan(Time now, bool round_due, bool plan_event);
+  void plan(Time now, bool round_due, bool plan_event, bool defrag_event);
   // With a planning period: the next boundary, when one should be scheduled now.
   std::optional<Time> next_plan(Time now);
   bool plan_pending() const { return plan_scheduled_; }
+  // With periodic defragmentation: the next one, when one should be scheduled now.
+  std::optional<Time> next_defrag(Time now);
+  // Policy order (priority first with honor_priority; the policy's keys; the index).
+  bool ranks_before(std::uint32_t a, std::uint32_t b) const { return before(a, b); }
 
   std::size_t waiting() const { return queue_.size(); }
   // The waiting job first in policy order (the queue must not be empty).
@@ -58,6 +73,8 @@ class Scheduler {
  private:
   void scheduling_pass(Time now);
   void preemption_round(Time now);
+  void evict_for_arrivals();
+  void run_mechanisms(Time now, bool defrag_event);
   void sort_candidates(Time now);
   void simple_round(int capacity);
   bool try_start(std::uint32_t job);
@@ -94,6 +111,7 @@ class Scheduler {
   std::unique_ptr<SchedulingPolicy> policy_;
   std::unique_ptr<AllocationMechanism> allocation_;
   bool preemptive_ = false;
+  bool evicts_on_arrival_ = false;  // preempt_on_arrival, honor_priority, a preemptive policy
   bool ranks_vcs_ = false;
   bool lend_ = false;  // VC quotas are lent (two phases: within quota first)
 
@@ -102,6 +120,7 @@ class Scheduler {
   std::vector<PriorityKey> keys_;  // by job index
   Plan plan_;
   bool released_ = false;  // since the last rebalance
+  bool started_ = false;   // this plan's passes started a job
 
   // Scratch reused by rounds and passes (no allocation per event).
   std::vector<std::uint32_t> candidates_;
@@ -134,6 +153,18 @@ class Scheduler {
   bool round_scheduled_ = false;
   bool plan_scheduled_ = false;
   std::uint64_t rounds_ = 0;
+
+  // Mechanisms (null when off).
+  std::unique_ptr<Defragmenter> defrag_;
+  std::unique_ptr<ElasticResizer> elastic_;
+  bool make_room_ = false;  // migration = "on_demand": make room before a split start
+  bool locality_ = false;   // scheduler.locality = "strict"
+  std::vector<std::pair<int, int>> no_room_;  // (GPUs, type) make_room failed for, this pass
+  bool compaction_tried_ = false;  // a compaction found nothing; retried once resources free
+  bool defrag_scheduled_ = false;
+  std::vector<std::uint32_t> arrived_;  // this batch's arrivals (preempt_on_arrival)
+  std::vector<std::uint32_t> victims_;  // scratch: evict_for_arrivals
+  std::vector<int> freeing_;            // scratch: GPUs being freed, by type
 };
 
 }  // namespace clustersim::internal

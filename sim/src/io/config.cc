@@ -13,6 +13,7 @@
 
 #include "clustersim/allocation_mechanism.h"
 #include "clustersim/error.h"
+#include "clustersim/failure_trace.h"
 #include "clustersim/internal/input_file.h"
 #include "clustersim/placement.h"
 #include "clustersim/policy.h"
@@ -323,6 +324,9 @@ WorkloadSource parse_workload(const toml::table& root, const std::string& source
         reader.integer("seed", 1, 0, std::numeric_limits<std::int64_t>::max()));
     generator.max_gpus_per_job =
         static_cast<int>(reader.integer("max_gpus_per_job", 0, 0, 1 << 20));
+    generator.elastic_fraction = reader.number("elastic_fraction", 0.0, 0.0, 1.0);
+    generator.elastic_min_factor = reader.number("elastic_min_factor", 0.5, 1e-9, 1.0);
+    generator.elastic_max_factor = reader.number("elastic_max_factor", 2.0, 1.0, 1e6);
     generator.cluster_gpus = cluster_gpus;
     if (const toml::node* vcs = reader.node("vcs")) {
       const toml::array* array = vcs->as_array();
@@ -375,12 +379,19 @@ void parse_scheduler(const toml::table& root, const std::string& source, SimOpti
   s.best_demand_tolerance =
       reader.number("best_demand_tolerance", s.best_demand_tolerance, 0.0, 0.999999);
   s.realloc_s = reader.number("realloc_s", s.realloc_s, 0.0, 1e12);
-  s.lease_s = reader.number("lease_s", s.lease_s, 1e-3, 1e12);
+  s.lease_s = reader.number("lease_s", s.lease_s, 0.0, 1e12);
+  if (s.lease_s > 0.0 && s.lease_s < 1e-3)
+    reader.fail("lease_s", "must be 0 (a round at every arrival and completion) or >= 0.001");
   s.plan_interval_s = reader.number("plan_interval_s", s.plan_interval_s, 0.0, 1e12);
   s.checkpoint_s = reader.number("checkpoint_s", s.checkpoint_s, 0.0, 1e12);
   s.restore_s = reader.number("restore_s", s.restore_s, 0.0, 1e12);
   s.backfill = reader.boolean("backfill", s.backfill);
   s.honor_priority = reader.boolean("honor_priority", s.honor_priority);
+  s.strict_locality = reader.choice("locality", "any", {"any", "strict"}) == "strict";
+  if (s.strict_locality && s.placement != "consolidate")
+    reader.fail("locality", "\"strict\" needs placement = \"consolidate\" (placement \"" +
+                                s.placement + "\" may split a job over more nodes than it needs)");
+  s.locality_relax_s = reader.number("locality_relax_s", s.locality_relax_s, 0.0, 1e12);
   if (reader.has("preemption")) s.preemption = reader.boolean("preemption", false);
   s.vc_quota = reader.choice("vc_quota", "strict", {"strict", "lend"}) == "lend"
                    ? VcQuotaMode::kLend
@@ -401,6 +412,126 @@ void parse_scheduler(const toml::table& root, const std::string& source, SimOpti
   sim.seed = static_cast<std::uint64_t>(
       reader.integer("seed", 1, 0, std::numeric_limits<std::int64_t>::max()));
   reject_impossible = reader.boolean("reject_impossible", false);
+  reader.reject_unknown_keys();
+}
+
+// One transition's cost: <kind>_model, <kind>_s (for checkpoint and restore: [scheduler]'s
+// checkpoint_s and restore_s), <kind>_gbps, <kind>_samples.
+OverheadCost parse_cost(TableReader& reader, const std::string& kind, OverheadCost cost,
+                        bool has_seconds) {
+  std::vector<std::string> models = {"constant", "size", "empirical"};
+  const bool restarts = kind == "migration" || kind == "resize";
+  if (restarts) models.push_back("save_restore");
+  const std::string seconds_key = kind + "_s";
+  std::string fallback =
+      restarts && !(has_seconds && reader.has(seconds_key)) ? "save_restore" : "constant";
+  const std::string model = reader.choice(kind + "_model", fallback, models);
+  cost.model = model == "size"        ? OverheadCost::Model::kSize
+               : model == "empirical" ? OverheadCost::Model::kEmpirical
+               : model == "constant"  ? OverheadCost::Model::kConstant
+                                      : OverheadCost::Model::kSaveRestore;
+  if (has_seconds) cost.seconds = reader.number(seconds_key, 0.0, 0.0, 1e12);
+  cost.gbps = reader.number(kind + "_gbps", cost.gbps, 1e-9, 1e12);
+  if (const toml::node* samples = reader.node(kind + "_samples")) {
+    const toml::array* array = samples->as_array();
+    if (!array || array->empty()) reader.fail(kind + "_samples", "expected a list of seconds");
+    for (const auto& item : *array) {
+      auto value = item.value<double>();
+      if (!value || !(*value >= 0.0) || !std::isfinite(*value))
+        reader.fail(kind + "_samples", "expected seconds >= 0");
+      cost.samples.push_back(*value);
+    }
+  }
+  if (cost.model == OverheadCost::Model::kEmpirical && cost.samples.empty())
+    reader.fail(kind + "_samples", "the empirical model draws from these: set them");
+  return cost;
+}
+
+void parse_mechanisms(const toml::table& root, const std::string& source,
+                      const std::string& base_dir, RunConfig& config) {
+  const toml::table* table = subtable(root, "mechanisms", source);
+  TableReader reader(table, "mechanisms", source);
+  MechanismOptions& m = config.sim.mechanisms;
+  for (const char* key : {"checkpoint_s", "restore_s", "realloc_s"})
+    if (reader.has(key))
+      reader.fail(key, std::string("set it in [scheduler] (") + key + " has one place)");
+  m.preempt_on_arrival = reader.boolean("preempt_on_arrival", m.preempt_on_arrival);
+  const std::string migration = reader.choice("migration", "off", {"off", "on_demand", "periodic"});
+  m.migration = migration == "on_demand"  ? MechanismOptions::Migration::kOnDemand
+                : migration == "periodic" ? MechanismOptions::Migration::kPeriodic
+                                          : MechanismOptions::Migration::kOff;
+  m.defrag_threshold = reader.number("defrag_threshold", m.defrag_threshold, 0.0, 1.0);
+  m.defrag_period_s = reader.number("defrag_period_s", m.defrag_period_s, 1e-3, 1e12);
+  m.defrag_max_moves =
+      static_cast<int>(reader.integer("defrag_max_moves", m.defrag_max_moves, 1, 1 << 20));
+
+  m.elastic = reader.boolean("elastic", m.elastic);
+  m.parallel_fraction = reader.number("parallel_fraction", m.parallel_fraction, 0.0, 1.0);
+  if (const toml::node* scaling = reader.node("scaling")) {
+    const toml::table* models = scaling->as_table();
+    if (!models) reader.fail("scaling", "expected a table of model = [[GPUs, speed-up], ...]");
+    for (const auto& [name, value] : *models) {
+      const std::string key = "scaling." + std::string(name.str());
+      const auto fail = [&](const std::string& message) {
+        throw InputError(source, value.source().begin.line, "mechanisms." + excerpt(key), message);
+      };
+      const toml::array* points = value.as_array();
+      if (!points || points->empty()) fail("expected [[GPUs, speed-up], ...]");
+      auto& curve = m.scaling[normalize_model_name(std::string(name.str()))];
+      for (const auto& point : *points) {
+        const toml::array* pair = point.as_array();
+        std::optional<std::int64_t> gpus;
+        std::optional<double> speedup;
+        if (pair && pair->size() == 2) {
+          gpus = pair->get(0)->value_exact<std::int64_t>();
+          speedup = pair->get(1)->value<double>();
+        }
+        if (!gpus || !speedup || *gpus < 1 || !(*speedup > 0.0) || !std::isfinite(*speedup) ||
+            (!curve.empty() && *gpus <= curve.back().first))
+          fail("expected [GPUs, speed-up] pairs: GPUs >= 1 ascending, speed-ups > 0");
+        curve.emplace_back(static_cast<int>(*gpus), *speedup);
+      }
+    }
+  }
+
+  m.mtbf_h = reader.number("mtbf_h", m.mtbf_h, 0.0, 1e12);
+  m.failure_model =
+      reader.choice("failure_model", "exponential", {"exponential", "weibull"}) == "weibull"
+          ? MechanismOptions::FailureModel::kWeibull
+          : MechanismOptions::FailureModel::kExponential;
+  m.weibull_shape = reader.number("weibull_shape", m.weibull_shape, 1e-3, 1e3);
+  m.repair_h = reader.number("repair_h", m.repair_h, 0.0, 1e12);
+  if (reader.has("failure_trace"))
+    m.failure_trace = load_failure_trace(resolve_path(reader.string("failure_trace", ""), base_dir),
+                                         config.sim.cluster);
+  m.checkpoint_interval_s =
+      reader.number("checkpoint_interval_s", m.checkpoint_interval_s, 0.0, 1e12);
+
+  m.checkpoint_cost = parse_cost(reader, "checkpoint", m.checkpoint_cost, false);
+  m.restore_cost = parse_cost(reader, "restore", m.restore_cost, false);
+  m.migration_cost = parse_cost(reader, "migration", m.migration_cost, true);
+  m.resize_cost = parse_cost(reader, "resize", m.resize_cost, true);
+  // Checkpoint sizes: the profiles' (any GPU type; under every alias), then this table's.
+  if (config.profiles) {
+    for (const auto& [type, models] : config.profiles->by_gpu_type)
+      for (const auto& [name, profile] : models) {
+        if (!profile.checkpoint_gb) continue;
+        m.checkpoint_gb.emplace(normalize_model_name(profile.model), *profile.checkpoint_gb);
+        for (const auto& alias : profile.aliases)
+          m.checkpoint_gb.emplace(normalize_model_name(alias), *profile.checkpoint_gb);
+      }
+  }
+  m.default_checkpoint_gb =
+      reader.number("default_checkpoint_gb", m.default_checkpoint_gb, 0.0, 1e9);
+  if (const toml::node* sizes = reader.node("checkpoint_gb")) {
+    const toml::table* models = sizes->as_table();
+    if (!models) reader.fail("checkpoint_gb", "expected a table of model = GB");
+    TableReader size_reader(models, "mechanisms.checkpoint_gb", source);
+    for (const auto& [name, value] : *models) {
+      const std::string model(name.str());
+      m.checkpoint_gb[normalize_model_name(model)] = size_reader.number(model, 0.0, 0.0, 1e9);
+    }
+  }
   reader.reject_unknown_keys();
 }
 
@@ -439,8 +570,8 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
   RunConfig config;
   config.source_name = source_name;
   for (const auto& [key, value] : root) {
-    static const std::set<std::string> kTables = {"cluster",    "workload", "scheduler",
-                                                  "throughput", "metrics",  "debug"};
+    static const std::set<std::string> kTables = {
+        "cluster", "workload", "scheduler", "throughput", "metrics", "mechanisms", "debug"};
     if (!kTables.count(std::string(key.str())))
       throw InputError(source_name, value.source().begin.line, excerpt(key.str()), "unknown table");
   }
@@ -484,6 +615,8 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
     config.sim.throughput = config.throughput_model.get();
   }
   throughput.reject_unknown_keys();
+
+  parse_mechanisms(root, source_name, base_dir, config);
 
   TableReader metrics(subtable(root, "metrics", source_name), "metrics", source_name);
   config.sim.sample_interval_s =

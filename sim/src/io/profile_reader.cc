@@ -85,7 +85,7 @@ Profile parse_profile(const std::string& text, const std::string& file) {
   static const std::set<std::string> kKnown = {
       "schema",          "model",     "aliases",      "gpu_type",       "provenance",
       "batch_size",      "reference", "cpus_per_gpu", "mem_gb_per_gpu", "throughput",
-      "throughput_unit", "pipeline",  "measurements", "notes"};
+      "throughput_unit", "pipeline",  "measurements", "notes",          "checkpoint_gb"};
   for (const auto& [key, value] : root.items()) {
     if (!kKnown.contains(key))
       r.fail(excerpt(key), "unknown field (typo?); see profiles/README.md");
@@ -115,6 +115,10 @@ Profile parse_profile(const std::string& text, const std::string& file) {
 
   if (const json& b = r.member(root, "", "batch_size", false); !b.is_null()) {
     p.batch_size = r.number(b, "batch_size");
+  }
+  if (const json& c = r.member(root, "", "checkpoint_gb", false); !c.is_null()) {
+    p.checkpoint_gb = r.number(c, "checkpoint_gb");
+    if (!(*p.checkpoint_gb >= 0.0)) r.fail("checkpoint_gb", "must be >= 0 (GB)");
   }
   if (const json& u = r.member(root, "", "throughput_unit", false); !u.is_null()) {
     const std::string unit = r.string(u, "throughput_unit");

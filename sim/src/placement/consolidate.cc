@@ -11,6 +11,7 @@ namespace clustersim::placement {
 namespace {
 class Consolidate final : public PlacementPolicy {
  public:
+  bool consolidates() const override { return true; }
   bool place(const PlacementRequest& request, const ClusterState& cluster,
              std::vector<NodeShare>& out) override {
     out.clear();
@@ -79,8 +80,7 @@ class Consolidate final : public PlacementPolicy {
  private:
   // The same choices on the node index, in O(GPUs per node) for a job that fits one node and
   // O(racks x GPUs per node) for one that does not.
-  bool place_indexed(int gpus, int type, const ClusterState& cluster,
-                     std::vector<NodeShare>& out) {
+  bool place_indexed(int gpus, int type, const ClusterState& cluster, std::vector<NodeShare>& out) {
     if (cluster.free_gpus(type) < gpus) return false;
     if (const std::uint32_t node = tightest_indexed_node(cluster, type, gpus); node != kNoNode) {
       out.push_back({node, gpus});

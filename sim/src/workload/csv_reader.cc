@@ -1,11 +1,16 @@
 // The native CSV trace: a header row naming the columns (any order), one job per row.
 //
-//   job_id,submit_time,num_gpus,duration[,model,vc,user,cpus,mem_gb,priority,gpu_type]
+//   job_id,submit_time,num_gpus,duration[,model,vc,user,cpus,mem_gb,priority,gpu_type,
+//                                         min_gpus,max_gpus,checkpoint_interval_s]
 //
+// min_gpus/max_gpus make a job elastic ([mechanisms] elastic): min_gpus <= num_gpus <= max_gpus,
+// either one alone defaulting to num_gpus. checkpoint_interval_s is the job's own period of
+// checkpoints (seconds of running; [mechanisms] checkpoint_interval_s otherwise).
 // Times are seconds. Blank lines and lines starting with '#' are ignored. Fields may be quoted
 // ("a,b"; "" inside is a quote) but cannot span lines. Unknown or repeated columns are an error
 // at the header line; so is a missing required column. A row with fewer fields than the header
 // names the first missing column; an empty optional field takes the JobSpec default.
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <string>
@@ -35,11 +40,19 @@ enum Column : int {
   kMemGb,
   kPriority,
   kGpuType,
+  kMinGpus,
+  kMaxGpus,
+  kCheckpointInterval,
   kColumnCount
 };
 constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
-    "job_id", "submit_time", "num_gpus", "duration", "model",   "vc",
-    "user",   "cpus",        "mem_gb",   "priority", "gpu_type"};
+    "job_id",   "submit_time",
+    "num_gpus", "duration",
+    "model",    "vc",
+    "user",     "cpus",
+    "mem_gb",   "priority",
+    "gpu_type", "min_gpus",
+    "max_gpus", "checkpoint_interval_s"};
 constexpr int kRequiredColumns = kDuration + 1;  // job_id .. duration
 
 bool is_ignored_line(std::string_view line) {
@@ -135,9 +148,30 @@ Workload read_native_csv(std::istream& in, const std::string& source_name,
           case kGpuType:
             job.gpu_type = std::string(workload_internal::trim(text));
             break;
+          case kMinGpus:
+            job.min_gpus = static_cast<int>(field.integer(name, text, 1, INT_MAX));
+            break;
+          case kMaxGpus:
+            job.max_gpus = static_cast<int>(field.integer(name, text, 1, INT_MAX));
+            break;
+          case kCheckpointInterval:
+            job.checkpoint_interval_s = field.non_negative(name, text);
+            break;
           default:
             break;
         }
+      }
+      if (job.min_gpus > 0 || job.max_gpus > 0) {
+        if (job.min_gpus == 0) job.min_gpus = std::min(job.num_gpus, job.max_gpus);
+        if (job.max_gpus == 0) job.max_gpus = std::max(job.num_gpus, job.min_gpus);
+        if (job.min_gpus > job.max_gpus)
+          field.fail("min_gpus", "min_gpus " + std::to_string(job.min_gpus) + " > max_gpus " +
+                                     std::to_string(job.max_gpus));
+        if (job.num_gpus < job.min_gpus || job.num_gpus > job.max_gpus)
+          field.fail("num_gpus", "num_gpus " + std::to_string(job.num_gpus) +
+                                     " outside [min_gpus, max_gpus] = [" +
+                                     std::to_string(job.min_gpus) + ", " +
+                                     std::to_string(job.max_gpus) + "]");
       }
       rows.add_job(std::move(job), "job_id");
     });

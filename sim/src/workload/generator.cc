@@ -159,8 +159,46 @@ double generator_mean_gpu_seconds(const GeneratorOptions& options) {
 
 Workload generate_synergy_workload(const GeneratorOptions& options);  // synergy_generator.cc
 
+namespace {
+
+// Makes a fraction of the jobs elastic, from a stream of its own (so the jobs are otherwise as
+// without it, and the workload stays prefix-stable).
+void make_elastic(const GeneratorOptions& options, Workload& workload) {
+  if (options.elastic_fraction <= 0.0) return;
+  std::uint64_t state = options.seed ^ 0xe1a571cULL;
+  Rng rng(splitmix64(state));
+  const int cap =
+      options.max_gpus_per_job > 0 ? options.max_gpus_per_job : std::max(1, options.cluster_gpus);
+  for (JobSpec& job : workload.jobs) {
+    if (!(rng.uniform() < options.elastic_fraction)) continue;
+    job.min_gpus =
+        std::max(1, static_cast<int>(std::floor(job.num_gpus * options.elastic_min_factor)));
+    job.max_gpus = std::max(
+        job.num_gpus,
+        std::min(cap, static_cast<int>(std::ceil(job.num_gpus * options.elastic_max_factor))));
+  }
+}
+
+Workload generate_philly_workload(const GeneratorOptions& options);
+
+}  // namespace
+
 Workload generate_workload(const GeneratorOptions& options) {
-  if (options.shape == "synergy") return generate_synergy_workload(options);
+  if (!(options.elastic_fraction >= 0.0 && options.elastic_fraction <= 1.0) ||
+      !(options.elastic_min_factor > 0.0 && options.elastic_min_factor <= 1.0) ||
+      !(options.elastic_max_factor >= 1.0 && std::isfinite(options.elastic_max_factor)))
+    throw std::invalid_argument(
+        "elastic_fraction must be in [0, 1], elastic_min_factor in (0, 1], "
+        "elastic_max_factor >= 1");
+  Workload workload = options.shape == "synergy" ? generate_synergy_workload(options)
+                                                 : generate_philly_workload(options);
+  make_elastic(options, workload);
+  return workload;
+}
+
+namespace {
+
+Workload generate_philly_workload(const GeneratorOptions& options) {
   const double mean_gpu_seconds = generator_mean_gpu_seconds(options);  // validates options
   const Tables& t = tables();
   // Offered load = arrival rate * mean GPU-seconds per job / cluster GPUs.
@@ -187,5 +225,7 @@ Workload generate_workload(const GeneratorOptions& options) {
   }
   return workload;
 }
+
+}  // namespace
 
 }  // namespace clustersim

@@ -1,0 +1,317 @@
+#include "mechanisms/defragmenter.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+namespace clustersim::internal {
+
+namespace {
+
+// Seconds `job` gains from running at `faster` instead of `slower` for the rest of its work.
+double time_gained(double remaining, double slower, double faster) {
+  return remaining / slower - remaining / faster;
+}
+
+}  // namespace
+
+Defragmenter::Defragmenter(Engine& engine)
+    : engine_(engine), options_(engine.sim_options().mechanisms), planned_(engine.cluster()) {}
+
+int Defragmenter::type_for(std::uint32_t job) const {
+  const JobState& state = engine_.jobs()[job];
+  if (state.gpu_type >= 0) return state.gpu_type;
+  if (engine_.cluster().gpu_type_names().size() == 1) return 0;
+  const auto types = engine_.types_to_try(job);
+  return types.empty() ? -1 : types.front();
+}
+
+bool Defragmenter::movable(std::uint32_t job) const {
+  const JobState& state = engine_.jobs()[job];
+  if (state.phase != JobPhase::kRunning || state.grant_count != 1) return false;
+  const double left = state.remaining_at(engine_.now()) / state.rate;
+  return left > engine_.expected_overhead_s(OverheadKind::kMigration, job);
+}
+
+double Defragmenter::move_cost(std::uint32_t job) const {
+  return engine_.jobs()[job].gpus * engine_.expected_overhead_s(OverheadKind::kMigration, job);
+}
+
+bool Defragmenter::destination(std::uint32_t job, int type, Grant& to, int max_free) const {
+  const Grant& from = engine_.grants_of(job).front();
+  const auto nodes = engine_.cluster().nodes();
+  int best_free = INT_MAX;
+  for (std::uint32_t n = 0; n < nodes.size(); ++n) {
+    // The ledger's free GPUs bound what is free after the planned moves: most nodes fail here.
+    if (nodes[n].free_gpus < from.gpus || nodes[n].gpu_type != type || excluded_[n] ||
+        n == from.node)
+      continue;
+    const int free = planned_.free_gpus(n);
+    if (free < from.gpus || free >= best_free || free > max_free) continue;
+    const Grant candidate{n, from.gpus, from.cpus, from.mem_gb, from.storage_mbps};
+    if (!planned_.fits(candidate)) continue;
+    to = candidate;
+    best_free = free;
+  }
+  return best_free != INT_MAX;
+}
+
+bool Defragmenter::clear(std::uint32_t node, int free, double& cost) {
+  int deficit = free - planned_.free_gpus(node);
+  if (deficit <= 0) return true;
+  movers_.clear();
+  int movable_gpus = 0;
+  for (std::uint32_t job : engine_.holders_on(node)) {
+    if (!movable(job)) continue;
+    movers_.push_back(job);
+    movable_gpus += engine_.jobs()[job].gpus;
+  }
+  if (movable_gpus < deficit) return false;
+  // Fewest moves: the largest jobs first (optimal for covering a deficit); then the cheapest.
+  std::sort(movers_.begin(), movers_.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const int ga = engine_.jobs()[a].gpus, gb = engine_.jobs()[b].gpus;
+    if (ga != gb) return ga > gb;
+    const double ca = move_cost(a), cb = move_cost(b);
+    return ca != cb ? ca < cb : a < b;
+  });
+  const std::size_t moves_before = moves_.size(), taken_before = planned_.mark();
+  const double cost_before = cost;
+  const int type = engine_.cluster().node(node).gpu_type;
+  for (std::uint32_t job : movers_) {
+    if (deficit <= 0) break;
+    Grant to;
+    if (static_cast<int>(moves_.size()) >= options_.defrag_max_moves ||
+        !destination(job, type, to, INT_MAX)) {
+      moves_.resize(moves_before);
+      planned_.rollback(taken_before);
+      cost = cost_before;
+      return false;
+    }
+    planned_.take(to);
+    moves_.push_back({job, to});
+    cost += move_cost(job);
+    deficit -= to.gpus;
+  }
+  return true;
+}
+
+bool Defragmenter::make_room(std::uint32_t job, Plan& plan) {
+  const JobState& state = engine_.jobs()[job];
+  const ClusterState& cluster = engine_.cluster();
+  if (!engine_.placement_consolidates()) return false;  // it would not use the room
+  const int type = type_for(job);
+  if (type < 0 || cluster.free_gpus(type) < state.gpus) return false;
+  const auto needed_nodes = static_cast<int>(engine_.fewest_nodes(type, state.gpus));
+  PlacementRequest request = engine_.request_of(job);
+  request.gpu_type = type;
+
+  // Where it would start now: nothing to do when that is already on the fewest nodes; with
+  // strict locality it may not start at all (rate 0: any room made is worth it).
+  double split_rate = 0.0;
+  if (engine_.place(request, shares_)) {
+    if (static_cast<int>(shares_.size()) <= needed_nodes) return false;
+    grants_.clear();
+    for (const NodeShare& share : shares_)
+      grants_.push_back(cluster.grant_for(share.node, request, share.gpus));
+    split_rate = engine_.rate_if(job, grants_);
+  }
+
+  const auto nodes = cluster.nodes();
+  excluded_.assign(nodes.size(), 0);
+  moves_.clear();
+  planned_.clear();
+  // Candidate target nodes: the emptiest first (they need the fewest moves); a bounded number.
+  constexpr std::size_t kTargetsTried = 64;
+  nodes_.clear();
+  for (std::uint32_t n = 0; n < nodes.size(); ++n)
+    if (nodes[n].gpu_type == type && !engine_.node_offline(n) &&
+        (needed_nodes > 1 || nodes[n].gpus >= state.gpus))
+      nodes_.push_back(n);
+  std::sort(nodes_.begin(), nodes_.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const int used_a = nodes[a].gpus - nodes[a].free_gpus,
+              used_b = nodes[b].gpus - nodes[b].free_gpus;
+    return used_a != used_b ? used_a < used_b : a < b;
+  });
+  if (nodes_.size() > kTargetsTried) nodes_.resize(kTargetsTried);
+
+  std::vector<std::uint32_t> targets;
+  double cost = 0.0;
+  if (needed_nodes == 1) {
+    // The one node needing the fewest, then cheapest, moves.
+    std::vector<Move> best;
+    double best_cost = 0.0;
+    bool found = false;
+    for (std::uint32_t n : nodes_) {
+      excluded_[n] = 1;
+      moves_.clear();
+      planned_.clear();
+      double node_cost = 0.0;
+      if (clear(n, state.gpus, node_cost) &&
+          (!found || moves_.size() < best.size() ||
+           (moves_.size() == best.size() && node_cost < best_cost))) {
+        best = moves_;
+        best_cost = node_cost;
+        targets.assign(1, n);
+        found = true;
+      }
+      excluded_[n] = 0;
+      if (found && best.size() <= 1 && best_cost == 0.0) break;  // nothing does better
+    }
+    if (!found) return false;
+    moves_ = std::move(best);
+    cost = best_cost;
+  } else {
+    // The nodes cheapest to empty, emptied together.
+    struct Option {
+      std::uint32_t node;
+      std::size_t moves;
+      double cost;
+    };
+    std::vector<Option> options;
+    for (std::uint32_t n : nodes_) {
+      excluded_[n] = 1;
+      moves_.clear();
+      planned_.clear();
+      double node_cost = 0.0;
+      if (clear(n, nodes[n].gpus, node_cost)) options.push_back({n, moves_.size(), node_cost});
+      excluded_[n] = 0;
+    }
+    std::sort(options.begin(), options.end(), [](const Option& a, const Option& b) {
+      if (a.moves != b.moves) return a.moves < b.moves;
+      return a.cost != b.cost ? a.cost < b.cost : a.node < b.node;
+    });
+    int room = 0;
+    for (const Option& option : options) {
+      if (room >= state.gpus) break;
+      targets.push_back(option.node);
+      room += nodes[option.node].gpus;
+    }
+    if (room < state.gpus) return false;
+    moves_.clear();
+    planned_.clear();
+    for (std::uint32_t n : targets) excluded_[n] = 1;
+    for (std::uint32_t n : targets)
+      if (!clear(n, nodes[n].gpus, cost)) return false;
+  }
+  if (moves_.empty()) return false;
+
+  // Worth it only if the job gains more GPU-time running consolidated than the moves cost.
+  grants_.clear();
+  int left = state.gpus;
+  for (std::uint32_t n : targets) {
+    const int gpus = std::min(left, nodes[n].gpus);
+    grants_.push_back(cluster.grant_for(n, request, gpus));
+    left -= gpus;
+  }
+  if (split_rate > 0.0) {
+    const double consolidated_rate = engine_.rate_if(job, grants_);
+    const double gained = state.gpus * time_gained(state.remaining, split_rate, consolidated_rate);
+    if (!(gained > cost)) return false;
+  }
+  for (const Move& move : moves_) {
+    plan.set(move.job);
+    plan.add_grant(move.to);
+  }
+  return true;
+}
+
+bool Defragmenter::compact(Plan& plan) {
+  const ClusterState& cluster = engine_.cluster();
+  const auto nodes = cluster.nodes();
+  excluded_.assign(nodes.size(), 0);
+  moves_.clear();
+  planned_.clear();
+  const Time now = engine_.now();
+  const auto budget_left = [&] {
+    return static_cast<int>(moves_.size()) < options_.defrag_max_moves;
+  };
+
+  // 1. Running jobs split over nodes although one node could now hold them, when the time they
+  // gain exceeds the move's cost. (Jobs are visited in index order: deterministic.)
+  movers_.assign(engine_.holders().begin(), engine_.holders().end());
+  std::sort(movers_.begin(), movers_.end());
+  for (std::uint32_t job : movers_) {
+    if (!budget_left()) break;
+    const JobState& state = engine_.jobs()[job];
+    if (state.phase != JobPhase::kRunning || state.grant_count < 2) continue;
+    const int type = engine_.type_held(job);
+    if (engine_.fewest_nodes(type, state.gpus) > 1) continue;
+    PlacementRequest request = engine_.request_of(job);
+    request.gpu_type = type;
+    Grant best{};
+    int best_free = INT_MAX;
+    for (std::uint32_t n = 0; n < nodes.size(); ++n) {
+      if (nodes[n].gpu_type != type || nodes[n].free_gpus < state.gpus || excluded_[n]) continue;
+      const int free = planned_.free_gpus(n);
+      if (free < state.gpus || free >= best_free) continue;
+      const Grant candidate = cluster.grant_for(n, request, state.gpus);
+      if (!planned_.fits(candidate)) continue;
+      best = candidate;
+      best_free = free;
+    }
+    if (best_free == INT_MAX) continue;
+    grants_.assign(1, best);
+    const double gained = state.gpus * time_gained(state.remaining_at(now), state.rate,
+                                                   engine_.rate_if(job, grants_));
+    if (!(gained > move_cost(job))) continue;
+    planned_.take(best);
+    moves_.push_back({job, best});
+  }
+
+  // 2. Empty the least-used nodes into fuller ones (best fit), whole nodes at a time.
+  nodes_.clear();
+  for (std::uint32_t n = 0; n < nodes.size(); ++n) {
+    // Partly used, and receiving no job planned above.
+    if (nodes[n].free_gpus > 0 && nodes[n].free_gpus < nodes[n].gpus && !engine_.node_offline(n) &&
+        !planned_.touched(n))
+      nodes_.push_back(n);
+  }
+  std::sort(nodes_.begin(), nodes_.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const int used_a = nodes[a].gpus - nodes[a].free_gpus,
+              used_b = nodes[b].gpus - nodes[b].free_gpus;
+    return used_a != used_b ? used_a < used_b : a < b;
+  });
+  for (std::uint32_t n : nodes_) {
+    const auto holders = engine_.holders_on(n);
+    if (static_cast<int>(moves_.size() + holders.size()) > options_.defrag_max_moves) continue;
+    bool all_movable = !holders.empty();
+    for (std::uint32_t job : holders) all_movable = all_movable && movable(job);
+    if (!all_movable) continue;
+    const std::size_t moves_before = moves_.size(), taken_before = planned_.mark();
+    excluded_[n] = 1;
+    const int free_here = nodes[n].free_gpus;
+    bool placed = true;
+    for (std::uint32_t job : holders) {
+      Grant to;
+      // Only onto nodes at least as full as this one: compaction never spreads jobs out.
+      if (!destination(job, nodes[n].gpu_type, to, free_here)) {
+        placed = false;
+        break;
+      }
+      planned_.take(to);
+      moves_.push_back({job, to});
+    }
+    if (!placed) {
+      moves_.resize(moves_before);
+      planned_.rollback(taken_before);
+      excluded_[n] = 0;
+    }
+  }
+  if (moves_.empty()) return false;
+  for (const Move& move : moves_) {
+    plan.set(move.job);
+    plan.add_grant(move.to);
+  }
+  return true;
+}
+
+double Defragmenter::fragmented_fraction(std::uint32_t job) const {
+  const JobState& head = engine_.jobs()[job];
+  const ClusterState& cluster = engine_.cluster();
+  return cluster.total_gpus() > 0
+             ? static_cast<double>(cluster.fragmented_gpus(head.gpu_type, head.gpus)) /
+                   cluster.total_gpus()
+             : 0.0;
+}
+
+}  // namespace clustersim::internal

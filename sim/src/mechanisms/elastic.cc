@@ -1,0 +1,161 @@
+#include "mechanisms/elastic.h"
+
+#include <algorithm>
+
+#include "core/scheduler.h"
+
+namespace clustersim::internal {
+
+ElasticResizer::ElasticResizer(Engine& engine, const Scheduler& scheduler)
+    : engine_(engine), scheduler_(scheduler), planned_(engine.cluster()) {}
+
+template <typename Keep>
+void ElasticResizer::collect(int type, Keep keep) {
+  jobs_.clear();
+  for (std::uint32_t job : engine_.holders()) {
+    if (engine_.jobs()[job].phase != JobPhase::kRunning || !engine_.is_elastic(job)) continue;
+    if ((type < 0 || engine_.type_held(job) == type) && keep(engine_.jobs()[job]))
+      jobs_.push_back(job);
+  }
+  std::sort(jobs_.begin(), jobs_.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return scheduler_.ranks_before(a, b); });
+}
+
+bool ElasticResizer::shrink_for(std::uint32_t waiting, Plan& plan) {
+  const JobState& head = engine_.jobs()[waiting];
+  const ClusterState& cluster = engine_.cluster();
+  int type = head.gpu_type;
+  if (type < 0) {
+    type = 0;
+    for (int t = 1; t < static_cast<int>(cluster.gpu_type_names().size()); ++t)
+      if (cluster.free_gpus(t) > cluster.free_gpus(type)) type = t;
+  }
+  const int need = head.gpus - cluster.free_gpus(type);
+  if (need <= 0) return false;
+  if (engine_.quotas_enforced() && engine_.options().vc_quota == VcQuotaMode::kStrict &&
+      engine_.vc_usage()[head.vc] + head.gpus > engine_.vc_quota()[head.vc])
+    return false;  // its quota, not GPUs, holds it back
+  collect(type, [&](const JobState& job) { return job.gpus > engine_.min_gpus(job.index); });
+  // Lowest-ranked first: what they hold beyond their request, then (only those ranked after the
+  // waiting job) down to their minimum.
+  std::reverse(jobs_.begin(), jobs_.end());
+  cut_.assign(jobs_.size(), 0);
+  int left = need;
+  for (std::size_t i = 0; i < jobs_.size() && left > 0; ++i) {
+    const JobState& job = engine_.jobs()[jobs_[i]];
+    cut_[i] = std::min(left, std::max(0, job.gpus - job.spec->num_gpus));
+    left -= cut_[i];
+  }
+  for (std::size_t i = 0; i < jobs_.size() && left > 0; ++i) {
+    const JobState& job = engine_.jobs()[jobs_[i]];
+    if (!scheduler_.ranks_before(waiting, job.index)) continue;
+    const int floor = engine_.min_gpus(job.index);
+    const int more = std::min(left, job.gpus - cut_[i] - floor);
+    if (more <= 0) continue;
+    cut_[i] += more;
+    left -= more;
+  }
+  if (left > 0) return false;
+  for (std::size_t i = 0; i < jobs_.size(); ++i) {
+    if (cut_[i] == 0) continue;
+    // Take from its smallest pieces first: it keeps to the fewest nodes.
+    const auto held = engine_.grants_of(jobs_[i]);
+    grants_.assign(held.begin(), held.end());
+    std::sort(grants_.begin(), grants_.end(), [](const Grant& a, const Grant& b) {
+      return a.gpus != b.gpus ? a.gpus < b.gpus : a.node < b.node;
+    });
+    plan.set(jobs_[i]);
+    int cut = cut_[i];
+    for (const Grant& grant : grants_) {
+      const int take = std::min(cut, grant.gpus);
+      cut -= take;
+      if (take == grant.gpus) continue;
+      const double kept = static_cast<double>(grant.gpus - take) / grant.gpus;
+      plan.add_grant({grant.node, grant.gpus - take, grant.cpus * kept, grant.mem_gb * kept,
+                      grant.storage_mbps * kept});
+    }
+  }
+  return true;
+}
+
+bool ElasticResizer::grow(Plan& plan) {
+  const ClusterState& cluster = engine_.cluster();
+  if (cluster.free_gpus() == 0) return false;
+  collect(-1, [&](const JobState& job) { return job.gpus < engine_.max_gpus(job.index); });
+  if (jobs_.empty()) return false;
+  planned_.clear();
+  const bool strict_quota =
+      engine_.quotas_enforced() && engine_.options().vc_quota == VcQuotaMode::kStrict;
+  std::vector<double> usage = engine_.vc_usage();
+  const Time now = engine_.now();
+  bool grew = false;
+  for (std::uint32_t index : jobs_) {
+    const JobState& job = engine_.jobs()[index];
+    const int type = engine_.type_held(index);
+    int want = engine_.max_gpus(index) - job.gpus;
+    if (strict_quota)
+      want = std::min(want, static_cast<int>(engine_.vc_quota()[job.vc] - usage[job.vc]));
+    if (want <= 0 || cluster.free_gpus(type) == 0) continue;
+    PlacementRequest request = engine_.request_of(index);
+    request.gpu_type = type;
+    const std::size_t mark = planned_.mark();
+    int added = 0;
+    // The most of `room` GPUs of `node` whose resources fit next to what is planned.
+    const auto extra_on = [&](std::uint32_t node, int room, Grant& extra) {
+      for (int gpus = std::min(room, planned_.free_gpus(node)); gpus > 0; --gpus) {
+        extra = cluster.grant_for(node, request, gpus);
+        if (planned_.fits(extra)) return true;
+      }
+      return false;
+    };
+    const auto held = engine_.grants_of(index);
+    grants_.assign(held.begin(), held.end());
+    for (Grant& grant : grants_) {  // its own nodes first: no new node to span
+      Grant extra;
+      if (added == want || !extra_on(grant.node, want - added, extra)) continue;
+      planned_.take(extra);
+      grant.gpus += extra.gpus;
+      grant.cpus += extra.cpus;
+      grant.mem_gb += extra.mem_gb;
+      grant.storage_mbps += extra.storage_mbps;
+      added += extra.gpus;
+    }
+    if (added < want) {  // then the roomiest other nodes
+      nodes_.clear();
+      for (std::uint32_t n = 0; n < cluster.nodes().size(); ++n) {
+        if (cluster.node(n).gpu_type != type || cluster.node(n).free_gpus == 0) continue;
+        bool own = false;
+        for (const Grant& grant : held) own = own || grant.node == n;
+        if (!own) nodes_.push_back(n);
+      }
+      std::sort(nodes_.begin(), nodes_.end(), [&](std::uint32_t a, std::uint32_t b) {
+        const int fa = planned_.free_gpus(a), fb = planned_.free_gpus(b);
+        return fa != fb ? fa > fb : a < b;
+      });
+      for (std::uint32_t n : nodes_) {
+        Grant extra;
+        if (added == want) break;
+        if (!extra_on(n, want - added, extra)) continue;
+        planned_.take(extra);
+        grants_.push_back(extra);
+        added += extra.gpus;
+      }
+    }
+    if (added == 0) continue;
+    // Worth it only if it finishes sooner, the resize's pause included.
+    const double left = job.remaining_at(now);
+    const double grown_rate = engine_.rate_if(index, grants_);
+    if (!(left / grown_rate + engine_.expected_overhead_s(OverheadKind::kResize, index) <
+          left / job.rate)) {
+      planned_.rollback(mark);
+      continue;
+    }
+    plan.set(index);
+    for (const Grant& grant : grants_) plan.add_grant(grant);
+    usage[job.vc] += added;
+    grew = true;
+  }
+  return grew;
+}
+
+}  // namespace clustersim::internal

@@ -395,8 +395,10 @@ std::vector<Case> config_cases() {
            "not valid TOML"),
       make("ConfigPlacementUnknown", config_with_tail("placement = \"tight\"\n"), 11,
            "scheduler.placement", "unknown value 'tight'"),
-      make("ConfigLeaseZero", config_with_tail("lease_s = 0\n"), 11, "scheduler.lease_s",
+      make("ConfigLeaseNegative", config_with_tail("lease_s = -1\n"), 11, "scheduler.lease_s",
            "must be in"),
+      make("ConfigLeaseBelowAMillisecond", config_with_tail("lease_s = 0.0001\n"), 11,
+           "scheduler.lease_s", "must be 0"),
       make("ConfigCheckpointNegative", config_with_tail("checkpoint_s = -1\n"), 11,
            "scheduler.checkpoint_s", "must be in"),
       make("ConfigTiresiasNotAscending", config_with_tail("tiresias_thresholds = [10, 5]\n"), 11,
@@ -557,11 +559,73 @@ std::vector<Case> output_cases() {
   };
 }
 
+// [mechanisms], the elastic CSV columns and failure traces.
+std::vector<Case> mechanisms_cases() {
+  const std::string trace = kCsvHeader + kCsvRows;
+  const auto make = [&](std::string name, std::string tail, std::size_t line, std::string field,
+                        std::string message) {
+    return Case{std::move(name),  {{"cfg.toml", config_with_tail(tail)}, {"t.csv", trace}},
+                "cfg.toml",       line,
+                std::move(field), std::move(message)};
+  };
+  const std::string elastic_header = "job_id,submit_time,num_gpus,duration,min_gpus,max_gpus\n";
+  const auto failure_trace = [&](std::string name, std::string rows, std::size_t line,
+                                 std::string field, std::string message) {
+    return Case{std::move(name),
+                {{"cfg.toml", config_with_tail("[mechanisms]\nfailure_trace = \"f.csv\"\n")},
+                 {"t.csv", trace},
+                 {"f.csv", "node,down,up\n" + std::move(rows)}},
+                "f.csv",
+                line,
+                std::move(field),
+                std::move(message)};
+  };
+  return {
+      make("MechanismsMigrationCostNegative", "[mechanisms]\nmigration_s = -1\n", 12,
+           "mechanisms.migration_s", "must be in"),
+      make("MechanismsResizeSampleNegative",
+           "[mechanisms]\nresize_model = \"empirical\"\nresize_samples = [1, -2]\n", 13,
+           "mechanisms.resize_samples", ">= 0"),
+      make("MechanismsEmpiricalWithoutSamples", "[mechanisms]\nmigration_model = \"empirical\"\n",
+           11, "mechanisms.migration_samples", "set them"),
+      make("MechanismsMigrationUnknown", "[mechanisms]\nmigration = \"sometimes\"\n", 12,
+           "mechanisms.migration", "unknown value 'sometimes'"),
+      make("MechanismsFailureModelUnknown", "[mechanisms]\nfailure_model = \"gamma\"\n", 12,
+           "mechanisms.failure_model", "unknown value 'gamma'"),
+      make("MechanismsMtbfNegative", "[mechanisms]\nmtbf_h = -3\n", 12, "mechanisms.mtbf_h",
+           "must be in"),
+      make("MechanismsCheckpointIntervalNegative", "[mechanisms]\ncheckpoint_interval_s = -3\n", 12,
+           "mechanisms.checkpoint_interval_s", "must be in"),
+      make("MechanismsCheckpointCostInTheWrongTable", "[mechanisms]\ncheckpoint_s = 5\n", 12,
+           "mechanisms.checkpoint_s", "set it in [scheduler]"),
+      make("MechanismsScalingNotAscending",
+           "[mechanisms.scaling]\nresnet50 = [[4, 2.0], [2, 1.5]]\n", 12,
+           "mechanisms.scaling.resnet50", "ascending"),
+      make("LocalityStrictWithSpread", "placement = \"spread\"\nlocality = \"strict\"\n", 12,
+           "scheduler.locality", "needs placement = \"consolidate\""),
+      {"CsvMinGpusAboveMaxGpus",
+       {{"cfg.toml", config()}, {"t.csv", elastic_header + "a,0,2,100,1,4\nb,0,4,100,6,2\n"}},
+       "t.csv",
+       3,
+       "min_gpus",
+       "min_gpus 6 > max_gpus 2"},
+      {"CsvNumGpusOutsideElasticRange",
+       {{"cfg.toml", config()}, {"t.csv", elastic_header + "a,0,4,100,1,2\n"}},
+       "t.csv",
+       2,
+       "num_gpus",
+       "outside [min_gpus, max_gpus]"},
+      failure_trace("FailureTraceUnknownNode", "0,10,20\n7,10,20\n", 3, "node", "no node '7'"),
+      failure_trace("FailureTraceUpBeforeDown", "0,30,20\n", 2, "up", "come back up"),
+      failure_trace("FailureTraceDownNotANumber", "0,soon,20\n", 2, "down", ""),
+  };
+}
+
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
   for (auto group :
        {csv_cases(), impossible_job_cases(), gavel_cases(), openb_cases(), helios_cases(),
-        philly_cases(), config_cases(), profile_cases(), output_cases()}) {
+        philly_cases(), config_cases(), mechanisms_cases(), profile_cases(), output_cases()}) {
     cases.insert(cases.end(), group.begin(), group.end());
   }
   return cases;

@@ -239,7 +239,7 @@ TEST(Simulator, SamplesTrackQueueAndFragmentation) {
 
 TEST(Simulator, RejectsBadOptions) {
   SimOptions options = small_cluster(1, 1);
-  options.scheduler.lease_s = 0;
+  options.scheduler.lease_s = -1;  // (0 is valid: event-driven rounds)
   EXPECT_THROW(simulate(options, {job("a", 0, 1, 1)}), std::invalid_argument);
   options = small_cluster(1, 1);
   options.scheduler.policy = "nope";

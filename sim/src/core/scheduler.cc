@@ -119,11 +119,17 @@ void Scheduler::plan(Time now, bool round_due, bool plan_event, bool defrag_even
 
 void Scheduler::run_mechanisms(Time now, bool defrag_event) {
   // A waiting job short of GPUs: elastic jobs give some back, then the pass starts it.
+  // Tried once per head until something is released: a failed try fails again until then.
   if (elastic_ && !queue_.empty()) {
-    plan_.clear();
-    if (elastic_->shrink_for(head_of_queue(), plan_)) {
-      engine_.apply(plan_);
-      scheduling_pass(now);
+    const std::uint32_t head = head_of_queue();
+    if (released_ || head != shrink_tried_for_) {
+      shrink_tried_for_ = head;
+      plan_.clear();
+      if (elastic_->shrink_for(head, plan_)) {
+        engine_.apply(plan_);
+        no_room_.clear();
+        scheduling_pass(now);
+      }
     }
   }
   if (defrag_) {
@@ -135,6 +141,7 @@ void Scheduler::run_mechanisms(Time now, bool defrag_event) {
       plan_.clear();
       if (defrag_->compact(plan_)) {
         engine_.apply(plan_);
+        no_room_.clear();
         scheduling_pass(now);
       } else {
         compaction_tried_ = true;
@@ -144,7 +151,7 @@ void Scheduler::run_mechanisms(Time now, bool defrag_event) {
   // GPUs idle and no one waiting (after a release, or as jobs start): elastic jobs grow.
   if (elastic_ && queue_.empty() && (released_ || started_)) {
     plan_.clear();
-    if (elastic_->grow(plan_)) engine_.apply(plan_);
+    if (elastic_->grow(plan_, !released_)) engine_.apply(plan_);
   }
 }
 
@@ -483,7 +490,9 @@ void Scheduler::scheduling_pass(Time) {
   // Nothing can start (the walk's first step would stop): skip building it.
   if (engine_.cluster().free_gpus() < std::max(1, queue_.min_demand())) return;
   ++pass_number_;
-  no_room_.clear();
+  // Room migration could not make stays unmade until something is released (until then the
+  // cluster only fills up); one made clears the list.
+  if (released_) no_room_.clear();
   const auto less = walk_order(engine_.vc_usage());
   const bool backfill = options_.scheduler.backfill;
   const ClusterState& cluster = engine_.cluster();

@@ -119,8 +119,9 @@ class Scheduler {
   WaitingQueue queue_;
   std::vector<PriorityKey> keys_;  // by job index
   Plan plan_;
-  bool released_ = false;  // since the last rebalance
-  bool started_ = false;   // this plan's passes started a job
+  bool released_ = false;                        // since the last rebalance
+  bool started_ = false;                         // this plan's passes started a job
+  std::uint32_t shrink_tried_for_ = UINT32_MAX;  // the head elastic jobs last shrank (or not) for
 
   // Scratch reused by rounds and passes (no allocation per event).
   std::vector<std::uint32_t> candidates_;
@@ -159,7 +160,7 @@ class Scheduler {
   std::unique_ptr<ElasticResizer> elastic_;
   bool make_room_ = false;  // migration = "on_demand": make room before a split start
   bool locality_ = false;   // scheduler.locality = "strict"
-  std::vector<std::pair<int, int>> no_room_;  // (GPUs, type) make_room failed for, this pass
+  std::vector<std::pair<int, int>> no_room_;  // (GPUs, type) make_room failed for
   bool compaction_tried_ = false;  // a compaction found nothing; retried once resources free
   bool defrag_scheduled_ = false;
   std::vector<std::uint32_t> arrived_;  // this batch's arrivals (preempt_on_arrival)

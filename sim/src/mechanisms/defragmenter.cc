@@ -52,6 +52,7 @@ bool Defragmenter::destination(std::uint32_t job, int type, Grant& to, int max_f
     if (!planned_.fits(candidate)) continue;
     to = candidate;
     best_free = free;
+    if (free == from.gpus) break;  // a tight fit: no node does better
   }
   return best_free != INT_MAX;
 }

@@ -78,10 +78,12 @@ bool ElasticResizer::shrink_for(std::uint32_t waiting, Plan& plan) {
   return true;
 }
 
-bool ElasticResizer::grow(Plan& plan) {
+bool ElasticResizer::grow(Plan& plan, bool only_not_begun) {
   const ClusterState& cluster = engine_.cluster();
   if (cluster.free_gpus() == 0) return false;
-  collect(-1, [&](const JobState& job) { return job.gpus < engine_.max_gpus(job.index); });
+  collect(-1, [&](const JobState& job) {
+    return job.gpus < engine_.max_gpus(job.index) && (!only_not_begun || engine_.not_begun(job));
+  });
   if (jobs_.empty()) return false;
   planned_.clear();
   const bool strict_quota =
@@ -120,7 +122,7 @@ bool ElasticResizer::grow(Plan& plan) {
       grant.storage_mbps += extra.storage_mbps;
       added += extra.gpus;
     }
-    if (added < want) {  // then the roomiest other nodes
+    if (added < want && !engine_.options().strict_locality) {  // the roomiest others
       nodes_.clear();
       for (std::uint32_t n = 0; n < cluster.nodes().size(); ++n) {
         if (cluster.node(n).gpu_type != type || cluster.node(n).free_gpus == 0) continue;

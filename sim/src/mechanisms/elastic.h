@@ -8,8 +8,11 @@
 //               ranks after the waiting one), the lowest-ranked first; nothing if that cannot
 //               free enough.
 //   grow        GPUs idle and nothing waiting: running elastic jobs, in policy order, grow into
-//               them (their own nodes first, then the roomiest), up to their maximum and within
-//               their VC's quota, when that finishes them sooner net of the resize's cost.
+//               them (their own nodes first, then, unless locality is strict, the roomiest), up
+//               to their maximum and within their VC's quota, when that finishes them sooner net
+//               of the resize's cost. After a release any of them may grow; as jobs start, only
+//               those starting (they choose their size for free), so that starts do not churn
+//               running jobs.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +31,8 @@ class ElasticResizer {
   ElasticResizer(Engine& engine, const Scheduler& scheduler);
 
   bool shrink_for(std::uint32_t job, Plan& plan);
-  bool grow(Plan& plan);
+  // `only_not_begun`: only jobs that started this instant (they grow for free).
+  bool grow(Plan& plan, bool only_not_begun);
 
  private:
   // The running elastic jobs on `type` (-1: any) for which `keep` holds, in policy order.

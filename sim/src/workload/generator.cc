@@ -134,7 +134,7 @@ double mean_runtime() {
 void validate(const GeneratorOptions& options) {
   if (options.shape != "philly") {
     throw std::invalid_argument("unknown workload shape '" + options.shape +
-                                "' (expected philly or synergy)");
+                                "' (expected philly, synergy or query_dag)");
   }
   if (!std::isfinite(options.load) || options.load <= 0.0) {
     throw std::invalid_argument("generator load must be a finite number > 0");
@@ -157,10 +157,12 @@ double generator_mean_gpu_seconds(const GeneratorOptions& options) {
   return mean_gpus * mean_runtime();
 }
 
-Workload generate_synergy_workload(const GeneratorOptions& options);  // synergy_generator.cc
+Workload generate_synergy_workload(const GeneratorOptions& options);    // synergy_generator.cc
+Workload generate_query_dag_workload(const GeneratorOptions& options);  // query_dag_generator.cc
 
 Workload generate_workload(const GeneratorOptions& options) {
   if (options.shape == "synergy") return generate_synergy_workload(options);
+  if (options.shape == "query_dag") return generate_query_dag_workload(options);
   const double mean_gpu_seconds = generator_mean_gpu_seconds(options);  // validates options
   const Tables& t = tables();
   // Offered load = arrival rate * mean GPU-seconds per job / cluster GPUs.

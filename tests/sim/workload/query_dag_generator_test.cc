@@ -355,6 +355,14 @@ TEST(QueryDagConfig, ParsesEveryKey) {
   const Workload w = load_workload(config);
   ASSERT_TRUE(w.dag);
   EXPECT_EQ(w.dag->query_count(), 300u);
+  // Not simulated until the engine schedules DAG tasks: a clear error, not meaningless numbers.
+  try {
+    simulate_config(config, std::make_shared<const Workload>(w));
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.field(), "workload");
+    EXPECT_NE(std::string(error.what()).find("not simulated yet"), std::string::npos);
+  }
 
   // Defaults: Poisson arrivals of the study's pipelines.
   const RunConfig plain = parse_run_config(

@@ -3,13 +3,16 @@
 #include "clustersim/serving_catalog.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "clustersim/error.h"
+#include "clustersim/profile.h"
 #include "clustersim/task_placement.h"
 #include "clustersim/workload.h"
 
@@ -187,6 +190,29 @@ TEST(ServingCatalog, AModelLargerThanEveryGpuIsAnInputError) {
               std::string::npos)
         << what;
   }
+}
+
+TEST(ServingCatalog, AProfileFolderSkipsIt) {
+  // The catalog lives under profiles/: loading the whole folder as profiles must skip it (and a
+  // folder holding nothing but a catalog has no profile).
+  const ProfileLibrary shipped = load_profile_dir(std::string(CLUSTERSIM_SOURCE_DIR) + "/profiles");
+  EXPECT_GT(shipped.size(), 0u);
+  EXPECT_EQ(shipped.find("opt"), nullptr);
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("csim_catalog_only_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "models.json") << shipped_text();
+  EXPECT_THROW(load_profile_dir(dir.string()), InputError);
+  // A file that is neither (another schema) is still read as a profile, and fails as one.
+  std::ofstream(dir / "models.json") << "{\"schema\": \"clustersim-serving/9\"}";
+  try {
+    load_profile_dir(dir.string());
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("unsupported schema"), std::string::npos)
+        << error.what();
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "clustersim/dag.h"
 #include "clustersim/error.h"
 #include "clustersim/job.h"
 #include "clustersim/workload.h"
@@ -29,6 +30,13 @@ inline void check_workload(const Workload& workload) {
     if (!std::isfinite(job.mem_gb) || job.mem_gb < 0.0) __builtin_trap();
   }
   if (workload.skip_reasons.size() > workload.skipped_rows) __builtin_trap();
+  // A DAG workload's structure (contiguous queries, parents before children, sizes): check_dag
+  // throws std::invalid_argument when a reader let a broken graph through.
+  try {
+    check_dag(workload);
+  } catch (const std::invalid_argument&) {
+    __builtin_trap();
+  }
 }
 
 // Feeds the input to `read(stream, source_name, options)` strictly and with skip_invalid. Only a

@@ -11,6 +11,7 @@
 #include "clustersim/error.h"
 #include "clustersim/generator.h"
 #include "clustersim/profile.h"
+#include "clustersim/serving_catalog.h"
 #include "clustersim/simulator.h"
 #include "clustersim/workload.h"
 
@@ -28,6 +29,9 @@ struct WorkloadSource {
   TraceFormat format = TraceFormat::kCsv;
   ReaderOptions reader;
   std::optional<GeneratorOptions> generator;
+  // DAG workloads (format "dag", generator "query_dag"): the serving catalog their models come
+  // from ([workload] catalog, else the built-in profiles/serving/models.json). Null otherwise.
+  std::shared_ptr<const ServingCatalog> serving_catalog;
   // Steady-state measurement window (workload.window): job positions, 0-based, inclusive.
   std::optional<SimOptions::Window> window;
   std::size_t window_line = 0;  // its line in the config, for messages

@@ -1,13 +1,15 @@
 // Synthetic workload generators: "philly" (Poisson arrivals at a target load, Philly-shaped GPU
-// demand and duration distributions, a model mix) and "synergy" (the Synergy study's workload).
-// Both are prefix-stable: generating more jobs with the same seed leaves the first ones as they
-// were, so a steady-state window can be extended by generating again with more jobs. Reproducible
-// from a seed on every platform (it uses its own RNG and inverse-CDF sampling, not <random>'s
-// implementation-defined distributions).
+// demand and duration distributions, a model mix), "synergy" (the Synergy study's workload) and
+// "query_dag" (serving queries as DAGs of model tasks, shaped like the Compass study's; the
+// workload has Workload::dag set). All are prefix-stable: generating more jobs with the same seed
+// leaves the first ones as they were, so a steady-state window can be extended by generating again
+// with more jobs. Reproducible from a seed on every platform (it uses its own RNG and inverse-CDF
+// sampling, not <random>'s implementation-defined distributions).
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,8 +17,10 @@
 
 namespace clustersim {
 
+struct ServingCatalog;
+
 struct GeneratorOptions {
-  std::string shape = "philly";  // "philly" or "synergy"
+  std::string shape = "philly";  // "philly", "synergy" or "query_dag"
   std::size_t jobs = 1000;
   double load = 0.8;         // philly: offered GPU-seconds per second over cluster GPUs
   int cluster_gpus = 64;     // philly: capacity the load refers to
@@ -38,6 +42,28 @@ struct GeneratorOptions {
   double jobs_per_hour = 5.0;
   std::array<double, 3> class_split = {20.0, 70.0, 10.0};
   std::string gpu_demand = "single";
+  // query_dag (query_dag_generator.cc): `queries` queries (`jobs` is not used), arriving at
+  // `queries_per_s` on average: "poisson", or "mmpp", a 2-state Markov-modulated Poisson process
+  // whose bursts run at `burst_factor` x the calm rate, fill `burst_fraction` of the time and
+  // last `burst_mean_s` on average (exponentially distributed). Shapes: "compass" draws each
+  // query from the catalog's pipelines (the study's four), with Zipf(`zipf_s`) popularity in
+  // catalog order; "synthetic" makes chains (share `chain_fraction`, 2..`max_chain` tasks) and
+  // fan-out/fan-in pipelines (a source, 2..`max_fanout` branches, a join), each task's model
+  // drawn with Zipf(`zipf_s`) popularity over `dag_models` (most popular first; empty = every
+  // catalog model with a compute time, in catalog order).
+  std::size_t queries = 1000;
+  double queries_per_s = 10.0;
+  std::string arrival = "poisson";
+  double burst_factor = 4.0;
+  double burst_fraction = 0.2;
+  double burst_mean_s = 10.0;
+  std::string dag_shapes = "compass";
+  double zipf_s = 1.0;
+  double chain_fraction = 0.5;
+  int max_chain = 4;
+  int max_fanout = 3;
+  std::vector<std::string> dag_models;
+  std::shared_ptr<const ServingCatalog> catalog;  // null = default_serving_catalog()
 };
 
 // The models the synergy generator draws from, by class (image, language, speech).

@@ -2,8 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "clustersim/dag.h"
 
 namespace clustersim {
 
@@ -35,6 +38,9 @@ struct Workload {
   std::size_t skipped_rows = 0;   // malformed rows skipped (only when skipping was asked for)
   std::size_t filtered_rows = 0;  // valid rows that are not GPU jobs (CPU-only pods, ...)
   std::vector<std::string> skip_reasons;  // the first few skip messages, for the report
+  // DAG workloads only (format "dag", generator "query_dag"): the queries and the task graph,
+  // parallel to `jobs` (see dag.h). Absent for every other workload.
+  std::optional<DagInfo> dag;
 };
 
 }  // namespace clustersim

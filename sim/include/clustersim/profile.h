@@ -76,8 +76,9 @@ void validate_profile(const Profile& profile);
 // fault (e.g. "throughput[3][1]") for a missing file, bad JSON, missing or mistyped fields.
 Profile load_profile(const std::string& path);
 
-// Reads every *.json under `dir` (recursively, sorted) into a library. Throws InputError when
-// the folder is missing or holds no profile.
+// Reads every *.json under `dir` (recursively, sorted) into a library, skipping serving catalogs
+// (schema "clustersim-serving/1", e.g. profiles/serving/models.json). Throws InputError when the
+// folder is missing or holds no profile.
 ProfileLibrary load_profile_dir(const std::string& dir);
 
 // ---- Pure math (no I/O) --------------------------------------------------------------------

@@ -12,9 +12,10 @@
 
 namespace clustersim {
 
-enum class TraceFormat { kCsv, kGavel, kOpenb, kHelios, kPhilly };
+enum class TraceFormat { kCsv, kGavel, kOpenb, kHelios, kPhilly, kDag };
 
-// Parses "csv" | "gavel" | "openb" | "helios" | "philly"; throws std::invalid_argument otherwise.
+// Parses "csv" | "gavel" | "openb" | "helios" | "philly" | "dag"; throws std::invalid_argument
+// otherwise.
 TraceFormat parse_trace_format(std::string_view name);
 std::string_view trace_format_name(TraceFormat format);
 
@@ -35,6 +36,10 @@ Workload read_helios(std::istream& in, const std::string& source_name,
                      const ReaderOptions& options);
 Workload read_philly(std::istream& in, const std::string& source_name,
                      const ReaderOptions& options);
+// The native DAG format (ML query pipelines; see dag_reader.cc and sim/README.md): one task per
+// row, grouped into queries. The result has Workload::dag set. With skip_invalid, a bad row
+// skips its whole query (every row of it counts in skipped_rows).
+Workload read_dag(std::istream& in, const std::string& source_name, const ReaderOptions& options);
 
 // Opens `path` and dispatches on `format`. A file that cannot be opened is an InputError (line 0).
 Workload read_trace(const std::string& path, TraceFormat format, const ReaderOptions& options);

@@ -17,6 +17,7 @@
 #include "clustersim/internal/input_file.h"
 #include "clustersim/placement.h"
 #include "clustersim/policy.h"
+#include "clustersim/serving_catalog.h"
 
 namespace clustersim {
 
@@ -270,6 +271,60 @@ ClusterSpec parse_cluster(const toml::table& root, const std::string& source) {
   return spec;
 }
 
+// [workload] keys of generator = "query_dag" (GeneratorOptions, generator.h). A key that only
+// applies to another arrival process or shape is an error naming it, not an unknown key.
+void parse_query_dag(TableReader& reader, GeneratorOptions& g) {
+  g.queries = static_cast<std::size_t>(reader.integer("queries", 1000, 1, 100'000'000));
+  g.queries_per_s = reader.number("queries_per_s", g.queries_per_s, 1e-9, 1e9);
+  g.arrival = reader.choice("arrival", g.arrival, {"poisson", "mmpp"});
+  if (g.arrival == "mmpp") {
+    g.burst_factor = reader.number("burst_factor", g.burst_factor, 1.0, 1e6);
+    if (!(g.burst_factor > 1.0)) reader.fail("burst_factor", "must be > 1 (a burst is faster)");
+    g.burst_fraction = reader.number("burst_fraction", g.burst_fraction, 1e-6, 1.0 - 1e-6);
+    g.burst_mean_s = reader.number("burst_mean_s", g.burst_mean_s, 1e-9, 1e12);
+  } else {
+    for (const char* key : {"burst_factor", "burst_fraction", "burst_mean_s"})
+      if (reader.has(key)) reader.fail(key, "only with arrival = \"mmpp\"");
+  }
+  g.dag_shapes = reader.choice("dag_shapes", g.dag_shapes, {"compass", "synthetic"});
+  g.zipf_s = reader.number("zipf_s", g.zipf_s, 0.0, 100.0);
+  if (g.dag_shapes == "synthetic") {
+    g.chain_fraction = reader.number("chain_fraction", g.chain_fraction, 0.0, 1.0);
+    g.max_chain = static_cast<int>(reader.integer("max_chain", g.max_chain, 2, 1000));
+    g.max_fanout = static_cast<int>(reader.integer("max_fanout", g.max_fanout, 2, 1000));
+    if (const toml::node* models = reader.node("models")) {
+      const toml::array* array = models->as_array();
+      if (!array || array->empty()) reader.fail("models", "expected a non-empty list of models");
+      for (const auto& item : *array) {
+        auto name = item.value_exact<std::string>();
+        if (!name) reader.fail("models", "expected a list of model names");
+        g.dag_models.push_back(*name);
+      }
+    }
+  } else {
+    for (const char* key : {"chain_fraction", "max_chain", "max_fanout", "models"})
+      if (reader.has(key)) reader.fail(key, "only with dag_shapes = \"synthetic\"");
+  }
+}
+
+// The catalog must know every model the query_dag generator is to draw, with a compute time,
+// and have pipelines for the "compass" shapes.
+void check_query_dag_models(TableReader& reader, const GeneratorOptions& g) {
+  const ServingCatalog& catalog = *g.catalog;
+  const std::string where = catalog.file;
+  if (g.dag_shapes == "compass" && catalog.pipelines.empty())
+    reader.fail("dag_shapes", "the catalog " + excerpt(where, 80) + " has no pipelines");
+  for (const std::string& name : g.dag_models) {
+    const int m = catalog.find_model(name);
+    if (m < 0)
+      reader.fail("models", "unknown model '" + excerpt(name) + "' (not in the catalog " +
+                                excerpt(where, 80) + ")");
+    if (!catalog.models[static_cast<std::size_t>(m)].compute_ms)
+      reader.fail("models", "model '" + excerpt(name) + "' has no compute_ms in the catalog " +
+                                excerpt(where, 80));
+  }
+}
+
 WorkloadSource parse_workload(const toml::table& root, const std::string& source,
                               const std::string& base_dir, int cluster_gpus) {
   const toml::table* table = subtable(root, "workload", source);
@@ -285,7 +340,7 @@ WorkloadSource parse_workload(const toml::table& root, const std::string& source
   if (has_trace) {
     workload.trace_path = resolve_path(reader.string("trace", ""), base_dir);
     const std::string format =
-        reader.choice("format", "csv", {"csv", "gavel", "openb", "helios", "philly"});
+        reader.choice("format", "csv", {"csv", "gavel", "openb", "helios", "philly", "dag"});
     workload.format = parse_trace_format(format);
     if (reader.has("throughputs"))
       workload.reader.gavel_throughputs_path =
@@ -294,10 +349,16 @@ WorkloadSource parse_workload(const toml::table& root, const std::string& source
         reader.string("gavel_gpu_type", workload.reader.gavel_gpu_type);
   } else {
     GeneratorOptions generator;
-    generator.shape = reader.choice("generator", "philly", {"philly", "synergy"});
+    generator.shape = reader.choice("generator", "philly", {"philly", "synergy", "query_dag"});
     const bool synergy = generator.shape == "synergy";
-    generator.jobs = static_cast<std::size_t>(reader.integer("jobs", 1000, 1, 100'000'000));
-    if (!synergy) generator.load = reader.number("load", 0.8, 1e-6, 100.0);
+    const bool query_dag = generator.shape == "query_dag";
+    if (query_dag) {
+      if (reader.has("jobs")) reader.fail("jobs", "query_dag generates queries: set 'queries'");
+      parse_query_dag(reader, generator);
+    } else {
+      generator.jobs = static_cast<std::size_t>(reader.integer("jobs", 1000, 1, 100'000'000));
+    }
+    if (!synergy && !query_dag) generator.load = reader.number("load", 0.8, 1e-6, 100.0);
     if (synergy) {
       generator.jobs_per_hour = reader.number("jobs_per_hour", 5.0, 1e-9, 1e9);
       if (const toml::node* split = reader.node("class_split")) {
@@ -339,7 +400,27 @@ WorkloadSource parse_workload(const toml::table& root, const std::string& source
     }
     workload.generator = generator;
   }
+  // Serving DAG workloads: the catalog their models come from (default: the built-in copy of
+  // profiles/serving/models.json).
+  const bool dag =
+      has_trace ? workload.format == TraceFormat::kDag : workload.generator->shape == "query_dag";
+  if (reader.has("catalog")) {
+    if (!dag)
+      reader.fail("catalog",
+                  "only for DAG workloads (format = \"dag\" or generator = "
+                  "\"query_dag\")");
+    const std::string path = resolve_path(reader.string("catalog", ""), base_dir);
+    workload.serving_catalog = std::make_shared<const ServingCatalog>(load_serving_catalog(path));
+  } else if (dag) {
+    workload.serving_catalog = std::shared_ptr<const ServingCatalog>(
+        std::shared_ptr<const ServingCatalog>(), &default_serving_catalog());
+  }
+  if (workload.generator && dag) {
+    workload.generator->catalog = workload.serving_catalog;
+    check_query_dag_models(reader, *workload.generator);
+  }
   if (const toml::node* window = reader.node("window")) {
+    if (dag) reader.fail("window", "not supported for DAG workloads yet");
     const toml::array* array = window->as_array();
     std::optional<std::int64_t> first, last;
     if (array && array->size() == 2) {
@@ -682,6 +763,12 @@ Workload load_workload(const RunConfig& config) {
 }
 
 ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workload> workload) {
+  // Until the engine schedules DAG tasks (dependencies, model loads, transfers), simulating their
+  // JobSpecs as independent jobs would give numbers that mean nothing: refuse.
+  if (workload->dag)
+    throw InputError(config.source_name, 0, "workload",
+                     "DAG workloads (format \"dag\", generator \"query_dag\") are read and "
+                     "generated but not simulated yet");
   ConfigRun run;
   run.result = simulate(config.sim, workload->jobs);
   // A window on a generated workload must drain while jobs keep arriving: generate more.

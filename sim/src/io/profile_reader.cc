@@ -9,6 +9,7 @@
 #include "clustersim/error.h"
 #include "clustersim/internal/input_file.h"
 #include "clustersim/profile.h"
+#include "clustersim/serving_catalog.h"
 #include "io/internal/json_error.h"
 
 namespace clustersim {
@@ -170,6 +171,18 @@ Profile parse_profile(const std::string& text, const std::string& file) {
   return p;
 }
 
+// A serving catalog (serving_catalog.h) lives under profiles/ too; a folder scan skips it. Only a
+// file that parses and names that schema is skipped: anything else is read as a profile, so a
+// broken file still gets its error.
+bool is_serving_catalog(const std::string& text) {
+  try {
+    const json root = json::parse(text);
+    return root.is_object() && root.contains("schema") && root["schema"] == kServingCatalogSchema;
+  } catch (const json::exception&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 Profile load_profile(const std::string& path) {
@@ -193,7 +206,12 @@ ProfileLibrary load_profile_dir(const std::string& dir) {
   std::sort(files.begin(), files.end());
   if (files.empty()) throw InputError(dir, 0, "", "no profile (*.json) in this folder");
   ProfileLibrary library;
-  for (const std::string& file : files) library.add(load_profile(file));
+  for (const std::string& file : files) {
+    const std::string text = read_input_file(file, "profile file");
+    if (is_serving_catalog(text)) continue;  // profiles/serving/models.json is not a profile
+    library.add(parse_profile(text, file));
+  }
+  if (library.size() == 0) throw InputError(dir, 0, "", "no profile (*.json) in this folder");
   return library;
 }
 

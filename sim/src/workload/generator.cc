@@ -134,7 +134,7 @@ double mean_runtime() {
 void validate(const GeneratorOptions& options) {
   if (options.shape != "philly") {
     throw std::invalid_argument("unknown workload shape '" + options.shape +
-                                "' (expected philly or synergy)");
+                                "' (expected philly, synergy or query_dag)");
   }
   if (!std::isfinite(options.load) || options.load <= 0.0) {
     throw std::invalid_argument("generator load must be a finite number > 0");
@@ -157,7 +157,8 @@ double generator_mean_gpu_seconds(const GeneratorOptions& options) {
   return mean_gpus * mean_runtime();
 }
 
-Workload generate_synergy_workload(const GeneratorOptions& options);  // synergy_generator.cc
+Workload generate_synergy_workload(const GeneratorOptions& options);    // synergy_generator.cc
+Workload generate_query_dag_workload(const GeneratorOptions& options);  // query_dag_generator.cc
 
 namespace {
 
@@ -184,6 +185,8 @@ Workload generate_philly_workload(const GeneratorOptions& options);
 }  // namespace
 
 Workload generate_workload(const GeneratorOptions& options) {
+  if (options.shape == "query_dag")
+    return generate_query_dag_workload(options);  // no elastic tasks
   if (!(options.elastic_fraction >= 0.0 && options.elastic_fraction <= 1.0) ||
       !(options.elastic_min_factor > 0.0 && options.elastic_min_factor <= 1.0) ||
       !(options.elastic_max_factor >= 1.0 && std::isfinite(options.elastic_max_factor)))

@@ -16,8 +16,9 @@ TraceFormat parse_trace_format(std::string_view name) {
   if (name == "openb") return TraceFormat::kOpenb;
   if (name == "helios") return TraceFormat::kHelios;
   if (name == "philly") return TraceFormat::kPhilly;
+  if (name == "dag") return TraceFormat::kDag;
   throw std::invalid_argument("unknown trace format '" + std::string(name) +
-                              "' (expected csv, gavel, openb, helios or philly)");
+                              "' (expected csv, gavel, openb, helios, philly or dag)");
 }
 
 std::string_view trace_format_name(TraceFormat format) {
@@ -32,6 +33,8 @@ std::string_view trace_format_name(TraceFormat format) {
       return "helios";
     case TraceFormat::kPhilly:
       return "philly";
+    case TraceFormat::kDag:
+      return "dag";
   }
   return "unknown";
 }
@@ -50,6 +53,8 @@ Workload read_trace(const std::string& path, TraceFormat format, const ReaderOpt
       return read_helios(file, path, options);
     case TraceFormat::kPhilly:
       return read_philly(file, path, options);
+    case TraceFormat::kDag:
+      return read_dag(file, path, options);
   }
   throw std::invalid_argument("unknown trace format");
 }

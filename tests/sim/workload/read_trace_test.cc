@@ -11,7 +11,7 @@ namespace {
 
 TEST(ReadTrace, FormatNamesRoundTrip) {
   for (const TraceFormat format : {TraceFormat::kCsv, TraceFormat::kGavel, TraceFormat::kOpenb,
-                                   TraceFormat::kHelios, TraceFormat::kPhilly}) {
+                                   TraceFormat::kHelios, TraceFormat::kPhilly, TraceFormat::kDag}) {
     EXPECT_EQ(parse_trace_format(trace_format_name(format)), format);
   }
   EXPECT_EQ(trace_format_name(TraceFormat::kHelios), "helios");

@@ -32,7 +32,7 @@ using namespace clustersim;
 
 struct CaseResult {
   double generate_s = 0, simulate_s = 0;
-  std::uint64_t events = 0, rounds = 0, preemptions = 0, jobs = 0;
+  std::uint64_t events = 0, rounds = 0, preemptions = 0, jobs = 0, migrations = 0;
   double gpu_util = 0;
 };
 
@@ -87,6 +87,7 @@ CaseResult run_case(std::size_t jobs, const std::string& policy, double load) {
   result.events = run.metrics.events;
   result.rounds = run.metrics.rounds;
   result.preemptions = run.metrics.preemptions;
+  result.migrations = run.metrics.migrations;
   result.jobs = run.metrics.jobs;
   result.gpu_util = run.metrics.gpu_util;
   return result;
@@ -164,9 +165,9 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("cluster: 256 nodes x 8 GPUs (2,048 GPUs), 16 nodes/rack; one core per case\n");
-  std::printf("%-5s %-9s %-18s %8s %8s %12s %12s %9s %8s %7s %10s %10s\n", "load", "jobs", "policy",
-              "gen_s", "sim_s", "jobs/s", "events/s", "peak_MB", "preempt", "util", "time/tgt",
-              "mem/tgt");
+  std::printf("%-5s %-9s %-18s %8s %8s %12s %12s %9s %8s %8s %7s %10s %10s\n", "load", "jobs",
+              "policy", "gen_s", "sim_s", "jobs/s", "events/s", "peak_MB", "preempt", "migrate",
+              "util", "time/tgt", "mem/tgt");
   int failures = 0;
   for (const auto& load_text : split(loads)) {
     const double load = std::stod(load_text);
@@ -200,10 +201,11 @@ int main(int argc, char** argv) {
         const double time_target =
             jobs >= 1000000 ? 30.0 : 2.0 * static_cast<double>(jobs) / 100000.0;
         std::printf(
-            "%-5.2f %-9zu %-18s %8.3f %8.3f %12.0f %12.0f %9.1f %8llu %7.3f %10.2f %10.2f\n", load,
-            jobs, policy.c_str(), result.generate_s, result.simulate_s, jobs / result.simulate_s,
-            result.events / result.simulate_s, peak_mb,
-            static_cast<unsigned long long>(result.preemptions), result.gpu_util,
+            "%-5.2f %-9zu %-18s %8.3f %8.3f %12.0f %12.0f %9.1f %8llu %8llu %7.3f %10.2f %10.2f\n",
+            load, jobs, policy.c_str(), result.generate_s, result.simulate_s,
+            jobs / result.simulate_s, result.events / result.simulate_s, peak_mb,
+            static_cast<unsigned long long>(result.preemptions),
+            static_cast<unsigned long long>(result.migrations), result.gpu_util,
             total_s / time_target, peak_mb / 1024.0);
         std::fflush(stdout);
       }

@@ -237,6 +237,23 @@ TEST(Simulator, SamplesTrackQueueAndFragmentation) {
   EXPECT_NEAR(result.metrics.queue_len_mean, 9.0 / 20.0, 1e-12);  // c waits 1..10 of a 20 s span
 }
 
+// A front end that writes no time series asks for none: a run's memory must not grow with the
+// number of samples, and what is computed from them (frag_mean) must not change.
+TEST(Simulator, SamplesAreKeptOnlyWhenRecorded) {
+  SimOptions options = testing::small_cluster(4, 4);
+  options.sample_interval_s = 5;
+  const auto jobs = testing::random_jobs(300, 20, 300, {1, 2, 4, 8}, 9);
+  options.record_samples = true;
+  const RunResult kept = simulate(options, jobs);
+  options.record_samples = false;
+  const RunResult dropped = simulate(options, jobs);
+  EXPECT_GT(kept.samples.size(), 100u);
+  EXPECT_TRUE(dropped.samples.empty());
+  EXPECT_EQ(dropped.samples.capacity(), 0u);
+  EXPECT_EQ(kept.metrics.frag_mean, dropped.metrics.frag_mean);
+  EXPECT_EQ(kept.metrics.jct_mean, dropped.metrics.jct_mean);
+}
+
 TEST(Simulator, RejectsBadOptions) {
   SimOptions options = small_cluster(1, 1);
   options.scheduler.lease_s = -1;  // (0 is valid: event-driven rounds)

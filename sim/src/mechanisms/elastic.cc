@@ -1,6 +1,7 @@
 #include "mechanisms/elastic.h"
 
 #include <algorithm>
+#include <climits>
 
 #include "core/scheduler.h"
 
@@ -35,6 +36,7 @@ bool ElasticResizer::shrink_for(std::uint32_t waiting, Plan& plan) {
   if (engine_.quotas_enforced() && engine_.options().vc_quota == VcQuotaMode::kStrict &&
       engine_.vc_usage()[head.vc] + head.gpus > engine_.vc_quota()[head.vc])
     return false;  // its quota, not GPUs, holds it back
+  if (engine_.request_of(waiting).fewest_nodes) return shrink_on_one_node(waiting, type, plan);
   collect(type, [&](const JobState& job) { return job.gpus > engine_.min_gpus(job.index); });
   // Lowest-ranked first: what they hold beyond their request, then (only those ranked after the
   // waiting job) down to their minimum.
@@ -73,6 +75,67 @@ bool ElasticResizer::shrink_for(std::uint32_t waiting, Plan& plan) {
       const double kept = static_cast<double>(grant.gpus - take) / grant.gpus;
       plan.add_grant({grant.node, grant.gpus - take, grant.cpus * kept, grant.mem_gb * kept,
                       grant.storage_mbps * kept});
+    }
+  }
+  return true;
+}
+
+// Strict locality: GPUs freed across nodes would not let the waiting job start (it needs them
+// on one node), so they are taken on one node only: the node that needs the fewest GPUs given
+// back, from its lowest-ranked elastic jobs; nothing when no node can hold the job that way.
+bool ElasticResizer::shrink_on_one_node(std::uint32_t waiting, int type, Plan& plan) {
+  const JobState& head = engine_.jobs()[waiting];
+  const ClusterState& cluster = engine_.cluster();
+  if (engine_.fewest_nodes(type, head.gpus) > 1) return false;
+  // How many GPUs `job` can give back from its grant on `node`.
+  const auto cuttable = [&](std::uint32_t job, std::uint32_t node) {
+    const JobState& state = engine_.jobs()[job];
+    const int floor = scheduler_.ranks_before(waiting, job)
+                          ? engine_.min_gpus(job)
+                          : std::max(engine_.min_gpus(job), state.spec->num_gpus);
+    for (const Grant& grant : engine_.grants_of(job))
+      if (grant.node == node) return std::max(0, std::min(grant.gpus, state.gpus - floor));
+    return 0;
+  };
+  std::uint32_t best = 0;
+  int best_need = INT_MAX;
+  for (std::uint32_t n = 0; n < cluster.nodes().size(); ++n) {
+    const auto& node = cluster.node(n);
+    if (node.gpu_type != type || node.gpus < head.gpus || engine_.node_offline(n)) continue;
+    const int need = head.gpus - node.free_gpus;
+    if (need <= 0 || need >= best_need) continue;
+    int available = 0;
+    for (std::uint32_t job : engine_.holders_on(n)) {
+      if (engine_.jobs()[job].phase != JobPhase::kRunning || !engine_.is_elastic(job)) continue;
+      available += cuttable(job, n);
+    }
+    if (available >= need) {
+      best = n;
+      best_need = need;
+    }
+  }
+  if (best_need == INT_MAX) return false;
+  jobs_.clear();
+  for (std::uint32_t job : engine_.holders_on(best))
+    if (engine_.jobs()[job].phase == JobPhase::kRunning && engine_.is_elastic(job) &&
+        cuttable(job, best) > 0)
+      jobs_.push_back(job);
+  std::sort(jobs_.begin(), jobs_.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return scheduler_.ranks_before(b, a); });
+  int left = best_need;
+  for (std::uint32_t job : jobs_) {  // lowest-ranked first
+    if (left <= 0) break;
+    const int take = std::min(left, cuttable(job, best));
+    left -= take;
+    plan.set(job);
+    for (const Grant& grant : engine_.grants_of(job)) {
+      if (grant.node != best) {
+        plan.add_grant(grant);
+      } else if (take < grant.gpus) {
+        const double kept = static_cast<double>(grant.gpus - take) / grant.gpus;
+        plan.add_grant({grant.node, grant.gpus - take, grant.cpus * kept, grant.mem_gb * kept,
+                        grant.storage_mbps * kept});
+      }
     }
   }
   return true;

@@ -6,7 +6,8 @@
 //   shrink_for  a waiting job lacks GPUs of its type: take back first what elastic jobs hold
 //               beyond their request (any job), then down to their minimum (only jobs the policy
 //               ranks after the waiting one), the lowest-ranked first; nothing if that cannot
-//               free enough.
+//               free enough. Under strict locality, only on the one node that can then hold
+//               the waiting job (GPUs freed elsewhere would sit idle).
 //   grow        GPUs idle and nothing waiting: running elastic jobs, in policy order, grow into
 //               them (their own nodes first, then, unless locality is strict, the roomiest), up
 //               to their maximum and within their VC's quota, when that finishes them sooner net
@@ -35,6 +36,8 @@ class ElasticResizer {
   bool grow(Plan& plan, bool only_not_begun);
 
  private:
+  // Under strict locality: cut on the one node where the waiting job will then fit.
+  bool shrink_on_one_node(std::uint32_t waiting, int type, Plan& plan);
   // The running elastic jobs on `type` (-1: any) for which `keep` holds, in policy order.
   template <typename Keep>
   void collect(int type, Keep keep);

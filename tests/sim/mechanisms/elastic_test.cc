@@ -94,6 +94,25 @@ TEST(Elastic, DoesNotShrinkAJobRankedFirstBelowItsRequest) {
   EXPECT_EQ(result.metrics.resizes, 0u);
 }
 
+// Strict locality: GPUs given back must be on one node, or the waiting job cannot use them.
+// Two nodes of 4 GPUs; A and B (3 GPUs, 1..4, 100 s) start on a node each and grow to the whole
+// node as they start. C (rigid, 3 GPUs, 10 s, ranked first) arrives at 20: A alone gives back 3
+// GPUs on node 0 (not 1 + 2 from both, which would leave C waiting), and C runs at once.
+TEST(Elastic, UnderStrictLocalityShrinksOnTheOneNodeTheWaitingJobWillUse) {
+  SimOptions options = testing::small_cluster(2, 4);
+  options.scheduler.policy = "sjf";
+  options.scheduler.strict_locality = true;
+  options.mechanisms.elastic = true;
+  options.mechanisms.resize_cost = OverheadCost{OverheadCost::Model::kConstant, 0, 1, {}};
+  const RunResult result = simulate(
+      options,
+      {elastic_job("a", 0, 3, 100, 1, 4), elastic_job("b", 0, 3, 100, 1, 4), job("c", 20, 3, 10)});
+  EXPECT_DOUBLE_EQ(result.jobs[2].finish_time, 30);
+  EXPECT_EQ(result.jobs[1].resizes, 0);  // B keeps its node
+  EXPECT_GE(result.jobs[0].resizes, 1);
+  EXPECT_DOUBLE_EQ(result.jobs[1].gpu_seconds, 4 * result.jobs[1].finish_time);
+}
+
 // A per-model scaling table replaces Amdahl: "lin" scales linearly, so at 4 GPUs a job asking
 // for 2 runs twice as fast.
 TEST(Elastic, PerModelScalingTable) {

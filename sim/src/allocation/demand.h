@@ -61,4 +61,31 @@ class DemandTable {
   std::map<std::tuple<const void*, int, int>, std::int32_t> shared_;
 };
 
+// How drf and opt start a job: one without a request of its own is placed on GPUs alone and
+// handed to `divide` (which re-divides CPU and memory among all running jobs, the starting one
+// in `shares`); one with its own request, or one `divide` cannot fit, starts at its own or
+// proportional request where that fits as things are.
+template <typename Divide>
+bool start_then_divide(std::uint32_t job, AllocationContext& context, Plan& plan,
+                       std::vector<NodeShare>& shares, Divide divide) {
+  const ClusterState& cluster = context.cluster();
+  for (int type : context.types_to_try(job)) {
+    PlacementRequest request = context.request_of(job);
+    request.gpu_type = type;
+    if (!context.has_own_request(job)) {
+      PlacementRequest gpus_only = request;
+      gpus_only.cpus_per_gpu = gpus_only.mem_per_gpu = 0.0;
+      if (context.place(gpus_only, shares) && divide()) return true;
+      plan.clear();
+    }
+    if (context.place(request, shares)) {
+      plan.set(job);
+      for (const NodeShare& share : shares)
+        plan.add_grant(cluster.grant_for(share.node, request, share.gpus));
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace clustersim::allocation

@@ -29,24 +29,8 @@ class Drf final : public AllocationMechanism {
   }
 
   bool start(std::uint32_t job, AllocationContext& context, Plan& plan) override {
-    const ClusterState& cluster = context.cluster();
-    for (int type : context.types_to_try(job)) {
-      PlacementRequest request = context.request_of(job);
-      request.gpu_type = type;
-      if (!context.has_own_request(job)) {
-        PlacementRequest gpus_only = request;
-        gpus_only.cpus_per_gpu = gpus_only.mem_per_gpu = 0.0;
-        if (context.place(gpus_only, shares_) && divide(context, plan, job)) return true;
-        plan.clear();
-      }
-      if (context.place(request, shares_)) {
-        plan.set(job);
-        for (const NodeShare& share : shares_)
-          plan.add_grant(cluster.grant_for(share.node, request, share.gpus));
-        return true;
-      }
-    }
-    return false;
+    return start_then_divide(job, context, plan, shares_,
+                             [&] { return divide(context, plan, job); });
   }
 
   bool rebalances() const override { return true; }

@@ -33,26 +33,8 @@ class Opt final : public AllocationMechanism {
   }
 
   bool start(std::uint32_t job, AllocationContext& context, Plan& plan) override {
-    const ClusterState& cluster = context.cluster();
-    for (int type : context.types_to_try(job)) {
-      PlacementRequest request = context.request_of(job);
-      request.gpu_type = type;
-      if (!context.has_own_request(job)) {
-        PlacementRequest gpus_only = request;
-        gpus_only.cpus_per_gpu = gpus_only.mem_per_gpu = 0.0;
-        if (context.place(gpus_only, shares_) && solve(context, plan, job)) return true;
-        plan.clear();
-      }
-      // A job with its own needs, or an LP that cannot be solved: the job's own request or
-      // proportional share, where it fits as things are.
-      if (context.place(request, shares_)) {
-        plan.set(job);
-        for (const NodeShare& share : shares_)
-          plan.add_grant(cluster.grant_for(share.node, request, share.gpus));
-        return true;
-      }
-    }
-    return false;
+    return start_then_divide(job, context, plan, shares_,
+                             [&] { return solve(context, plan, job); });
   }
 
   bool rebalances() const override { return true; }

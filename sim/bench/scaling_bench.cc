@@ -8,25 +8,23 @@
 //   clustersim_scaling_bench [--repeat 3] [--quick] [--nodes 64,512,4096,12500]
 //                            [--jobs 10000,100000,1000000,2000000] [--policies fifo,tiresias]
 //                            [--loads 0.8,1.2]
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "bench_util.h"
 #include "clustersim/generator.h"
 #include "clustersim/simulator.h"
 
 namespace {
 
 using namespace clustersim;
+using bench::split;
 
 struct Case {
   int nodes;
@@ -69,47 +67,32 @@ SimOptions options_for(const Case& c) {
   return options;
 }
 
-Measured run_in_child(const Case& c) {
-  int fds[2];
+Measured run_case(const Case& c) {
   Measured m;
-  if (pipe(fds) != 0) return m;
-  const pid_t child = fork();
-  if (child == 0) {
-    close(fds[0]);
-    Measured out;
-    const SimOptions options = options_for(c);
-    GeneratorOptions generator;
-    generator.jobs = c.jobs;
-    generator.load = c.load;
-    generator.cluster_gpus = options.cluster.total_gpus();
-    generator.seed = 7;
-    const Workload workload = generate_workload(generator);
-    const double start = thread_cpu_seconds();
-    const RunResult result = simulate(options, workload.jobs);
-    out.cpu_s = thread_cpu_seconds() - start;
-    out.events = result.metrics.events;
-    out.rounds = result.metrics.rounds;
-    out.preemptions = result.metrics.preemptions;
-    out.ok = result.metrics.jobs == c.jobs;
-    if (write(fds[1], &out, sizeof out) != sizeof out) _exit(1);
-    _exit(0);
-  }
-  close(fds[1]);
-  const bool got = read(fds[0], &m, sizeof m) == sizeof m;
-  close(fds[0]);
-  int status = 0;
-  rusage usage{};
-  wait4(child, &status, 0, &usage);
-  m.ok = m.ok && got && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  m.peak_mb = usage.ru_maxrss / 1024.0;
+  double peak_mb = 0;
+  const bool ok = bench::run_in_child(
+      [&] {
+        Measured out;
+        const SimOptions options = options_for(c);
+        GeneratorOptions generator;
+        generator.jobs = c.jobs;
+        generator.load = c.load;
+        generator.cluster_gpus = options.cluster.total_gpus();
+        generator.seed = 7;
+        const Workload workload = generate_workload(generator);
+        const double start = thread_cpu_seconds();
+        const RunResult result = simulate(options, workload.jobs);
+        out.cpu_s = thread_cpu_seconds() - start;
+        out.events = result.metrics.events;
+        out.rounds = result.metrics.rounds;
+        out.preemptions = result.metrics.preemptions;
+        out.ok = result.metrics.jobs == c.jobs;
+        return out;
+      },
+      m, peak_mb);
+  m.ok = m.ok && ok;
+  m.peak_mb = peak_mb;
   return m;
-}
-
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream stream(text);
-  for (std::string part; std::getline(stream, part, ',');) parts.push_back(part);
-  return parts;
 }
 
 }  // namespace
@@ -169,7 +152,7 @@ int main(int argc, char** argv) {
     if (ns_per_event.count({c.policy, c.load, c.nodes, c.jobs})) continue;
     Measured best;
     for (int r = 0; r < repeat; ++r) {
-      Measured m = run_in_child(c);
+      Measured m = run_case(c);
       if (!m.ok) {
         best = m;
         break;

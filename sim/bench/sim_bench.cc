@@ -10,18 +10,14 @@
 //
 //   clustersim_bench [--jobs 10000,100000,1000000] [--policies fifo,tiresias,tiresias+migration]
 //                    [--loads 0.8,1.2]
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "clustersim/config.h"
 #include "clustersim/generator.h"
 #include "clustersim/simulator.h"
@@ -29,6 +25,7 @@
 namespace {
 
 using namespace clustersim;
+using bench::split;
 
 struct CaseResult {
   double generate_s = 0, simulate_s = 0;
@@ -135,13 +132,6 @@ sample_interval_s = 3600
   return result;
 }
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream stream(text);
-  for (std::string part; std::getline(stream, part, ',');) parts.push_back(part);
-  return parts;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -174,28 +164,13 @@ int main(int argc, char** argv) {
     for (const auto& policy : split(policies)) {
       for (const auto& jobs_text : split(jobs_list)) {
         const std::size_t jobs = std::stoul(jobs_text);
-        int pipe_fds[2];
-        if (pipe(pipe_fds) != 0) return 1;
-        const pid_t child = fork();
-        if (child == 0) {
-          close(pipe_fds[0]);
-          CaseResult result = run_case(jobs, policy, load);
-          if (write(pipe_fds[1], &result, sizeof result) != sizeof result) _exit(1);
-          _exit(0);
-        }
-        close(pipe_fds[1]);
         CaseResult result;
-        const bool got = read(pipe_fds[0], &result, sizeof result) == sizeof result;
-        close(pipe_fds[0]);
-        int status = 0;
-        rusage usage{};
-        wait4(child, &status, 0, &usage);
-        if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        double peak_mb = 0;
+        if (!bench::run_in_child([&] { return run_case(jobs, policy, load); }, result, peak_mb)) {
           std::printf("%-5.2f %-9zu %-18s failed\n", load, jobs, policy.c_str());
           ++failures;
           continue;
         }
-        const double peak_mb = usage.ru_maxrss / 1024.0;
         const double total_s = result.generate_s + result.simulate_s;
         // Targets: 100k jobs in < 2 s, 1M jobs in < 30 s and < 1 GB (smaller: the 100k rate).
         const double time_target =
@@ -216,30 +191,16 @@ int main(int argc, char** argv) {
   std::printf("%-13s %9s %8s %8s %12s %9s %10s\n", "allocation", "jobs_sim", "gen_s", "sim_s",
               "events/s", "peak_MB", "jct_mean_h");
   for (const auto& mechanism : split(mechanisms)) {
-    int pipe_fds[2];
-    if (pipe(pipe_fds) != 0) return 1;
-    const pid_t child = fork();
-    if (child == 0) {
-      close(pipe_fds[0]);
-      CaseResult result = run_synergy_case(mechanism);
-      if (write(pipe_fds[1], &result, sizeof result) != sizeof result) _exit(1);
-      _exit(0);
-    }
-    close(pipe_fds[1]);
     CaseResult result;
-    const bool got = read(pipe_fds[0], &result, sizeof result) == sizeof result;
-    close(pipe_fds[0]);
-    int status = 0;
-    rusage usage{};
-    wait4(child, &status, 0, &usage);
-    if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    double peak_mb = 0;
+    if (!bench::run_in_child([&] { return run_synergy_case(mechanism); }, result, peak_mb)) {
       std::printf("%-13s failed\n", mechanism.c_str());
       ++failures;
       continue;
     }
     std::printf("%-13s %9llu %8.3f %8.3f %12.0f %9.1f %10.2f\n", mechanism.c_str(),
                 static_cast<unsigned long long>(result.jobs), result.generate_s, result.simulate_s,
-                result.events / result.simulate_s, usage.ru_maxrss / 1024.0, result.gpu_util);
+                result.events / result.simulate_s, peak_mb, result.gpu_util);
     std::fflush(stdout);
   }
   return failures == 0 ? 0 : 1;

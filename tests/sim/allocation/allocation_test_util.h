@@ -65,4 +65,32 @@ inline std::shared_ptr<ThroughputModel> model_of(std::vector<Profile> profiles,
   return make_profile_throughput_model(library, options);
 }
 
+// The Synergy study's servers (8 V100s, 24 cores, 500 GB: 3 cores and 62.5 GB per GPU, where
+// trace durations hold) with the shipped V100 profiles; `options.throughput` points into `model`.
+struct SynergyServers {
+  std::shared_ptr<ThroughputModel> model;
+  SimOptions options;
+};
+
+inline SynergyServers synergy_servers(int nodes, const std::string& allocation) {
+  auto library = std::make_shared<ProfileLibrary>(
+      load_profile_dir(std::string(CLUSTERSIM_SOURCE_DIR) + "/profiles/v100"));
+  ProfileModelOptions profile_options;
+  profile_options.ref_cpus_per_gpu = 3;
+  profile_options.ref_mem_gb_per_gpu = 62.5;
+  SynergyServers servers;
+  servers.model = make_profile_throughput_model(library, profile_options);
+  NodeGroupSpec group;
+  group.nodes = nodes;
+  group.gpus_per_node = 8;
+  group.gpu_type = "v100";
+  group.cpus_per_node = 24;
+  group.mem_gb_per_node = 500;
+  servers.options.cluster.groups = {group};
+  servers.options.sample_interval_s = 0;
+  servers.options.throughput = servers.model.get();
+  servers.options.scheduler.allocation = allocation;
+  return servers;
+}
+
 }  // namespace clustersim::testing

@@ -3,32 +3,17 @@
 
 #include <map>
 
+#include "allocation_test_util.h"
 #include "clustersim/allocation_mechanism.h"
 #include "clustersim/profile.h"
 
 namespace clustersim {
 namespace {
 
-// The cluster of the Synergy study: 8-GPU servers with 24 cores and 500 GB (3 cores, 62.5 GB
-// per GPU), and the shipped V100 profiles.
+// The first grant greedy gives each job on two of the Synergy study's servers.
 std::map<std::string, Grant> first_grants(const std::vector<JobSpec>& jobs) {
-  auto library = std::make_shared<ProfileLibrary>(
-      load_profile_dir(std::string(CLUSTERSIM_SOURCE_DIR) + "/profiles/v100"));
-  ProfileModelOptions profile_options;
-  profile_options.ref_cpus_per_gpu = 3;
-  profile_options.ref_mem_gb_per_gpu = 62.5;
-  auto model = make_profile_throughput_model(library, profile_options);
-  SimOptions options;
-  NodeGroupSpec group;
-  group.nodes = 2;
-  group.gpus_per_node = 8;
-  group.gpu_type = "v100";
-  group.cpus_per_node = 24;
-  group.mem_gb_per_node = 500;
-  options.cluster.groups = {group};
-  options.sample_interval_s = 0;
-  options.throughput = model.get();
-  options.scheduler.allocation = "greedy";
+  testing::SynergyServers servers = testing::synergy_servers(2, "greedy");
+  SimOptions& options = servers.options;
   std::map<std::string, Grant> grants;
   options.observer = [&](const AllocationContext& context) {
     for (std::uint32_t job : context.holders()) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "allocation/allocation_lp.h"
+#include "allocation_test_util.h"
 #include "clustersim/allocation_mechanism.h"
 #include "clustersim/profile.h"
 
@@ -45,23 +46,8 @@ struct Round {
 };
 
 Round first_round(const std::string& mechanism) {
-  auto library = std::make_shared<ProfileLibrary>(
-      load_profile_dir(std::string(CLUSTERSIM_SOURCE_DIR) + "/profiles/v100"));
-  ProfileModelOptions profile_options;
-  profile_options.ref_cpus_per_gpu = 3;
-  profile_options.ref_mem_gb_per_gpu = 62.5;
-  auto model = make_profile_throughput_model(library, profile_options);
-  SimOptions options;
-  NodeGroupSpec group;
-  group.nodes = 1;
-  group.gpus_per_node = 8;
-  group.gpu_type = "v100";
-  group.cpus_per_node = 24;
-  group.mem_gb_per_node = 500;
-  options.cluster.groups = {group};
-  options.sample_interval_s = 0;
-  options.throughput = model.get();
-  options.scheduler.allocation = mechanism;
+  testing::SynergyServers servers = testing::synergy_servers(1, mechanism);
+  SimOptions& options = servers.options;
   std::vector<JobSpec> jobs;
   const char* models[] = {"resnet18",   "resnet50",    "alexnet",    "mobilenet_v2",
                           "shufflenet", "transformer", "deepspeech", "resnet18"};

@@ -621,11 +621,48 @@ std::vector<Case> mechanisms_cases() {
   };
 }
 
+// Serving DAG traces (format "dag"): the cycle, the parent that does not exist and the model no
+// GPU can hold that the DAG issue names, plus an unknown model and a serving key on a training
+// workload.
+std::vector<Case> dag_cases() {
+  const std::string header =
+      "query_id,task_id,submit_time,model,parents,input_mb,output_mb,compute_ms\n";
+  const auto dag = [&](std::string name, std::string rows, std::size_t line, std::string field,
+                       std::string message, std::string workload_extra = "") {
+    std::string cfg = config("q.csv", "dag", workload_extra);
+    return Case{std::move(name),  {{"cfg.toml", std::move(cfg)}, {"q.csv", header + rows}},
+                "q.csv",          line,
+                std::move(field), std::move(message)};
+  };
+  std::vector<Case> cases = {
+      dag("DagCycle", "q,a,0,opt,b,1,1,10\nq,b,0,opt,a,1,1,10\n", 2, "parents",
+          "dependency cycle: a (line 2) -> b (line 3) -> a"),
+      dag("DagParentThatDoesNotExist", "q,a,0,opt,,1,1,10\nq,b,0,opt,zz,1,1,10\n", 3, "parents",
+          "unknown parent 'zz'"),
+      dag("DagUnknownModel", "q,a,0,opt,,1,1,10\nq,b,0,gpt9,a,1,1,10\n", 3, "model",
+          "unknown model 'gpt9'"),
+  };
+  // opt needs 5.72 GB; the cluster's GPUs hold 4 GB.
+  Case too_big = dag("DagModelLargerThanAnyGpu", "r,a,0,vit,,1,1,10\nq,a,0,opt,,1,1,10\n", 3,
+                     "model", "needs 5.72 GB of GPU memory");
+  too_big.files["cfg.toml"] =
+      "[cluster]\nnodes = 2\ngpu_mem_gb = 4\n[workload]\ntrace = \"q.csv\"\nformat = \"dag\"\n";
+  cases.push_back(too_big);
+  cases.push_back({"ServingKeyOnATrainingWorkload",
+                   {{"cfg.toml", config_with_tail("task_placement = \"heft\"\n")},
+                    {"t.csv", kCsvHeader + kCsvRows}},
+                   "cfg.toml",
+                   11,
+                   "scheduler.task_placement",
+                   "only for DAG workloads"});
+  return cases;
+}
+
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  for (auto group :
-       {csv_cases(), impossible_job_cases(), gavel_cases(), openb_cases(), helios_cases(),
-        philly_cases(), config_cases(), mechanisms_cases(), profile_cases(), output_cases()}) {
+  for (auto group : {csv_cases(), impossible_job_cases(), gavel_cases(), openb_cases(),
+                     helios_cases(), philly_cases(), config_cases(), mechanisms_cases(),
+                     profile_cases(), output_cases(), dag_cases()}) {
     cases.insert(cases.end(), group.begin(), group.end());
   }
   return cases;

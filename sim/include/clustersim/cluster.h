@@ -15,6 +15,12 @@ struct NodeGroupSpec {
   double cpus_per_node = 0.0;          // 0 = not modelled (never a constraint)
   double mem_gb_per_node = 0.0;        // 0 = not modelled
   double storage_mbps_per_node = 0.0;  // 0 = not modelled
+  // Serving DAG workloads only (serving.h; training runs ignore them): each GPU's memory, the
+  // node's network bandwidth (Gb/s) and per-transfer latency (us). 0 (latency: < 0) = the
+  // serving catalog's default for gpu_type / its network.
+  double gpu_mem_gb = 0.0;
+  double net_gbps = 0.0;
+  double net_latency_us = -1.0;
 };
 
 // A virtual cluster (tenant) with a GPU quota.

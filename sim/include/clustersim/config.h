@@ -69,7 +69,12 @@ std::string_view default_config_text();
 // "error"), a job whose model has no profile is an InputError naming its line.
 Workload load_workload(const RunConfig& config);
 
-// Simulates `config` on `workload` (as load_workload made it). With a window on a generated
+// A DAG workload's resolved serving inputs (make_serving_setup with the config's cluster and
+// catalog; errors name the trace's line, or the config for a generated workload).
+ServingSetup serving_setup(const RunConfig& config, const Workload& workload);
+
+// Simulates `config` on `workload` (as load_workload made it). A DAG workload runs on the
+// serving engine (simulate_serving, serving.h). With a window on a generated
 // workload, arrivals continue until the window has drained: while the window outlives the
 // generated arrivals, the workload is generated again with twice the jobs (generators are
 // prefix-stable, so the jobs so far are unchanged) and the simulation repeats. The result is

@@ -82,6 +82,19 @@ struct RunMetrics {
   double overhead_migration_gpu_seconds = 0;
   double overhead_resize_gpu_seconds = 0;
   double overhead_realloc_gpu_seconds = 0;
+  // Serving DAG workloads (serving.h; 0 for training workloads). For them `jobs` counts tasks.
+  std::uint64_t queries = 0;  // queries completed
+  double query_latency_mean = 0, query_latency_p50 = 0, query_latency_p99 = 0,
+         query_latency_max = 0;   // finish of a query's last task - its arrival
+  double task_queue_mean = 0;     // ready -> at the head of its GPU
+  double task_load_mean = 0;      // model load paid before running (0 on a hit)
+  double task_transfer_mean = 0;  // slowest input's network transfer (0 when all local)
+  double task_compute_mean = 0;
+  double cache_hit_rate = 0;  // hits / (hits + loads) over tasks whose model has a footprint
+  std::uint64_t model_loads = 0;
+  std::uint64_t evictions = 0;
+  double bytes_moved = 0;           // task outputs sent between nodes
+  double query_slo_attainment = 0;  // fraction of queries with latency <= query_slo_s
 };
 
 // One sample of the cluster's state, taken every `sample_interval_s`.
@@ -94,10 +107,29 @@ struct Sample {
   int running_jobs = 0;
 };
 
+// Serving DAG workloads: one record per query and per task (RunResult::queries, ::tasks).
+struct QueryRecord {
+  Time arrival = 0.0;
+  Time finish = -1.0;  // its last task's finish
+  double latency = 0.0;
+};
+struct TaskRecord {
+  int gpu = -1;              // where it ran (index in node order, then GPU order within a node)
+  Time ready = 0.0;          // its last parent finished (its query arrived, for a source)
+  Time head = 0.0;           // it reached the head of its GPU's queue (the GPU turned to it)
+  Time compute_start = 0.0;  // model resident and inputs there
+  Time finish = 0.0;
+  double load_s = 0.0;      // model load it paid (0 on a hit or without a model)
+  double transfer_s = 0.0;  // its slowest input's transfer (0 when every parent shares its node)
+  bool cache_hit = false;   // its model was resident (false without a model)
+};
+
 struct RunResult {
   RunMetrics metrics;
-  std::vector<JobRecord> jobs;  // one per workload job, workload order
-  std::vector<Sample> samples;  // only with SimOptions::record_samples
+  std::vector<JobRecord> jobs;       // one per workload job, workload order
+  std::vector<Sample> samples;       // only with SimOptions::record_samples
+  std::vector<QueryRecord> queries;  // serving DAG workloads only, DagInfo's query order
+  std::vector<TaskRecord> tasks;     // serving DAG workloads only, workload order
   // With a window: the last arrival came before the window drained, so the window's end ran on
   // a workload that had stopped arriving (front ends generate more jobs and run again).
   bool window_outlived_arrivals = false;

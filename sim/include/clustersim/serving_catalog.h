@@ -18,7 +18,9 @@
 #include <string_view>
 #include <vector>
 
+#include "clustersim/cluster.h"
 #include "clustersim/job.h"
+#include "clustersim/serving.h"
 
 namespace clustersim {
 
@@ -110,5 +112,13 @@ struct GpuMemory {
 void check_models_fit(const Workload& workload, const std::vector<int>& task_models,
                       const ServingCatalog& catalog, const std::vector<GpuMemory>& gpu_memory,
                       const std::string& source_name);
+
+// What simulate_serving needs (serving.h), resolved: every task's model (resolve_task_models),
+// their footprints, and per node group its GPU memory ([cluster] gpu_mem_gb, else the catalog's
+// default for its gpu_type), host-to-device bandwidth (catalog), network bandwidth and latency
+// ([cluster] net_gbps / net_latency_us, else the catalog's network). A model larger than every
+// GPU is the InputError of check_models_fit.
+ServingSetup make_serving_setup(const Workload& workload, const ClusterSpec& cluster,
+                                const ServingCatalog& catalog, const std::string& source_name);
 
 }  // namespace clustersim

@@ -57,9 +57,21 @@ struct SchedulerOptions {
   std::vector<double> tiresias_thresholds = {3600.0, 36000.0};
 };
 
+// Serving DAG workloads (serving.h): how ready tasks are placed and GPU memory is managed.
+// Training workloads ignore these.
+struct ServingOptions {
+  std::string task_placement = "compass";  // task_placement_names() (task_placement.h)
+  std::string cache = "lru";               // cache_policy_names() (model_cache.h)
+  int cache_lookahead = 3;                 // queued tasks the compass cache looks at
+  double reschedule_threshold = 1.5;       // compass: CompassOptions::reschedule_threshold
+  bool compass_keep_joins = false;         // compass: CompassOptions::keep_join_plans
+  double query_slo_s = 0.0;                // > 0: RunMetrics::query_slo_attainment against it
+};
+
 struct SimOptions {
   ClusterSpec cluster;
   SchedulerOptions scheduler;
+  ServingOptions serving;
   MechanismOptions mechanisms;
   PlacementPenalty penalty;
   // Throughput model to use; null = placement-penalty model built from `penalty`. Not owned.

@@ -84,6 +84,10 @@ struct ServingView {
 // Transfer between two GPUs' nodes: the slower NIC's bandwidth, the larger latency.
 double transfer_between_s(const ServingView& view, int from_gpu, int to_gpu, double mb);
 bool is_resident(const GpuView& gpu, int model);
+// Whether `model` fits in GPU `gpu`'s memory at all (with the cache's one-byte slack). On a
+// cluster of several GPU types a policy only places a task where its model fits; the workload
+// check (check_models_fit) guarantees that some GPU does.
+bool model_fits(const ServingView& view, int gpu, int model);
 double resident_gb(const GpuView& gpu);
 
 // The execution model above, term by term.
@@ -128,6 +132,7 @@ std::vector<double> upward_ranks(const ServingView& view, const QueryPlanInput& 
 // Parameters of the `compass` policy (Yang et al., arXiv:2402.17652; see compass_placement.cc).
 struct CompassOptions {
   double reschedule_threshold = 1.5;  // a planned GPU is kept while its wait <= this x compute
+  bool keep_join_plans = false;  // the study's rule: a task with several parents keeps its plan
 };
 
 // By name: "compass", "round_robin", "least_loaded", "model_affinity", "heft".

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "clustersim/profile.h"
+#include "core/percentile.h"
 #include "core/scheduler.h"
 
 namespace clustersim::internal {
@@ -66,25 +67,6 @@ void validate_options(const SimOptions& options) {
 std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t salt) {
   std::uint64_t state = seed ^ salt;
   return splitmix64(state);
-}
-
-// Linear interpolation between closest ranks (numpy's default). Selects the two ranks with
-// nth_element (linear time; no full sort); `values` is reordered.
-double percentile(std::vector<double>& values, double q) {
-  if (values.empty()) return 0.0;
-  const double position = q * static_cast<double>(values.size() - 1);
-  const auto lower = static_cast<std::size_t>(std::floor(position));
-  const std::size_t upper = std::min(lower + 1, values.size() - 1);
-  const auto at = [&](std::size_t k) {
-    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
-    return values[k];
-  };
-  const double low = at(lower);
-  const double high =
-      upper == lower
-          ? low
-          : *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(upper), values.end());
-  return low + (high - low) * (position - static_cast<double>(lower));
 }
 
 }  // namespace

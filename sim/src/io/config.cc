@@ -15,9 +15,12 @@
 #include "clustersim/error.h"
 #include "clustersim/failure_trace.h"
 #include "clustersim/internal/input_file.h"
+#include "clustersim/model_cache.h"
 #include "clustersim/placement.h"
 #include "clustersim/policy.h"
+#include "clustersim/serving.h"
 #include "clustersim/serving_catalog.h"
+#include "clustersim/task_placement.h"
 
 namespace clustersim {
 
@@ -212,6 +215,41 @@ void check_cluster_size(const ClusterSpec& spec, const TableReader& reader) {
   }
 }
 
+// Serving DAG workloads' keys of [cluster] and [[cluster.node_group]] (a group inherits the
+// [cluster] value). parse_run_config refuses them for training workloads.
+constexpr const char* kServingClusterKeys[] = {"gpu_mem_gb", "net_gbps", "net_latency_us"};
+void read_serving_cluster_keys(TableReader& reader, const NodeGroupSpec& inherited,
+                               NodeGroupSpec& group) {
+  group.gpu_mem_gb = reader.number("gpu_mem_gb", inherited.gpu_mem_gb, 1e-9, 1e6);
+  group.net_gbps = reader.number("net_gbps", inherited.net_gbps, 1e-9, 1e9);
+  group.net_latency_us = reader.number("net_latency_us", inherited.net_latency_us, 0.0, 1e12);
+}
+
+// Serving keys set for a workload that is not a DAG workload would be silently ignored: refuse.
+void refuse_serving_keys(const toml::table& root, const std::string& source) {
+  const std::string why = "only for DAG workloads (format = \"dag\" or generator = \"query_dag\")";
+  const toml::table* cluster = subtable(root, "cluster", source);
+  TableReader cluster_reader(cluster, "cluster", source);
+  for (const char* key : kServingClusterKeys)
+    if (cluster_reader.has(key)) cluster_reader.fail(key, why);
+  if (const toml::node* groups = cluster ? cluster->get("node_group") : nullptr) {
+    if (const toml::array* array = groups->as_array()) {
+      for (std::size_t i = 0; i < array->size(); ++i) {
+        TableReader group_reader(array->get(i)->as_table(),
+                                 "cluster.node_group[" + std::to_string(i) + "]", source);
+        for (const char* key : kServingClusterKeys)
+          if (group_reader.has(key)) group_reader.fail(key, why);
+      }
+    }
+  }
+  TableReader scheduler(subtable(root, "scheduler", source), "scheduler", source);
+  for (const char* key :
+       {"task_placement", "cache", "cache_lookahead", "reschedule_threshold", "compass_keep_joins"})
+    if (scheduler.has(key)) scheduler.fail(key, why);
+  TableReader metrics(subtable(root, "metrics", source), "metrics", source);
+  if (metrics.has("query_slo_s")) metrics.fail("query_slo_s", why);
+}
+
 ClusterSpec parse_cluster(const toml::table& root, const std::string& source) {
   const toml::table* table = subtable(root, "cluster", source);
   if (!table) throw InputError(source, 0, "cluster", "missing table [cluster]");
@@ -225,6 +263,7 @@ ClusterSpec parse_cluster(const toml::table& root, const std::string& source) {
   simple.cpus_per_node = reader.number("cpus_per_node", 0.0, 0.0, 1e6);
   simple.mem_gb_per_node = reader.number("mem_gb_per_node", 0.0, 0.0, 1e9);
   simple.storage_mbps_per_node = reader.number("storage_mbps_per_node", 0.0, 0.0, 1e9);
+  read_serving_cluster_keys(reader, simple, simple);
   if (simple.nodes > 0) spec.groups.push_back(simple);
 
   if (const toml::node* groups = reader.node("node_group")) {
@@ -248,6 +287,7 @@ ClusterSpec parse_cluster(const toml::table& root, const std::string& source) {
           group_reader.number("mem_gb_per_node", simple.mem_gb_per_node, 0.0, 1e9);
       group.storage_mbps_per_node =
           group_reader.number("storage_mbps_per_node", simple.storage_mbps_per_node, 0.0, 1e9);
+      read_serving_cluster_keys(group_reader, simple, group);
       group_reader.reject_unknown_keys();
       spec.groups.push_back(group);
     }
@@ -490,6 +530,15 @@ void parse_scheduler(const toml::table& root, const std::string& source, SimOpti
       s.tiresias_thresholds.push_back(*value);
     }
   }
+  ServingOptions& serving = sim.serving;
+  serving.task_placement =
+      reader.choice("task_placement", serving.task_placement, task_placement_names());
+  serving.cache = reader.choice("cache", serving.cache, cache_policy_names());
+  serving.cache_lookahead =
+      static_cast<int>(reader.integer("cache_lookahead", serving.cache_lookahead, 0, 1 << 20));
+  serving.reschedule_threshold =
+      reader.number("reschedule_threshold", serving.reschedule_threshold, 0.0, 1e12);
+  serving.compass_keep_joins = reader.boolean("compass_keep_joins", serving.compass_keep_joins);
   sim.seed = static_cast<std::uint64_t>(
       reader.integer("seed", 1, 0, std::numeric_limits<std::int64_t>::max()));
   reject_impossible = reader.boolean("reject_impossible", false);
@@ -659,6 +708,7 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
   config.sim.cluster = parse_cluster(root, source_name);
   config.workload = parse_workload(root, source_name, base_dir, config.sim.cluster.total_gpus());
   config.sim.window = config.workload.window;
+  if (!config.workload.serving_catalog) refuse_serving_keys(root, source_name);
   parse_scheduler(root, source_name, config.sim, config.sim.reject_impossible);
 
   TableReader throughput(subtable(root, "throughput", source_name), "throughput", source_name);
@@ -702,6 +752,7 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
   TableReader metrics(subtable(root, "metrics", source_name), "metrics", source_name);
   config.sim.sample_interval_s =
       metrics.number("sample_interval_s", config.sim.sample_interval_s, 0.0, 1e12);
+  config.sim.serving.query_slo_s = metrics.number("query_slo_s", 0.0, 0.0, 1e12);
   metrics.reject_unknown_keys();
 
   TableReader debug(subtable(root, "debug", source_name), "debug", source_name);
@@ -759,17 +810,26 @@ Workload load_workload(const RunConfig& config) {
   if (config.profiles)
     check_profile_coverage(*config.profiles, workload.jobs, config.profile_options,
                            config.workload.trace_path.value_or(config.source_name));
+  // A DAG workload's models must be in the catalog and fit some GPU: say so now, naming the row.
+  if (workload.dag) serving_setup(config, workload);
   return workload;
 }
 
-ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workload> workload) {
-  // Until the engine schedules DAG tasks (dependencies, model loads, transfers), simulating their
-  // JobSpecs as independent jobs would give numbers that mean nothing: refuse.
-  if (workload->dag)
+ServingSetup serving_setup(const RunConfig& config, const Workload& workload) {
+  if (!config.workload.serving_catalog)
     throw InputError(config.source_name, 0, "workload",
-                     "DAG workloads (format \"dag\", generator \"query_dag\") are read and "
-                     "generated but not simulated yet");
+                     "a DAG workload needs format = \"dag\" or generator = \"query_dag\"");
+  return make_serving_setup(workload, config.sim.cluster, *config.workload.serving_catalog,
+                            config.workload.trace_path.value_or(config.source_name));
+}
+
+ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workload> workload) {
   ConfigRun run;
+  if (workload->dag) {  // serving: queries of model tasks (serving.h); no window
+    run.result = simulate_serving(config.sim, *workload, serving_setup(config, *workload));
+    run.workload = std::move(workload);
+    return run;
+  }
   run.result = simulate(config.sim, workload->jobs);
   // A window on a generated workload must drain while jobs keep arriving: generate more.
   if (config.workload.generator && config.sim.window) {

@@ -349,4 +349,26 @@ void check_models_fit(const Workload& workload, const std::vector<int>& task_mod
   }
 }
 
+ServingSetup make_serving_setup(const Workload& workload, const ClusterSpec& cluster,
+                                const ServingCatalog& catalog, const std::string& source_name) {
+  ServingSetup setup;
+  setup.task_model = resolve_task_models(workload, catalog, source_name);
+  for (const ServingModel& model : catalog.models)
+    setup.model_footprint_gb.push_back(model.footprint_gb);
+  std::vector<GpuMemory> gpu_memory;
+  for (const NodeGroupSpec& group : cluster.groups) {
+    const GpuServingDefaults& gpu = catalog.gpu_defaults(group.gpu_type);
+    ServingSetup::Group resolved;
+    resolved.gpu_mem_gb = group.gpu_mem_gb > 0.0 ? group.gpu_mem_gb : gpu.mem_gb;
+    resolved.h2d_gbps = gpu.h2d_gbps;
+    resolved.net_gbps = group.net_gbps > 0.0 ? group.net_gbps : catalog.network.net_gbps;
+    resolved.net_latency_us =
+        group.net_latency_us >= 0.0 ? group.net_latency_us : catalog.network.net_latency_us;
+    setup.groups.push_back(resolved);
+    if (group.nodes > 0) gpu_memory.push_back({group.gpu_type, resolved.gpu_mem_gb});
+  }
+  check_models_fit(workload, setup.task_model, catalog, gpu_memory, source_name);
+  return setup;
+}
+
 }  // namespace clustersim

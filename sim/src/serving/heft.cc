@@ -13,11 +13,12 @@ class Heft final : public TaskPlacementPolicy {
  public:
   std::string_view name() const override { return "heft"; }
   int place(const ServingView& view, const ReadyTask& task) override {
-    int best = 0;
-    double best_finish = estimate_finish(view, task, 0).finish;
-    for (std::size_t g = 1; g < view.gpus.size(); ++g) {
+    int best = -1;
+    double best_finish = 0.0;
+    for (std::size_t g = 0; g < view.gpus.size(); ++g) {
+      if (!model_fits(view, static_cast<int>(g), task.model)) continue;
       const double finish = estimate_finish(view, task, static_cast<int>(g)).finish;
-      if (finish < best_finish) {
+      if (best < 0 || finish < best_finish) {
         best = static_cast<int>(g);
         best_finish = finish;
       }

@@ -9,8 +9,8 @@ namespace {
 class LeastLoaded final : public TaskPlacementPolicy {
  public:
   std::string_view name() const override { return "least_loaded"; }
-  int place(const ServingView& view, const ReadyTask&) override {
-    return least_loaded_gpu(view, [](int) { return true; });
+  int place(const ServingView& view, const ReadyTask& task) override {
+    return least_loaded_gpu(view, [&](int g) { return model_fits(view, g, task.model); });
   }
 };
 

@@ -14,7 +14,9 @@ class ModelAffinity final : public TaskPlacementPolicy {
     const int holder = least_loaded_gpu(view, [&](int g) {
       return is_resident(view.gpus[static_cast<std::size_t>(g)], task.model);
     });
-    return holder >= 0 ? holder : least_loaded_gpu(view, [](int) { return true; });
+    return holder >= 0
+               ? holder
+               : least_loaded_gpu(view, [&](int g) { return model_fits(view, g, task.model); });
   }
 };
 

@@ -8,10 +8,14 @@ namespace {
 class RoundRobin final : public TaskPlacementPolicy {
  public:
   std::string_view name() const override { return "round_robin"; }
-  int place(const ServingView& view, const ReadyTask&) override {
-    const int gpu = static_cast<int>(next_ % view.gpus.size());
-    ++next_;
-    return gpu;
+  int place(const ServingView& view, const ReadyTask& task) override {
+    // The next GPU in turn that can hold the task's model (on one GPU type: simply the next).
+    for (std::size_t tried = 0; tried < view.gpus.size(); ++tried) {
+      const int gpu = static_cast<int>(next_ % view.gpus.size());
+      ++next_;
+      if (model_fits(view, gpu, task.model)) return gpu;
+    }
+    return -1;  // no GPU can hold it: the engine reports the policy's failure
   }
 
  private:

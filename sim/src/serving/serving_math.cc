@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "clustersim/model_cache.h"
 #include "clustersim/task_placement.h"
 
 namespace clustersim {
@@ -35,6 +36,11 @@ bool is_resident(const GpuView& gpu, int model) {
   for (const ResidentModel& r : gpu.resident)
     if (r.model == model) return true;
   return false;
+}
+
+bool model_fits(const ServingView& view, int gpu, int model) {
+  return view.model_footprint_gb[static_cast<std::size_t>(model)] <=
+         view.gpus[static_cast<std::size_t>(gpu)].mem_gb + kCacheSlackGb;
 }
 
 double resident_gb(const GpuView& gpu) {

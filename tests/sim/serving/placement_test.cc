@@ -161,11 +161,15 @@ TEST(TaskPlacement, CompassKeepsItsPlanUnlessTheGpuIsOverloaded) {
   EXPECT_EQ(policy->place(f.s.view(), f.task), 1);
   f.s.gpus[1].free_at = 10.76;  // overloaded: the earliest start, now the parent's GPU g0
   EXPECT_EQ(policy->place(f.s.view(), f.task), 0);
-  // A join keeps its plan whatever the wait.
+  // A join is rescheduled like any task; with the study's rule it keeps its plan whatever the
+  // wait.
   const ParentOutput two[] = {{0, 1.0}, {2, 1.0}};
   ReadyTask join = f.task;
   join.parents = two;
-  EXPECT_EQ(policy->place(f.s.view(), join), 1);
+  EXPECT_NE(policy->place(f.s.view(), join), 1);
+  CompassOptions study;
+  study.keep_join_plans = true;
+  EXPECT_EQ(make_task_placement("compass", study)->place(f.s.view(), join), 1);
   // Without a plan: the earliest now + wait + transfer + fetch (g0: 10 + 0 + 0 + 0).
   f.task.planned_gpu = -1;
   EXPECT_EQ(policy->place(f.s.view(), f.task), 0);

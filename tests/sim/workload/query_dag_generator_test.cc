@@ -355,14 +355,11 @@ TEST(QueryDagConfig, ParsesEveryKey) {
   const Workload w = load_workload(config);
   ASSERT_TRUE(w.dag);
   EXPECT_EQ(w.dag->query_count(), 300u);
-  // Not simulated until the engine schedules DAG tasks: a clear error, not meaningless numbers.
-  try {
-    simulate_config(config, std::make_shared<const Workload>(w));
-    ADD_FAILURE() << "expected an InputError";
-  } catch (const InputError& error) {
-    EXPECT_EQ(error.field(), "workload");
-    EXPECT_NE(std::string(error.what()).find("not simulated yet"), std::string::npos);
-  }
+  // Simulated on the serving engine: every query completes.
+  const ConfigRun run = simulate_config(config, std::make_shared<const Workload>(w));
+  EXPECT_EQ(run.result.metrics.queries, 300u);
+  EXPECT_EQ(run.result.metrics.jobs, w.jobs.size());
+  EXPECT_GT(run.result.metrics.query_latency_p99, 0.0);
 
   // Defaults: Poisson arrivals of the study's pipelines.
   const RunConfig plain = parse_run_config(
@@ -378,6 +375,65 @@ TEST(QueryDagConfig, ParsesEveryKey) {
   EXPECT_FALSE(
       parse_run_config("[cluster]\nnodes = 1\n[workload]\ngenerator = \"philly\"\n", "p.toml", "")
           .workload.serving_catalog);
+}
+
+TEST(QueryDagConfig, ServingKeys) {
+  const RunConfig config = parse_run_config(
+      "[cluster]\nnodes = 2\ngpu_mem_gb = 32\nnet_gbps = 25\nnet_latency_us = 10\n"
+      "[[cluster.node_group]]\nnodes = 1\ngpu_type = \"a100\"\n"
+      "[[cluster.node_group]]\nnodes = 1\ngpu_mem_gb = 80\nnet_latency_us = 0\n"
+      "[workload]\ngenerator = \"query_dag\"\nqueries = 20\n"
+      "[scheduler]\ntask_placement = \"heft\"\ncache = \"compass\"\ncache_lookahead = 5\n"
+      "reschedule_threshold = 2.5\ncompass_keep_joins = true\n[metrics]\nquery_slo_s = 0.75\n",
+      "s.toml", "");
+  const auto& groups = config.sim.cluster.groups;
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[0].gpu_mem_gb, 32.0);
+  EXPECT_EQ(groups[1].gpu_mem_gb, 32.0);  // inherited from [cluster]
+  EXPECT_EQ(groups[1].net_gbps, 25.0);
+  EXPECT_EQ(groups[2].gpu_mem_gb, 80.0);
+  EXPECT_EQ(groups[2].net_latency_us, 0.0);
+  EXPECT_EQ(config.sim.serving.task_placement, "heft");
+  EXPECT_EQ(config.sim.serving.cache, "compass");
+  EXPECT_EQ(config.sim.serving.cache_lookahead, 5);
+  EXPECT_EQ(config.sim.serving.reschedule_threshold, 2.5);
+  EXPECT_TRUE(config.sim.serving.compass_keep_joins);
+  EXPECT_EQ(config.sim.serving.query_slo_s, 0.75);
+  const Workload w = load_workload(config);
+  const ServingSetup setup = serving_setup(config, w);
+  ASSERT_EQ(setup.groups.size(), 3u);
+  EXPECT_EQ(setup.groups[0].gpu_mem_gb, 32.0);
+  EXPECT_EQ(setup.groups[0].net_gbps, 25.0);
+  EXPECT_EQ(setup.groups[0].net_latency_us, 10.0);
+  const ServingCatalog& catalog = *config.workload.serving_catalog;
+  EXPECT_EQ(setup.groups[0].h2d_gbps, catalog.gpu_defaults("generic").h2d_gbps);
+  EXPECT_EQ(setup.groups[1].h2d_gbps, catalog.gpu_defaults("a100").h2d_gbps);
+  // Unset: the catalog's defaults.
+  const RunConfig plain = parse_run_config(
+      "[cluster]\nnodes = 1\ngpu_type = \"t4\"\n[workload]\ngenerator = \"query_dag\"\n"
+      "queries = 5\n",
+      "p.toml", "");
+  const ServingSetup defaults = serving_setup(plain, load_workload(plain));
+  EXPECT_EQ(defaults.groups[0].gpu_mem_gb, catalog.gpu_defaults("t4").mem_gb);
+  EXPECT_EQ(defaults.groups[0].net_gbps, catalog.network.net_gbps);
+  EXPECT_EQ(defaults.groups[0].net_latency_us, catalog.network.net_latency_us);
+  EXPECT_EQ(plain.sim.serving.task_placement, "compass");
+  EXPECT_EQ(plain.sim.serving.cache, "lru");
+  // On a training workload they would be ignored: refused, naming the key.
+  for (const std::string& line :
+       {std::string("[cluster]\nnodes = 1\ngpu_mem_gb = 16\n[workload]\ngenerator = \"philly\"\n"),
+        std::string("[cluster]\nnodes = 1\n[workload]\ngenerator = \"philly\"\n"
+                    "[scheduler]\ncache = \"lru\"\n"),
+        std::string("[cluster]\nnodes = 1\n[workload]\ngenerator = \"philly\"\n"
+                    "[metrics]\nquery_slo_s = 1\n")}) {
+    try {
+      parse_run_config(line, "t.toml", "");
+      ADD_FAILURE() << "expected an InputError for " << line;
+    } catch (const InputError& error) {
+      EXPECT_NE(std::string(error.what()).find("only for DAG workloads"), std::string::npos)
+          << error.what();
+    }
+  }
 }
 
 TEST(QueryDagConfig, BadKeysAreNamed) {

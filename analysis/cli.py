@@ -16,7 +16,8 @@ def _report_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Summary tables with confidence intervals, plots and an HTML report from the HDF5 "
         "results of `clustersim sweep` (also of a sweep still running: its journal is read through "
-        "`clustersim snapshot`). Compare two result files with `clustersim-analyze compare A.h5 B.h5`.",
+        "`clustersim snapshot`). Compare two result files with `clustersim-analyze compare A.h5 B.h5`; find the "
+        "fewest servers meeting a latency objective with `clustersim-analyze fewest-servers RESULTS.h5 --target T`.",
     )
     parser.add_argument("results", help="result file of `clustersim sweep` (its --out)")
     parser.add_argument("--out", "-o", help="report folder (default: RESULTS_report beside the file)")
@@ -48,6 +49,30 @@ def _compare_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _fewest_servers_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=f"{PROG} fewest-servers",
+        description="Serving sweeps: the fewest servers (smallest cluster size) at which each policy meets a "
+        "latency objective, per combination of the other axes (e.g. the arrival rate), judged on the mean over "
+        "replicates; also the metric per size.",
+    )
+    parser.add_argument("results", help="result file of `clustersim sweep` (its --out)")
+    parser.add_argument("--metric", default="query_latency_p99",
+                        help="the metric of the objective (default query_latency_p99)")
+    parser.add_argument("--target", type=float, required=True,
+                        help="the objective: metric <= TARGET (with --at-least: metric >= TARGET)")
+    parser.add_argument("--at-least", action="store_true",
+                        help="the objective is metric >= TARGET (for metrics where higher is better, such as "
+                        "query_slo_attainment)")
+    parser.add_argument("--size-axis", default="cluster.nodes",
+                        help="the numeric axis that holds the cluster size (default cluster.nodes)")
+    parser.add_argument("--by", default="scheduler.task_placement",
+                        help="the axis whose values are compared (default scheduler.task_placement)")
+    parser.add_argument("--out", "-o", help="write fewest_servers.md and fewest_servers.csv into this folder")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing output folder")
+    return parser
+
+
 def _report(argv: list[str]) -> int:
     from .report import ReportOptions, write_report
 
@@ -74,11 +99,25 @@ def _compare(argv: list[str]) -> int:
     return 0
 
 
+def _fewest_servers(argv: list[str]) -> int:
+    from .fewest_servers import write_fewest_servers
+
+    args = _fewest_servers_parser().parse_args(argv)
+    text, out = write_fewest_servers(args.results, args.metric, args.target, args.at_least, args.size_axis,
+                                     args.by, args.out, args.overwrite)
+    print(text, end="")
+    if out:
+        print(f"\nwrote {os.path.join(out, 'fewest_servers.md')} and fewest_servers.csv")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         if argv and argv[0] == "compare":
             return _compare(argv[1:])
+        if argv and argv[0] == "fewest-servers":
+            return _fewest_servers(argv[1:])
         return _report(argv)
     except AnalysisError as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)

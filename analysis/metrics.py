@@ -48,8 +48,30 @@ _KNOWN = {
     "checkpoints": MetricInfo("periodic checkpoints", "count", None),
     "jobs": MetricInfo("completed jobs", "jobs", None),
     "rejected": MetricInfo("rejected jobs", "jobs", None),
+    # Serving (query DAG) runs; training runs write 0 for these.
+    "queries": MetricInfo("completed queries", "queries", None),
+    "query_latency_mean": MetricInfo("mean query latency", "s", "lower"),
+    "query_latency_p50": MetricInfo("median query latency", "s", "lower"),
+    "query_latency_p99": MetricInfo("p99 query latency", "s", "lower"),
+    "query_latency_max": MetricInfo("max query latency", "s", "lower"),
+    "query_slo_attainment": MetricInfo("queries within the latency SLO", "fraction", "higher"),
+    "task_queue_mean": MetricInfo("mean task queueing time", "s", "lower"),
+    "task_load_mean": MetricInfo("mean task model-load time", "s", "lower"),
+    "task_transfer_mean": MetricInfo("mean task input-transfer time", "s", "lower"),
+    "task_compute_mean": MetricInfo("mean task compute time", "s", "lower"),
+    "cache_hit_rate": MetricInfo("model cache hit rate", "fraction", "higher"),
+    "model_loads": MetricInfo("model loads", "count", "lower"),
+    "evictions": MetricInfo("model evictions", "count", "lower"),
+    "bytes_moved": MetricInfo("bytes moved", "bytes", "lower"),
     "events": MetricInfo("simulator events", "events", None, diagnostic=True),
     "rounds": MetricInfo("scheduling rounds", "rounds", None, diagnostic=True),
+}
+
+# Averages over a run's completed queries (or its tasks): undefined, and written as 0, when the run
+# completed no query (`queries` = 0), as in every training run.
+PER_QUERY = {
+    "query_latency_mean", "query_latency_p50", "query_latency_p99", "query_latency_max", "query_slo_attainment",
+    "task_queue_mean", "task_load_mean", "task_transfer_mean", "task_compute_mean", "cache_hit_rate",
 }
 
 # The metrics a reader looks at first (the summary's overview table and the default heatmap).

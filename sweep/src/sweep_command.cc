@@ -250,9 +250,9 @@ struct Plan {
   // complete (no partial file replaces it on a signal).
   bool replaces_existing = false;
   std::vector<std::string> previous_status;  // nothing_to_do: the finished file's status column
-  ShardSpec shard;               // --shard: this run's share of the grid (shard.h)
-  std::vector<bool> members;     // per point_id: in this run's share
-  std::size_t scope_points = 0;  // points in this run's share (grid.size() unsharded)
+  ShardSpec shard;                           // --shard: this run's share of the grid (shard.h)
+  std::vector<bool> members;                 // per point_id: in this run's share
+  std::size_t scope_points = 0;              // points in this run's share (grid.size() unsharded)
 };
 
 std::string read_grid_text(const SweepOptions& options) {
@@ -628,8 +628,7 @@ class Coordinator {
       if (keep_previous) {
         std::cout << "kept the previous " << options_.out << " (this sweep replaces it once "
                   << "complete); " << results.size() << " of " << plan_.scope_points
-                  << " points are in "
-                  << journal_path << ": rerun with --resume to finish\n";
+                  << " points are in " << journal_path << ": rerun with --resume to finish\n";
       } else {
         std::cout << (complete ? "wrote " : "saved a partial ") << options_.out << " ("
                   << results.size() << " of " << plan_.scope_points << " points"
@@ -933,7 +932,10 @@ void write_summary_table(std::ostream& out, const Grid& grid,
   struct Row {
     std::size_t points = 0, failed = 0;
     double jct_mean = 0, jct_p99 = 0, queue_mean = 0, makespan = 0, gpu_util = 0, preemptions = 0;
+    // Serving (DAG) sweeps.
+    double latency_mean = 0, latency_p99 = 0, cache_hit_rate = 0, model_loads = 0, slo = 0;
   };
+  bool serving = false;  // every completed point served queries: show their columns instead
   std::vector<std::string> order;
   std::map<std::string, Row> rows;
   for (const auto& result : results) {
@@ -954,10 +956,39 @@ void write_summary_table(std::ostream& out, const Grid& grid,
     row.makespan += result.metrics.makespan;
     row.gpu_util += result.metrics.gpu_util;
     row.preemptions += static_cast<double>(result.metrics.preemptions);
+    row.latency_mean += result.metrics.query_latency_mean;
+    row.latency_p99 += result.metrics.query_latency_p99;
+    row.cache_hit_rate += result.metrics.cache_hit_rate;
+    row.model_loads += static_cast<double>(result.metrics.model_loads);
+    row.slo += result.metrics.query_slo_attainment;
+  }
+  for (const auto& result : results) {
+    if (!result.error.empty()) continue;
+    serving = result.metrics.queries > 0;
+    if (!serving) break;
   }
   const std::string title = axis_index ? grid.axes[*axis_index].path : std::string("grid");
   const int width = static_cast<int>(std::max<std::size_t>(title.size(), 8)) + 2;
   out << "\nmeans over points, by " << title << ":\n";
+  if (serving) {
+    out << std::left << std::setw(width) << title << std::right << std::setw(7) << "points"
+        << std::setw(7) << "failed" << std::setw(17) << "latency_mean_s" << std::setw(16)
+        << "latency_p99_s" << std::setw(11) << "slo_met" << std::setw(11) << "cache_hit"
+        << std::setw(13) << "model_loads" << std::setw(9) << "gpu_util"
+        << "\n";
+    for (const auto& key : order) {
+      const Row& row = rows[key];
+      double n = row.points ? static_cast<double>(row.points) : 1.0;
+      out << std::left << std::setw(width) << key << std::right << std::setw(7) << row.points
+          << std::setw(7) << row.failed << std::fixed << std::setprecision(3) << std::setw(17)
+          << row.latency_mean / n << std::setw(16) << row.latency_p99 / n << std::setw(11)
+          << row.slo / n << std::setw(11) << row.cache_hit_rate / n << std::setprecision(1)
+          << std::setw(13) << row.model_loads / n << std::setprecision(3) << std::setw(9)
+          << row.gpu_util / n << "\n";
+    }
+    out << std::defaultfloat;
+    return;
+  }
   out << std::left << std::setw(width) << title << std::right << std::setw(7) << "points"
       << std::setw(7) << "failed" << std::setw(13) << "jct_mean_s" << std::setw(13) << "jct_p99_s"
       << std::setw(13) << "queue_mean_s" << std::setw(13) << "makespan_s" << std::setw(9)

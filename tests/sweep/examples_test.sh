@@ -22,4 +22,16 @@ for policy in fifo sjf srtf las tiresias drf; do
   grep -q "^$policy " main.out || { echo "FAIL: summary lacks $policy"; exit 1; }
 done
 check schema default.h5 36
+# The Compass example runs whole (450 serving points, ~10 s on 2 cores): the summary shows the
+# serving columns per placement, and the analysis finds the fewest servers per placement.
+(cd "$SRC" && mpi_sweep 2 sweep/examples/compass/grid.toml --out "$WORK/compass.h5") >compass.out 2>compass.err
+grep -q "latency_p99_s" compass.out || { echo "FAIL: compass summary lacks latency_p99_s"; cat compass.out; exit 1; }
+for placement in compass heft least_loaded round_robin model_affinity; do
+  grep -q "^$placement " compass.out || { echo "FAIL: compass summary lacks $placement"; exit 1; }
+done
+if [ -n "$PYTHON" ]; then
+  PYTHONPATH="$SRC" "$PYTHON" -m analysis fewest-servers compass.h5 --target 3 >fewest.out
+  grep -q "^| 4 | compass | [0-9]" fewest.out || { echo "FAIL: no fewest servers for compass"; cat fewest.out; exit 1; }
+  echo "ok compass fewest servers"
+fi
 echo PASS

@@ -235,6 +235,22 @@ TEST(TaskPlacement, CompassPlansWhereModelsAreAndCollocatesTheChain) {
   EXPECT_EQ(f.planned[1], 1);
 }
 
+TEST(TaskPlacement, CompassPlansAfterEarlierPlans) {
+  // Two queries arrive at the same instant, before any of their tasks is placed (free_at does
+  // not see the first plan): the second plans after the first's work on g1. The first query
+  // holds g1 until 100.588 (opt then nli); the second's opt would start there only then, but
+  // at 100.572 on g0 after a load, so it goes to g0. A fresh policy (no earlier plan) would put
+  // it on g1 again.
+  PlanFixture f;
+  const auto policy = make_task_placement("compass");
+  policy->plan_query(f.s.view(), f.query(), f.planned);
+  EXPECT_EQ(f.planned[0], 1);
+  policy->plan_query(f.s.view(), f.query(), f.planned);
+  EXPECT_EQ(f.planned[0], 0);
+  f.plan();
+  EXPECT_EQ(f.planned[0], 1);
+}
+
 TEST(TaskPlacement, CompassPlanCountsItsOwnLoads) {
   PlanFixture f;
   // Both tasks run nli on an idle g0 that lacks it; g1 busy. The second task must not pay the

@@ -9,10 +9,6 @@ Holm-adjusted within each metric, since a comparison of many configurations will
 """
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
-
 import numpy as np
 import pandas as pd
 
@@ -20,8 +16,6 @@ from . import metrics as metric_table
 from . import stats
 from .results import AnalysisError, Results, load
 from .summary import _interval_text, _markdown_table, format_number, format_p, format_value
-
-MARKER = ".clustersim-report"
 
 
 def _keys(results: Results, axes: list[str]) -> dict[tuple, int]:
@@ -139,7 +133,7 @@ def to_markdown(a: Results, b: Results, table: pd.DataFrame, axes: list[str], no
 def write_comparison(path_a: str, path_b: str, out: str | None, overwrite: bool,
                      confidence: float) -> tuple[str, str | None]:
     """Returns (markdown of the headline metrics, output folder or None)."""
-    from .report import check_output_folder, _replace
+    from .report import check_output_folder, write_folder, write_text
 
     if not 0 < confidence < 1:
         raise AnalysisError(f"--confidence {confidence}: must be between 0 and 1 (e.g. 0.95)")
@@ -151,16 +145,8 @@ def write_comparison(path_a: str, path_b: str, out: str | None, overwrite: bool,
     short = to_markdown(a, b, table, axes, notes, confidence, headline)
     if not out:
         return short, None
-    parent = os.path.dirname(os.path.abspath(out))
-    staging = tempfile.mkdtemp(prefix=f".{os.path.basename(os.path.abspath(out))}.tmp-", dir=parent)
-    try:
-        table.to_csv(os.path.join(staging, "compare.csv"), index=False)
-        with open(os.path.join(staging, "compare.md"), "w", encoding="utf-8") as handle:
-            handle.write(to_markdown(a, b, table, axes, notes, confidence))
-        with open(os.path.join(staging, MARKER), "w", encoding="utf-8") as handle:
-            handle.write("written by clustersim-analyze compare; --overwrite may replace this folder\n")
-        _replace(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    write_folder(out, "compare", {
+        "compare.csv": lambda path: table.to_csv(path, index=False),
+        "compare.md": write_text(to_markdown(a, b, table, axes, notes, confidence)),
+    })
     return short, out

@@ -16,9 +16,6 @@ metric averaged over completed queries (`metrics.PER_QUERY`), points that comple
 from __future__ import annotations
 
 import math
-import os
-import shutil
-import tempfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -29,7 +26,6 @@ from . import metrics as metric_table
 from .results import AnalysisError, Results, load
 from .summary import _markdown_table, format_number, format_value, is_numeric_axis, tied_axes
 
-MARKER = ".clustersim-report"
 DEFAULT_METRIC = "query_latency_p99"
 DEFAULT_SIZE_AXIS = "cluster.nodes"
 DEFAULT_BY = "scheduler.task_placement"
@@ -320,7 +316,7 @@ def to_markdown(found: FewestServers) -> str:
 def write_fewest_servers(path: str, metric: str, target: float, at_least: bool, size_axis: str, by: str,
                          out: str | None, overwrite: bool) -> tuple[str, str | None]:
     """Returns (the markdown printed, output folder or None). Everything is checked before writing."""
-    from .report import _replace, check_output_folder
+    from .report import check_output_folder, write_folder, write_text
 
     results = load(path, jobs=False, timeseries=False)
     objective = check_objective(results, metric, target, at_least)
@@ -330,16 +326,8 @@ def write_fewest_servers(path: str, metric: str, target: float, at_least: bool, 
     text = to_markdown(found)
     if not out:
         return text, None
-    parent = os.path.dirname(os.path.abspath(out))
-    staging = tempfile.mkdtemp(prefix=f".{os.path.basename(os.path.abspath(out))}.tmp-", dir=parent)
-    try:
-        found.cells.to_csv(os.path.join(staging, "fewest_servers.csv"), index=False)
-        with open(os.path.join(staging, "fewest_servers.md"), "w", encoding="utf-8") as handle:
-            handle.write(text)
-        with open(os.path.join(staging, MARKER), "w", encoding="utf-8") as handle:
-            handle.write("written by clustersim-analyze fewest-servers; --overwrite may replace this folder\n")
-        _replace(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    write_folder(out, "fewest-servers", {
+        "fewest_servers.csv": lambda path: found.cells.to_csv(path, index=False),
+        "fewest_servers.md": write_text(text),
+    })
     return text, out

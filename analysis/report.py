@@ -112,6 +112,30 @@ def write_report(options: ReportOptions) -> tuple[str, Results]:
     return out, results
 
 
+def write_folder(out: str, command: str, writers: dict) -> None:
+    """Writes each file of `writers` (name -> function(path)) into a staging folder beside `out`, marks
+    it as written by `clustersim-analyze COMMAND`, then moves it into place: all the files or none."""
+    parent = os.path.dirname(os.path.abspath(out))
+    staging = tempfile.mkdtemp(prefix=f".{os.path.basename(os.path.abspath(out))}.tmp-", dir=parent)
+    try:
+        for name, write in writers.items():
+            write(os.path.join(staging, name))
+        with open(os.path.join(staging, MARKER), "w", encoding="utf-8") as handle:
+            handle.write(f"written by clustersim-analyze {command}; --overwrite may replace this folder\n")
+        _replace(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def write_text(text: str):
+    """A writer for write_folder: the file holds `text`."""
+    def write(path: str) -> None:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    return write
+
+
 def _replace(staging: str, out: str) -> None:
     if os.path.exists(out):
         old = staging + "-old"

@@ -398,11 +398,8 @@ int run_merge_command(int argc, char** argv) {
                "write OUT even if some points are in no input (it is then marked complete = 0)");
   app.add_flag("--quiet,-q", quiet, "print nothing but errors");
 
-  std::vector<std::string> arguments;
-  for (int i = 2; i < argc; ++i) arguments.emplace_back(argv[i]);
   try {
-    std::reverse(arguments.begin(), arguments.end());  // CLI11 takes a reversed vector
-    app.parse(arguments);
+    app.parse(argc - 1, argv + 1);  // argv[1] ("merge") stands where CLI11 expects the program
   } catch (const CLI::ParseError& error) {
     int status = app.exit(error);
     return status == 0 ? kExitOk : kExitBadInput;

@@ -175,10 +175,8 @@ int run_snapshot_command(int argc, char** argv) {
   app.add_flag("--overwrite", options.overwrite, "replace an existing snapshot file");
   app.add_flag("--quiet,-q", options.quiet, "print nothing on success");
   // argv[0] is the program, argv[1] is "snapshot".
-  std::vector<std::string> arguments;
-  for (int i = argc - 1; i >= 2; --i) arguments.emplace_back(argv[i]);  // CLI11 takes it reversed
   try {
-    app.parse(arguments);
+    app.parse(argc - 1, argv + 1);  // argv[1] ("snapshot") stands where CLI11 expects the program
   } catch (const CLI::ParseError& error) {
     return app.exit(error) == 0 ? 0 : 2;
   }

@@ -1050,13 +1050,10 @@ int run_sweep_command(int argc, char** argv) {
                  "shards' files with `clustersim merge`");
 
   // argv[0] is the program, argv[1] is "sweep".
-  std::vector<std::string> arguments;
-  for (int i = 2; i < argc; ++i) arguments.emplace_back(argv[i]);
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
   try {
-    std::reverse(arguments.begin(), arguments.end());  // CLI11 takes a reversed vector
-    app.parse(arguments);
+    app.parse(argc - 1, argv + 1);  // argv[1] ("sweep") stands where CLI11 expects the program
   } catch (const CLI::ParseError& error) {
     int status = app.exit(error);
     return status == 0 ? kExitOk : kExitBadInput;

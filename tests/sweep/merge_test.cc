@@ -13,6 +13,7 @@
 #include "clustersim/sweep/output_lock.h"
 #include "clustersim/sweep/result_store.h"
 #include "clustersim/sweep/shard.h"
+#include "temp_dir.h"
 
 namespace clustersim::sweep {
 namespace {
@@ -20,22 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() /
-            ("clustersim_merge_test_" +
-             std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using sweep::testing::TempDir;
 
 constexpr const char* kGridText = R"(
 [cluster]

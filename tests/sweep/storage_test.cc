@@ -10,28 +10,14 @@
 #include "clustersim/sweep/journal.h"
 #include "clustersim/sweep/point_result.h"
 #include "clustersim/sweep/result_store.h"
+#include "temp_dir.h"
 
 namespace clustersim::sweep {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() /
-            ("clustersim_sweep_test_" +
-             std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using sweep::testing::TempDir;
 
 PointResult sample_result(std::uint64_t id) {
   PointResult result;

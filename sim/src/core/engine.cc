@@ -8,8 +8,8 @@
 #include <string>
 
 #include "clustersim/profile.h"
-#include "core/percentile.h"
 #include "core/scheduler.h"
+#include "core/summary_stats.h"
 
 namespace clustersim::internal {
 
@@ -1066,16 +1066,8 @@ RunResult Engine::collect_results() {
   m.jobs = jcts.size();
   m.rejected = rejected_;
   m.window_jobs = windowed ? options_.window->last - options_.window->first + 1 : jobs_.size();
+  summarize_jcts_and_queues(jcts, queues, m);
   if (!jcts.empty()) {
-    m.jct_mean = std::accumulate(jcts.begin(), jcts.end(), 0.0) / static_cast<double>(jcts.size());
-    m.queue_mean =
-        std::accumulate(queues.begin(), queues.end(), 0.0) / static_cast<double>(queues.size());
-    m.jct_p50 = percentile(jcts, 0.50);
-    m.jct_p95 = percentile(jcts, 0.95);
-    m.jct_p99 = percentile(jcts, 0.99);
-    m.jct_max = *std::max_element(jcts.begin(), jcts.end());
-    m.queue_p50 = percentile(queues, 0.50);
-    m.queue_p99 = percentile(queues, 0.99);
     // Without a window: the whole run. With one: from the window's first submit to its last
     // finish, and utilisation from what the whole cluster held over that span.
     const Time end = windowed ? window_end_ : last_finish;

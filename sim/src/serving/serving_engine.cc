@@ -19,7 +19,7 @@
 #include "clustersim/model_cache.h"
 #include "clustersim/serving.h"
 #include "clustersim/task_placement.h"
-#include "core/percentile.h"
+#include "core/summary_stats.h"
 
 namespace clustersim {
 
@@ -48,6 +48,7 @@ class ServingEngine {
   void build_cluster();
   void build_tasks();
 
+  QueryPlanInput query_input(std::size_t query) const;
   void arrive(std::uint32_t query, Time now);
   void finish(std::uint32_t task, Time now);
   void place_ready(Time now);
@@ -170,13 +171,8 @@ void ServingEngine::build_tasks() {
   // Upward ranks depend only on the DAG and the cluster's mean NIC: once per query, up front.
   rank_.resize(n);
   for (std::size_t q = 0; q < dag_.query_count(); ++q) {
-    const std::uint32_t first = dag_.task_begin[q], end = dag_.task_begin[q + 1];
-    const QueryPlanInput input{{setup_.task_model.data() + first, end - first},
-                               {compute_s_.data() + first, end - first},
-                               {dag_.output_mb.data() + first, end - first},
-                               {dag_.parent_begin.data() + first, end - first + 1},
-                               local_parents_};
-    const std::vector<double> ranks = upward_ranks(view_, input);
+    const std::uint32_t first = dag_.task_begin[q];
+    const std::vector<double> ranks = upward_ranks(view_, query_input(q));
     std::copy(ranks.begin(), ranks.end(), rank_.begin() + first);
   }
   next_in_queue_.assign(n, kNone);
@@ -194,16 +190,22 @@ void ServingEngine::build_tasks() {
   events_.reserve(gpu_view_.size() + 1);
 }
 
+// A query's tasks as planners see them: spans into the engine's per-task arrays (parents local to
+// the query; parent_begin keeps DagInfo's offsets, which index local_parents_ as a whole).
+QueryPlanInput ServingEngine::query_input(std::size_t query) const {
+  const std::uint32_t first = dag_.task_begin[query], end = dag_.task_begin[query + 1];
+  return {{setup_.task_model.data() + first, end - first},
+          {compute_s_.data() + first, end - first},
+          {dag_.output_mb.data() + first, end - first},
+          {dag_.parent_begin.data() + first, end - first + 1},
+          local_parents_};
+}
+
 void ServingEngine::arrive(std::uint32_t query, Time now) {
   const std::uint32_t first = dag_.task_begin[query], end = dag_.task_begin[query + 1];
-  const QueryPlanInput input{{setup_.task_model.data() + first, end - first},
-                             {compute_s_.data() + first, end - first},
-                             {dag_.output_mb.data() + first, end - first},
-                             {dag_.parent_begin.data() + first, end - first + 1},
-                             local_parents_};
   view_.now = now;
   std::span<int> planned(planned_gpu_.data() + first, end - first);
-  placement_->plan_query(view_, input, planned);
+  placement_->plan_query(view_, query_input(query), planned);
   for (const int gpu : planned)
     if (gpu < -1 || gpu >= static_cast<int>(gpu_view_.size()))
       throw std::logic_error("task placement '" + std::string(placement_->name()) +
@@ -407,16 +409,9 @@ RunResult ServingEngine::collect() const {
   }
   m.jobs = n;
   m.window_jobs = n;
+  internal::summarize_jcts_and_queues(jcts, queue_delays, m);
   if (n > 0) {
     const double count = static_cast<double>(n);
-    m.jct_mean = std::accumulate(jcts.begin(), jcts.end(), 0.0) / count;
-    m.queue_mean = std::accumulate(queue_delays.begin(), queue_delays.end(), 0.0) / count;
-    m.jct_p50 = internal::percentile(jcts, 0.50);
-    m.jct_p95 = internal::percentile(jcts, 0.95);
-    m.jct_p99 = internal::percentile(jcts, 0.99);
-    m.jct_max = *std::max_element(jcts.begin(), jcts.end());
-    m.queue_p50 = internal::percentile(queue_delays, 0.50);
-    m.queue_p99 = internal::percentile(queue_delays, 0.99);
     m.task_queue_mean = m.queue_mean;
     m.task_load_mean = load / count;
     m.task_transfer_mean = transfer / count;

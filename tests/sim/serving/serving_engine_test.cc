@@ -68,13 +68,17 @@ struct Cluster {
   double latency_us = 500.0;
 };
 
+NodeGroupSpec group_of(int nodes, int gpus_per_node) {
+  NodeGroupSpec group;
+  group.nodes = nodes;
+  group.gpus_per_node = gpus_per_node;
+  return group;
+}
+
 RunResult run(const DagBuilder& dag, const std::vector<double>& footprints, const Cluster& c,
               const std::string& placement, const std::string& cache = "lru") {
   SimOptions options;
-  NodeGroupSpec group;
-  group.nodes = c.nodes;
-  group.gpus_per_node = c.gpus_per_node;
-  options.cluster.groups.push_back(group);
+  options.cluster.groups.push_back(group_of(c.nodes, c.gpus_per_node));
   options.serving.task_placement = placement;
   options.serving.cache = cache;
   ServingSetup setup;
@@ -253,10 +257,7 @@ TEST(ServingEngine, ModelAffinityFollowsTheResidentModel) {
 TEST(ServingEngine, SummaryMetricsFollowTheRecords) {
   const DagBuilder dag = sequence({0, 1, 2, 0}, {0, 0, 0, 0});
   SimOptions options;
-  NodeGroupSpec group;
-  group.nodes = 1;
-  group.gpus_per_node = 1;
-  options.cluster.groups.push_back(group);
+  options.cluster.groups.push_back(group_of(1, 1));
   options.serving.task_placement = "least_loaded";
   options.serving.query_slo_s = 4.0;
   ServingSetup setup{dag.task_model(), {4.0, 4.0, 4.0}, {{10.0, 5.0, 8.0, 500.0}}};
@@ -284,12 +285,7 @@ TEST(ServingEngine, OnlyPlacesWhereTheModelFits) {
   const DagBuilder dag = sequence({0, 0, 0}, {0, 0, 0});
   for (const std::string& policy : task_placement_names()) {
     SimOptions options;
-    NodeGroupSpec small, large;
-    small.nodes = 2;
-    small.gpus_per_node = 1;
-    large.nodes = 1;
-    large.gpus_per_node = 1;
-    options.cluster.groups = {small, large};
+    options.cluster.groups = {group_of(2, 1), group_of(1, 1)};  // small GPUs, then one large
     options.serving.task_placement = policy;
     ServingSetup setup{dag.task_model(), {10.0}, {{4.0, 5.0, 8.0, 0.0}, {16.0, 5.0, 8.0, 0.0}}};
     const RunResult r = simulate_serving(options, dag.workload(), setup);
@@ -300,9 +296,7 @@ TEST(ServingEngine, OnlyPlacesWhereTheModelFits) {
 TEST(ServingEngine, RefusesMismatchedSetups) {
   const DagBuilder dag = chain();
   SimOptions options;
-  NodeGroupSpec group;
-  group.nodes = 1;
-  options.cluster.groups.push_back(group);
+  options.cluster.groups.push_back(group_of(1, 8));
   ServingSetup setup{dag.task_model(), {0.0}, {{16.0, 5.0, 8.0, 0.0}}};
   EXPECT_NO_THROW(simulate_serving(options, dag.workload(), setup));
   ServingSetup no_groups = setup;

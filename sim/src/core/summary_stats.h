@@ -1,10 +1,13 @@
-// Percentiles of run metrics, one definition for every engine (training and serving).
+// Summary statistics of run metrics, one definition for every engine (training and serving).
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <numeric>
 #include <vector>
+
+#include "clustersim/metrics.h"
 
 namespace clustersim::internal {
 
@@ -23,6 +26,22 @@ inline double percentile(std::vector<double>& values, double q) {
           ? low
           : *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(upper), values.end());
   return low + (high - low) * (position - static_cast<double>(lower));
+}
+
+// jct_mean/_p50/_p95/_p99/_max and queue_mean/_p50/_p99 of `m` from the completed jobs' JCTs and
+// queueing delays (both reordered; nothing is set when there are none).
+inline void summarize_jcts_and_queues(std::vector<double>& jcts, std::vector<double>& queues,
+                                      RunMetrics& m) {
+  if (jcts.empty()) return;
+  m.jct_mean = std::accumulate(jcts.begin(), jcts.end(), 0.0) / static_cast<double>(jcts.size());
+  m.queue_mean =
+      std::accumulate(queues.begin(), queues.end(), 0.0) / static_cast<double>(queues.size());
+  m.jct_p50 = percentile(jcts, 0.50);
+  m.jct_p95 = percentile(jcts, 0.95);
+  m.jct_p99 = percentile(jcts, 0.99);
+  m.jct_max = *std::max_element(jcts.begin(), jcts.end());
+  m.queue_p50 = percentile(queues, 0.50);
+  m.queue_p99 = percentile(queues, 0.99);
 }
 
 }  // namespace clustersim::internal

@@ -25,32 +25,18 @@
 #include "clustersim/plan.h"
 #include "clustersim/simulator.h"
 #include "clustersim/throughput_model.h"
+#include "clustersim/view.h"
 
 namespace clustersim {
 
-// Resources per GPU: cores, GB, MB/s. A negative value means the node's proportional share.
-struct PerGpu {
-  double cpus = -1.0;
-  double mem_gb = -1.0;
-  double storage_mbps = -1.0;
-};
-
-// What an allocation mechanism may read of the simulation, and its helpers. Implemented by the
-// engine; nothing here changes state (the mechanism returns a plan; the engine applies it).
-class AllocationContext {
+// What an allocation mechanism reads of the simulation (the view), and the built-in decider's
+// placement stage: type choice, locality and the configured placement policy. Nothing here
+// changes state (the mechanism returns a plan; the simulation applies it).
+class AllocationContext : public View {
  public:
-  virtual ~AllocationContext() = default;
-  virtual Time now() const = 0;
-  virtual const SchedulerOptions& options() const = 0;
-  virtual const ClusterState& cluster() const = 0;
-  virtual std::span<const JobState> jobs() const = 0;
-  // Jobs holding resources now (in no particular order), and those holding some on one node.
-  virtual std::span<const std::uint32_t> holders() const = 0;
-  virtual std::span<const std::uint32_t> holders_on(std::uint32_t node) const = 0;
-  virtual std::span<const Grant> grants_of(std::uint32_t job) const = 0;
-
   // The job's request as placement reads it: its trace's CPU/memory request per GPU where it
-  // states one, else proportional (negative fields), and its GPU type (or -1).
+  // states one, else proportional (negative fields), its GPU type (or -1), and whether it must
+  // start on the fewest nodes (strict locality, until relaxed).
   virtual PlacementRequest request_of(std::uint32_t job) const = 0;
   // Whether the job states its own CPU or memory needs in the trace (mechanisms then respect them).
   bool has_own_request(std::uint32_t job) const {
@@ -64,13 +50,6 @@ class AllocationContext {
   // Places a request whose gpu_type is set, with the configured placement policy. Fills `out`
   // (node shares summing to request.gpus) or returns false.
   virtual bool place(const PlacementRequest& request, std::vector<NodeShare>& out) = 0;
-  // Progress rate the job would have holding `grants` (throughput model; nothing is applied).
-  virtual double rate_if(std::uint32_t job, std::span<const Grant> grants) const = 0;
-  // Progress rate of the job with `per_gpu` on every GPU, all on one node of `gpu_type` (no
-  // placement penalty): what allocation mechanisms compare when they choose a demand.
-  virtual double rate_per_gpu(std::uint32_t job, int gpu_type, const PerGpu& per_gpu) const = 0;
-  // Axes along which the job's speed varies on `gpu_type` (its profile's matrix axes).
-  virtual SensitivityAxes axes(std::uint32_t job, int gpu_type) const = 0;
 };
 
 class AllocationMechanism {

@@ -39,6 +39,11 @@ struct NodeShare {
 
 class ClusterState {
  public:
+  // A grant of CPU, memory or storage fits when it exceeds what is free by at most this much
+  // (rounding of shares; it keeps repeated grants of fractional shares from failing on their
+  // last bit).
+  static constexpr double kResourceEpsilon = 1e-9;
+
   struct Node {
     int rack = 0;
     int gpu_type = 0;

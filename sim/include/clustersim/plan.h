@@ -1,7 +1,8 @@
-// A scheduling decision as data: for each job that changes, the resources it holds from now on.
-// The engine applies a plan as a diff against what runs (sim/README.md, "Scheduling core"); it is
-// the only way the simulation's state changes. Schedulers, allocation mechanisms and (later)
-// mechanisms such as migration or elastic resizing all produce plans.
+// A decision as data: for each job that changes, the resources it holds from now on (or what
+// happens to it). The engine applies a plan as a diff against what runs, after checking it whole
+// (sim/README.md, "The open core"); it is the only way a job's resources change. Deciders,
+// allocation mechanisms and mechanisms (preemption, migration, elastic resizing, failures,
+// periodic checkpoints) all produce plans.
 #pragma once
 
 #include <cstdint>
@@ -22,10 +23,18 @@ struct Grant {
 
 class Plan {
  public:
+  enum class Action : std::uint8_t {
+    kHold,  // the job holds the change's grants from now on; none = stop it (preempted: it saves
+            // its state, holding its resources for its checkpoint time, then waits again)
+    kFail,  // its node failed: it loses the progress since its last save, gives back everything
+            // at once and waits again (a holder in any phase)
+    kSave,  // a running job keeps what it holds and pauses to save a checkpoint
+  };
   struct Change {
     std::uint32_t job = 0;
     std::uint32_t first_grant = 0;
-    std::uint32_t grant_count = 0;  // 0 = stop the job (it is preempted and re-queued)
+    std::uint32_t grant_count = 0;  // kHold: 0 = stop the job (it is preempted and re-queued)
+    Action action = Action::kHold;
   };
 
   void clear() {
@@ -36,7 +45,14 @@ class Plan {
   // Opens the entry of `job`: the grants added until the next set() are what it holds after the
   // plan. A job appears at most once per plan (the engine checks).
   void set(std::uint32_t job) {
-    changes_.push_back({job, static_cast<std::uint32_t>(grants_.size()), 0});
+    changes_.push_back({job, static_cast<std::uint32_t>(grants_.size()), 0, Action::kHold});
+  }
+  // The job fails (Action::kFail), or saves a checkpoint (Action::kSave); no grants follow.
+  void fail(std::uint32_t job) {
+    changes_.push_back({job, static_cast<std::uint32_t>(grants_.size()), 0, Action::kFail});
+  }
+  void save(std::uint32_t job) {
+    changes_.push_back({job, static_cast<std::uint32_t>(grants_.size()), 0, Action::kSave});
   }
   void add_grant(const Grant& grant) {
     grants_.push_back(grant);

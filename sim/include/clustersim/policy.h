@@ -38,9 +38,18 @@ class SchedulingPolicy {
     (void)vc_gpus_held, (void)next_job_gpus, (void)vc_weight, (void)total_gpus;
     return 0.0;
   }
-  // Writes one key per job in `jobs` (indices into ctx.jobs) into `keys`.
+  // Writes one key per job in `jobs` (indices into ctx.jobs) into `keys`. A waiting job's key is
+  // computed when it starts waiting; running jobs are re-keyed at each preemption round.
   virtual void compute_keys(std::span<const std::uint32_t> jobs, const PolicyContext& ctx,
                             std::span<PriorityKey> keys) = 0;
+  // Called when `job` finishes. A policy whose waiting jobs' keys depend on what finished (e.g.
+  // a duration estimate learned from a user's finished jobs) appends the waiting jobs to re-key
+  // to `rekey`; each is then re-keyed (compute_keys) and moved within its bucket of the queue,
+  // at the cost of a binary search and a move within one chunk (<= 256 entries) per job.
+  virtual void on_finished(std::uint32_t job, const PolicyContext& ctx,
+                           std::vector<std::uint32_t>& rekey) {
+    (void)job, (void)ctx, (void)rekey;
+  }
 };
 
 std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const SchedulerOptions& options);

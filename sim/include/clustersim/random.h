@@ -13,6 +13,13 @@ inline std::uint64_t splitmix64(std::uint64_t& state) {
   return z ^ (z >> 31);
 }
 
+// A seed for a stream of its own, derived from the run's seed and a salt per purpose (each
+// mechanism's randomness), so that turning one on leaves every other draw as it was.
+inline std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t salt) {
+  std::uint64_t state = seed ^ salt;
+  return splitmix64(state);
+}
+
 class Rng {
  public:
   explicit Rng(std::uint64_t seed = 1) {

@@ -6,11 +6,6 @@
 
 namespace clustersim {
 
-namespace {
-// Keeps repeated allocate/release of fractional CPU or memory from drifting below zero.
-constexpr double kResourceEpsilon = 1e-9;
-}  // namespace
-
 ClusterState::ClusterState(const ClusterSpec& spec) {
   if (spec.groups.empty()) throw std::invalid_argument("cluster: no nodes");
   if (spec.nodes_per_rack <= 0) throw std::invalid_argument("cluster: nodes_per_rack must be > 0");
@@ -175,8 +170,9 @@ namespace {
 // GPUs that `free` units of a resource support at `per_gpu` units each (per_gpu <= 0: no limit).
 // The multiplication settles the common case (the resource is not what binds) without a division.
 int gpus_supported(double free, double per_gpu, int cap) {
-  if (per_gpu <= 0.0 || free + kResourceEpsilon >= per_gpu * cap) return cap;
-  return std::min(cap, static_cast<int>(std::floor((free + kResourceEpsilon) / per_gpu)));
+  if (per_gpu <= 0.0 || free + ClusterState::kResourceEpsilon >= per_gpu * cap) return cap;
+  return std::min(cap,
+                  static_cast<int>(std::floor((free + ClusterState::kResourceEpsilon) / per_gpu)));
 }
 
 double per_gpu_share(double requested, double node_total, int node_gpus) {

@@ -7,100 +7,21 @@
 #include <stdexcept>
 #include <string>
 
-#include "clustersim/profile.h"
-#include "core/scheduler.h"
+#include "clustersim/random.h"
 #include "core/summary_stats.h"
 
 namespace clustersim::internal {
 
-namespace {
-
-void validate_options(const SimOptions& options) {
-  const auto& s = options.scheduler;
-  if (!(s.lease_s >= 0.0) || !std::isfinite(s.lease_s))
-    throw std::invalid_argument("scheduler.lease_s must be >= 0");
-  if (!(s.checkpoint_s >= 0.0) || !std::isfinite(s.checkpoint_s))
-    throw std::invalid_argument("scheduler.checkpoint_s must be >= 0");
-  if (!(s.restore_s >= 0.0) || !std::isfinite(s.restore_s))
-    throw std::invalid_argument("scheduler.restore_s must be >= 0");
-  if (!(s.plan_interval_s >= 0.0) || !std::isfinite(s.plan_interval_s))
-    throw std::invalid_argument("scheduler.plan_interval_s must be >= 0");
-  if (!(s.realloc_s >= 0.0) || !std::isfinite(s.realloc_s))
-    throw std::invalid_argument("scheduler.realloc_s must be >= 0");
-  if (!(s.best_demand_tolerance >= 0.0) || !(s.best_demand_tolerance < 1.0))
-    throw std::invalid_argument("scheduler.best_demand_tolerance must be in [0, 1)");
-  if (!(options.sample_interval_s >= 0.0) || !std::isfinite(options.sample_interval_s))
-    throw std::invalid_argument("metrics.sample_interval_s must be >= 0");
-  const auto& m = options.mechanisms;
-  if (!(m.defrag_threshold >= 0.0) || !(m.defrag_threshold <= 1.0))
-    throw std::invalid_argument("mechanisms.defrag_threshold must be in [0, 1]");
-  if (!(m.defrag_period_s > 0.0) || !std::isfinite(m.defrag_period_s))
-    throw std::invalid_argument("mechanisms.defrag_period_s must be > 0");
-  if (m.defrag_max_moves < 1)
-    throw std::invalid_argument("mechanisms.defrag_max_moves must be >= 1");
-  if (!(m.parallel_fraction >= 0.0) || !(m.parallel_fraction <= 1.0))
-    throw std::invalid_argument("mechanisms.parallel_fraction must be in [0, 1]");
-  for (const auto& [model, points] : m.scaling) {
-    for (std::size_t i = 0; i < points.size(); ++i)
-      if (points[i].first < 1 || !(points[i].second > 0.0) ||
-          (i > 0 && points[i].first <= points[i - 1].first))
-        throw std::invalid_argument("mechanisms.scaling." + model +
-                                    ": expected [GPUs, speed-up] pairs, GPUs ascending, "
-                                    "speed-ups > 0");
-    if (points.empty()) throw std::invalid_argument("mechanisms.scaling." + model + " is empty");
-  }
-  if (!(m.checkpoint_interval_s >= 0.0) || !std::isfinite(m.checkpoint_interval_s))
-    throw std::invalid_argument("mechanisms.checkpoint_interval_s must be >= 0");
-  if (!(m.mtbf_h >= 0.0) || !std::isfinite(m.mtbf_h))
-    throw std::invalid_argument("mechanisms.mtbf_h must be >= 0");
-  const auto nodes = static_cast<std::uint32_t>(options.cluster.total_nodes());
-  for (const NodeOutage& outage : m.failure_trace)
-    if (outage.node >= nodes || !(outage.down >= 0.0) || !(outage.up > outage.down) ||
-        !std::isfinite(outage.up))
-      throw std::invalid_argument(
-          "mechanisms.failure_trace: an outage needs a node of the "
-          "cluster and 0 <= down < up");
-}
-
-// Picks a stream of its own for each mechanism's randomness from the run's seed, so that turning
-// one on leaves every other draw as it was.
-std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t salt) {
-  std::uint64_t state = seed ^ salt;
-  return splitmix64(state);
-}
-
-}  // namespace
-
-Engine::Engine(const SimOptions& options, const std::vector<JobSpec>& specs)
+Engine::Engine(const SimOptions& options, const JobSpeed& speed, bool resizing)
     : options_(options),
-      specs_(specs),
       cluster_(options.cluster),
-      rng_(options.seed),
-      overheads_(options, stream_seed(options.seed, 0x0e7e4eadULL)) {
-  validate_options(options);
-  elastic_ = options.mechanisms.elastic;
-  if (options.mechanisms.mtbf_h > 0.0)
-    failures_ = std::make_unique<FailureProcess>(options.mechanisms, cluster_.nodes().size(),
-                                                 stream_seed(options.seed, 0xfa11ed0dULL));
-  stop_when_idle_ = options.mechanisms.fails();
-  placement_ = make_placement_policy(options.scheduler.placement, rng_);
-  if (options.scheduler.strict_locality && !placement_->consolidates())
-    throw std::invalid_argument(
-        "scheduler.strict_locality needs a placement that keeps jobs on the fewest nodes "
-        "(consolidate), not " +
-        options.scheduler.placement);
-  if (placement_->uses_free_gpu_prefix_sums()) cluster_.track_free_gpu_prefix_sums();
-  if (options.throughput != nullptr) {
-    throughput_ = options.throughput;
-  } else {
-    owned_throughput_ = make_placement_throughput_model(options.penalty);
-    throughput_ = owned_throughput_.get();
-  }
-  scheduler_ = std::make_unique<Scheduler>(*this, options);
-  load_jobs();
-}
+      speed_(speed),
+      resizing_(resizing),
+      overheads_(options, stream_seed(options.seed, 0x0e7e4eadULL)) {}
 
 Engine::~Engine() = default;
+
+// --- Loading jobs ------------------------------------------------------------------------------
 
 void Engine::reject_or_throw(JobState& job, const char* field, const std::string& why) {
   if (!options_.reject_impossible) {
@@ -115,213 +36,126 @@ void Engine::reject_or_throw(JobState& job, const char* field, const std::string
   ++rejected_;
 }
 
-void Engine::load_jobs() {
-  if (specs_.size() >= std::numeric_limits<std::uint32_t>::max())
+void Engine::load(std::span<const JobSpec> specs, JobAdmission& admission) {
+  const bool first = !loaded_;
+  loaded_ = true;
+  const std::size_t before = jobs_.size();
+  if (specs.size() >= std::numeric_limits<std::uint32_t>::max())
     throw std::invalid_argument("too many jobs");
-  const auto& vcs = options_.cluster.vcs;
-  quotas_enforced_ = !vcs.empty();
-  for (const auto& vc : vcs) {
-    if (vc.gpu_quota <= 0)
-      throw std::invalid_argument("cluster: VC '" + vc.name + "' needs a quota > 0");
-    if (std::find(vc_names_.begin(), vc_names_.end(), vc.name) != vc_names_.end())
-      throw std::invalid_argument("cluster: VC '" + vc.name + "' defined twice");
-    vc_names_.push_back(vc.name);
-    vc_quota_.push_back(vc.gpu_quota);
+  if (specs.size() < before) throw std::logic_error("a workload only grows");
+  if (first) {
+    for (const auto& vc : options_.cluster.vcs) {
+      if (vc.gpu_quota <= 0)
+        throw std::invalid_argument("cluster: VC '" + vc.name + "' needs a quota > 0");
+      if (std::find(vc_names_.begin(), vc_names_.end(), vc.name) != vc_names_.end())
+        throw std::invalid_argument("cluster: VC '" + vc.name + "' defined twice");
+      vc_names_.push_back(vc.name);
+    }
+    type_count_ = cluster_.gpu_type_names().size();
+    type_node_.assign(type_count_, 0);
+    for (std::uint32_t i = static_cast<std::uint32_t>(cluster_.nodes().size()); i-- > 0;)
+      type_node_[cluster_.node(i).gpu_type] = i;  // the first node of each type
+    if (options_.window && (options_.window->first > options_.window->last ||
+                            options_.window->last >= std::max<std::size_t>(specs.size(), 1)))
+      throw std::invalid_argument("the measurement window [" +
+                                  std::to_string(options_.window->first) + ", " +
+                                  std::to_string(options_.window->last) + "] is outside the " +
+                                  std::to_string(specs.size()) + " jobs of the workload");
   }
-  type_count_ = cluster_.gpu_type_names().size();
-  type_node_.assign(type_count_, 0);
-  type_gpus_per_node_.assign(type_count_, 1);
-  for (std::uint32_t i = static_cast<std::uint32_t>(cluster_.nodes().size()); i-- > 0;) {
-    const auto& node = cluster_.node(i);
-    type_node_[node.gpu_type] = i;  // the first node of each type
-    type_gpus_per_node_[node.gpu_type] = std::max(type_gpus_per_node_[node.gpu_type], node.gpus);
-  }
-
-  const std::size_t n = specs_.size();
-  if (options_.window && (options_.window->first > options_.window->last ||
-                          options_.window->last >= std::max<std::size_t>(n, 1)))
-    throw std::invalid_argument("the measurement window [" +
-                                std::to_string(options_.window->first) + ", " +
-                                std::to_string(options_.window->last) + "] is outside the " +
-                                std::to_string(n) + " jobs of the workload");
+  specs_ = specs;
+  const std::size_t n = specs.size();
   jobs_.resize(n);
   records_.resize(n);
-  std::vector<int> room_by_type;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const JobSpec& spec = specs_[i];
-    JobState& job = jobs_[i];
-    job.spec = &spec;
-    job.index = i;
-    job.gpus = spec.num_gpus;
-    job.submit = spec.submit_time;
-    job.work = job.remaining = job.saved_remaining = spec.duration;
-    JobRecord& record = records_[i];
-    record.index = i;
-    record.submit_time = spec.submit_time;
-    record.num_gpus = spec.num_gpus;
-    if (!std::isfinite(spec.submit_time) || !(spec.duration > 0.0) ||
-        !std::isfinite(spec.duration) || spec.num_gpus < 1 || spec.cpus < 0.0 || spec.mem_gb < 0.0)
-      throw std::invalid_argument("job '" + spec.id +
-                                  "': invalid submit time, duration, GPUs, CPUs or memory");
-    if ((spec.min_gpus != 0 || spec.max_gpus != 0) &&
-        (spec.min_gpus < 1 || spec.min_gpus > spec.num_gpus || spec.max_gpus < spec.num_gpus))
-      throw std::invalid_argument("job '" + spec.id +
-                                  "': needs 1 <= min_gpus <= num_gpus <= max_gpus");
-    if (!(spec.checkpoint_interval_s >= 0.0) || !std::isfinite(spec.checkpoint_interval_s))
-      throw std::invalid_argument("job '" + spec.id + "': checkpoint_interval_s must be >= 0");
-
-    // VC: configured ones are enforced; without configuration, VCs are discovered for fair share.
-    auto found = std::find(vc_names_.begin(), vc_names_.end(), spec.vc);
-    if (found != vc_names_.end()) {
-      job.vc = static_cast<int>(found - vc_names_.begin());
-    } else if (!quotas_enforced_) {
-      job.vc = static_cast<int>(vc_names_.size());
-      vc_names_.push_back(spec.vc);
-    } else {
-      reject_or_throw(job, "vc", "its VC '" + spec.vc + "' is not defined in [cluster]");
-      continue;
-    }
-    if (!spec.gpu_type.empty()) {
-      job.gpu_type = cluster_.find_gpu_type(spec.gpu_type);
-      if (job.gpu_type < 0) {
-        reject_or_throw(job, "gpu_type", "the cluster has no GPUs of type '" + spec.gpu_type + "'");
-        continue;
-      }
-    }
-    // A job never mixes GPU types, so it must fit within one type.
-    int room_of_one_type = 0;
-    for (int type = 0; type < static_cast<int>(type_count_); ++type)
-      if (job.gpu_type < 0 || job.gpu_type == type)
-        room_of_one_type = std::max(room_of_one_type, cluster_.total_gpus(type));
-    if (job.gpus > room_of_one_type) {
-      reject_or_throw(job, "num_gpus",
-                      "it needs " + std::to_string(job.gpus) + " GPUs, the cluster has " +
-                          std::to_string(room_of_one_type) +
-                          (job.gpu_type < 0 ? " of any one type" : ""));
-      continue;
-    }
-    if (quotas_enforced_ && options_.scheduler.vc_quota == VcQuotaMode::kStrict &&
-        job.gpus > vc_quota_[job.vc]) {
-      reject_or_throw(job, "num_gpus",
-                      "it needs " + std::to_string(job.gpus) + " GPUs, above its VC's quota of " +
-                          std::to_string(static_cast<int>(vc_quota_[job.vc])));
-      continue;
-    }
-    if (spec.cpus > 0.0 || spec.mem_gb > 0.0) {
-      const PlacementRequest request = request_of(i);
-      room_by_type.assign(type_count_, 0);
-      for (const auto& node : cluster_.nodes())
-        room_by_type[node.gpu_type] += cluster_.hostable_when_empty(node, request);
-      if (*std::max_element(room_by_type.begin(), room_by_type.end()) < job.gpus) {
-        reject_or_throw(job, spec.cpus > 0.0 ? "cpus" : "mem_gb",
-                        "no set of nodes has the CPUs and memory it asks for with its GPUs");
-        continue;
-      }
-    }
+  for (std::size_t i = 0; i < before; ++i) jobs_[i].spec = &specs[i];  // the same jobs, moved
+  for (std::size_t i = before; i < n; ++i) load_job(static_cast<std::uint32_t>(i), admission);
+  if (first) {
+    node_holders_.resize(cluster_.nodes().size());
+    down_count_.assign(cluster_.nodes().size(), 0);
+    offline_grant_.assign(cluster_.nodes().size(), Grant{});
   }
-  node_holders_.resize(cluster_.nodes().size());
   overheads_.load(n);
-  if (options_.mechanisms.fails()) down_count_.assign(cluster_.nodes().size(), 0);
 
   if (vc_names_.size() >= (1u << 24) || type_count_ >= (1u << 15) ||
       cluster_.total_gpus() >= (1 << 24))
     throw std::invalid_argument("more VCs, GPU types or GPUs than the engine indexes");
-  if (!quotas_enforced_) vc_quota_.assign(vc_names_.size(), cluster_.total_gpus());
-  const double total = cluster_.total_gpus();
-  vc_usage_.assign(vc_names_.size(), 0.0);
-  vc_weight_.resize(vc_names_.size());
-  for (std::size_t v = 0; v < vc_names_.size(); ++v)
-    vc_weight_[v] = quotas_enforced_ ? vc_quota_[v] / total : 1.0;
+  vc_usage_.resize(vc_names_.size(), 0.0);
 
   // The throughput model's per-job lookups (e.g. its profile), once per job and GPU type.
-  if (throughput_->resolves()) resolved_.assign(n * type_count_, nullptr);
-  for (std::uint32_t i = 0; i < n && !resolved_.empty(); ++i) {
+  const ThroughputModel& model = speed_.model();
+  if (model.resolves()) resolved_.resize(n * type_count_, nullptr);
+  for (std::size_t i = before; i < n && !resolved_.empty(); ++i) {
     if (jobs_[i].phase == JobPhase::kRejected) continue;
     for (std::size_t t = 0; t < type_count_; ++t)
-      resolved_[i * type_count_ + t] =
-          throughput_->resolve(specs_[i], cluster_.gpu_type_names()[t]);
+      resolved_[i * type_count_ + t] = model.resolve(specs[i], cluster_.gpu_type_names()[t]);
   }
 
+  // Arrivals in (submit, index) order; jobs not yet arrived are re-sorted with the new ones
+  // (traces and generators usually list jobs in submit order already).
   arrival_order_.reserve(n);
-  for (std::uint32_t i = 0; i < n; ++i)
+  for (std::uint32_t i = static_cast<std::uint32_t>(before); i < n; ++i)
     if (jobs_[i].phase != JobPhase::kRejected) arrival_order_.push_back(i);
   const auto arrives_before = [&](std::uint32_t a, std::uint32_t b) {
     return jobs_[a].submit != jobs_[b].submit ? jobs_[a].submit < jobs_[b].submit : a < b;
   };
-  // Traces and generators usually list jobs in submit order already.
-  if (!std::is_sorted(arrival_order_.begin(), arrival_order_.end(), arrives_before))
-    std::sort(arrival_order_.begin(), arrival_order_.end(), arrives_before);
-  if (options_.window) {
+  const auto pending = arrival_order_.begin() + static_cast<std::ptrdiff_t>(next_arrival_);
+  if (!std::is_sorted(pending, arrival_order_.end(), arrives_before))
+    std::sort(pending, arrival_order_.end(), arrives_before);
+  if (first && options_.window) {
     for (std::size_t i = options_.window->first; i <= options_.window->last; ++i)
       if (jobs_[i].phase != JobPhase::kRejected) ++window_left_;
   }
 
-  plan_stamp_.assign(n, 0);
-  holder_position_.assign(n, 0);
-  int max_gpus = 1;
-  for (const auto& job : jobs_) max_gpus = std::max(max_gpus, job.gpus);
-  holders_.reserve(static_cast<std::size_t>(cluster_.total_gpus()));
-  events_.reserve(static_cast<std::size_t>(cluster_.total_gpus()) * 2 + 16);
-  old_grants_.reserve(cluster_.nodes().size());
-  scheduler_->load(n, max_gpus, vc_names_.size());
-}
-
-// --- What deciders read -----------------------------------------------------------------------
-
-PlacementRequest Engine::request_of(std::uint32_t index) const {
-  const JobState& job = jobs_[index];
-  PlacementRequest request;
-  request.gpus = job.gpus;
-  request.gpu_type = job.gpu_type;
-  const SchedulerOptions& s = options_.scheduler;
-  request.fewest_nodes = s.strict_locality && job.phase == JobPhase::kWaiting &&
-                         (s.locality_relax_s <= 0.0 || now_ - job.phase_since < s.locality_relax_s);
-  // Per GPU of its request: an elastic job keeps the same share per GPU at any size.
-  if (job.spec->cpus > 0.0) request.cpus_per_gpu = job.spec->cpus / job.spec->num_gpus;
-  if (job.spec->mem_gb > 0.0) request.mem_per_gpu = job.spec->mem_gb / job.spec->num_gpus;
-  return request;
-}
-
-std::span<const int> Engine::types_to_try(std::uint32_t index) {
-  const JobState& job = jobs_[index];
-  type_order_.clear();
-  if (job.gpu_type >= 0 || type_count_ == 1) {
-    type_order_.push_back(job.gpu_type >= 0 ? job.gpu_type : 0);
-    return type_order_;
+  plan_stamp_.resize(n, 0);
+  holder_position_.resize(n, 0);
+  waiting_position_.resize(n, 0);
+  if (first) {
+    holders_.reserve(static_cast<std::size_t>(cluster_.total_gpus()));
+    events_.reserve(static_cast<std::size_t>(cluster_.total_gpus()) * 2 + 16);
+    old_grants_.reserve(cluster_.nodes().size());
   }
-  // A job never mixes GPU types: an untyped job goes to one type, the one with most free GPUs
-  // first (ties: the type listed first).
-  type_order_.resize(type_count_);
-  std::iota(type_order_.begin(), type_order_.end(), 0);
-  std::sort(type_order_.begin(), type_order_.end(), [&](int a, int b) {
-    return cluster_.free_gpus(a) != cluster_.free_gpus(b)
-               ? cluster_.free_gpus(a) > cluster_.free_gpus(b)
-               : a < b;
-  });
-  std::size_t keep = 0;
-  while (keep < type_order_.size() && cluster_.free_gpus(type_order_[keep]) >= job.gpus) ++keep;
-  type_order_.resize(keep);
-  return type_order_;
 }
 
-bool Engine::place(const PlacementRequest& request, std::vector<NodeShare>& out) {
-  if (!placement_->place(request, cluster_, out)) return false;
-  return !request.fewest_nodes || out.size() <= fewest_nodes(request.gpu_type, request.gpus);
-}
+void Engine::load_job(std::uint32_t i, JobAdmission& admission) {
+  const JobSpec& spec = specs_[i];
+  JobState& job = jobs_[i];
+  job.spec = &spec;
+  job.index = i;
+  job.gpus = spec.num_gpus;
+  job.submit = spec.submit_time;
+  job.work = job.remaining = job.saved_remaining = spec.duration;
+  JobRecord& record = records_[i];
+  record.index = i;
+  record.submit_time = spec.submit_time;
+  record.num_gpus = spec.num_gpus;
+  if (!std::isfinite(spec.submit_time) || !(spec.duration > 0.0) || !std::isfinite(spec.duration) ||
+      spec.num_gpus < 1 || spec.cpus < 0.0 || spec.mem_gb < 0.0)
+    throw std::invalid_argument("job '" + spec.id +
+                                "': invalid submit time, duration, GPUs, CPUs or memory");
+  if ((spec.min_gpus != 0 || spec.max_gpus != 0) &&
+      (spec.min_gpus < 1 || spec.min_gpus > spec.num_gpus || spec.max_gpus < spec.num_gpus))
+    throw std::invalid_argument("job '" + spec.id +
+                                "': needs 1 <= min_gpus <= num_gpus <= max_gpus");
+  if (!(spec.checkpoint_interval_s >= 0.0) || !std::isfinite(spec.checkpoint_interval_s))
+    throw std::invalid_argument("job '" + spec.id + "': checkpoint_interval_s must be >= 0");
 
-bool Engine::room_on_fewest_nodes(std::uint32_t job) {
-  PlacementRequest request = request_of(job);
-  for (int type : types_to_try(job)) {
-    request.gpu_type = type;
-    if (cluster_.room_on_nodes(request, fewest_nodes(type, request.gpus))) return true;
+  // Its VC: the cluster's VCs when it defines some (-1: not one of them), else discovered.
+  auto found = std::find(vc_names_.begin(), vc_names_.end(), spec.vc);
+  if (found != vc_names_.end()) {
+    job.vc = static_cast<int>(found - vc_names_.begin());
+  } else if (options_.cluster.vcs.empty()) {
+    job.vc = static_cast<int>(vc_names_.size());
+    vc_names_.push_back(spec.vc);
+  } else {
+    job.vc = -1;
   }
-  return false;
+  if (job.vc >= 0 && !spec.gpu_type.empty()) job.gpu_type = cluster_.find_gpu_type(spec.gpu_type);
+  if (auto rejection = admission.check(job, *this)) {
+    if (job.vc < 0) job.vc = 0;
+    reject_or_throw(job, rejection->field, rejection->why);
+  }
 }
 
-std::size_t Engine::fewest_nodes(int gpu_type, int gpus) const {
-  const int per_node = type_gpus_per_node_[gpu_type];
-  return static_cast<std::size_t>((gpus + per_node - 1) / per_node);
-}
+// --- What deciders read ---------------------------------------------------------------------
 
 Allocation Engine::allocation_of(std::span<const Grant> grants) const {
   Allocation allocation;
@@ -343,32 +177,8 @@ Allocation Engine::allocation_of(std::span<const Grant> grants) const {
 }
 
 double Engine::rate_if(std::uint32_t index, std::span<const Grant> grants) const {
-  const Allocation allocation = allocation_of(grants);
   const int type = cluster_.node(grants.front().node).gpu_type;
-  const JobState& job = jobs_[index];
-  const double rate = throughput_->rate(*job.spec, resolved(index, type), allocation);
-  return allocation.gpus == job.spec->num_gpus ? rate : rate * scaling_factor(job, allocation.gpus);
-}
-
-double Engine::scaling_factor(const JobState& job, int gpus) const {
-  const auto& m = options_.mechanisms;
-  const auto speedup = [&](int g) {
-    if (!m.scaling.empty()) {
-      const auto found = m.scaling.find(normalize_model_name(job.spec->model));
-      if (found != m.scaling.end()) {
-        const auto& points = found->second;
-        if (g <= points.front().first) return points.front().second;
-        if (g >= points.back().first) return points.back().second;
-        std::size_t i = 1;
-        while (points[i].first < g) ++i;
-        const auto& [g0, s0] = points[i - 1];
-        const auto& [g1, s1] = points[i];
-        return s0 + (s1 - s0) * (g - g0) / static_cast<double>(g1 - g0);
-      }
-    }
-    return 1.0 / ((1.0 - m.parallel_fraction) + m.parallel_fraction / g);  // Amdahl
-  };
-  return speedup(gpus) / speedup(job.spec->num_gpus);
+  return speed_.rate(*jobs_[index].spec, resolved(index, type), allocation_of(grants));
 }
 
 double Engine::rate_per_gpu(std::uint32_t index, int gpu_type, const PerGpu& per_gpu) const {
@@ -385,11 +195,11 @@ double Engine::rate_per_gpu(std::uint32_t index, int gpu_type, const PerGpu& per
   allocation.mem_gb = share(per_gpu.mem_gb, node.mem_gb);
   allocation.storage_mbps = share(per_gpu.storage_mbps, node.storage_mbps);
   allocation.gpu_type = &cluster_.gpu_type_names()[gpu_type];
-  return throughput_->rate(*job.spec, resolved(index, gpu_type), allocation);
+  return speed_.model().rate(*job.spec, resolved(index, gpu_type), allocation);
 }
 
 SensitivityAxes Engine::axes(std::uint32_t index, int gpu_type) const {
-  return throughput_->axes(resolved(index, gpu_type));
+  return speed_.model().axes(resolved(index, gpu_type));
 }
 
 // --- Applying a plan --------------------------------------------------------------------------
@@ -397,13 +207,24 @@ SensitivityAxes Engine::axes(std::uint32_t index, int gpu_type) const {
 void Engine::check_change(const Plan& plan, const Plan::Change& change) {
   // Messages are built only on failure: applying a plan must not allocate.
   const auto fail = [&](const char* what) {
-    throw std::logic_error("plan: job '" + jobs_[change.job].spec->id + "' " + what);
+    throw PlanError("plan: job '" + jobs_[change.job].spec->id + "' " + what);
   };
-  if (change.job >= jobs_.size())
-    throw std::logic_error("plan: no job " + std::to_string(change.job));
+  if (change.job >= jobs_.size()) throw PlanError("plan: no job " + std::to_string(change.job));
   JobState& job = jobs_[change.job];
   if (plan_stamp_[change.job] == apply_number_) fail("is named twice");
   plan_stamp_[change.job] = apply_number_;
+  switch (change.action) {
+    case Plan::Action::kFail:
+      if (!job.holds_gpus()) fail("fails but holds nothing");
+      if (change.grant_count != 0) fail("fails but is given grants");
+      return;
+    case Plan::Action::kSave:
+      if (job.phase != JobPhase::kRunning) fail("saves a checkpoint but is not running");
+      if (change.grant_count != 0) fail("saves a checkpoint but is given grants");
+      return;
+    case Plan::Action::kHold:
+      break;
+  }
   if (change.grant_count == 0) {
     if (job.phase != JobPhase::kRunning) fail("is stopped but not running");
     return;
@@ -426,21 +247,86 @@ void Engine::check_change(const Plan& plan, const Plan::Change& change) {
     gpus += grant.gpus;
   }
   // An elastic job may run with any count in its range; it starts with the one it asks for.
-  const bool resizable = job.phase == JobPhase::kRunning && is_elastic(change.job);
+  const bool may_resize = job.phase == JobPhase::kRunning && resizable(change.job);
   if (gpus != job.gpus &&
-      (!resizable || gpus < min_gpus(change.job) || gpus > max_gpus(change.job)))
+      (!may_resize || gpus < min_gpus(change.job) || gpus > max_gpus(change.job)))
     fail("gets the wrong number of GPUs");
   if (job.gpu_type >= 0 && type != job.gpu_type) fail("gets GPUs of another type than it asks for");
+}
+
+void Engine::check_feasible(const Plan& plan) {
+  ++apply_number_;
+  for (const auto& change : plan.changes()) check_change(plan, change);
+  // What each touched node would have free: its holders' releases, then the grants in plan
+  // order, checked and taken as ClusterState::allocate does.
+  struct Free {
+    std::uint32_t node;
+    int gpus;
+    double cpus, mem_gb, storage_mbps;
+  };
+  std::vector<Free> touched;  // few: the nodes of one plan (this check is for outside plans)
+  const auto free_of = [&](std::uint32_t node) -> Free& {
+    for (Free& free : touched)
+      if (free.node == node) return free;
+    const auto& n = cluster_.node(node);
+    touched.push_back({node, n.free_gpus, n.free_cpus, n.free_mem_gb, n.free_storage_mbps});
+    return touched.back();
+  };
+  for (const auto& change : plan.changes()) {
+    const JobState& job = jobs_[change.job];
+    bool releases = false;
+    if (change.action == Plan::Action::kFail) {
+      releases = true;
+    } else if (change.action == Plan::Action::kHold && job.phase == JobPhase::kRunning) {
+      // A stop frees at once only when its checkpoint certainly takes no time.
+      releases = change.grant_count > 0 ||
+                 overheads_.certainly_zero(OverheadKind::kCheckpoint, job.index, *job.spec);
+    }
+    if (!releases) continue;
+    for (const Grant& grant : grants_of(change.job)) {
+      Free& free = free_of(grant.node);
+      const auto& node = cluster_.node(grant.node);
+      free.gpus += grant.gpus;
+      free.cpus = std::min(node.cpus, free.cpus + grant.cpus);
+      free.mem_gb = std::min(node.mem_gb, free.mem_gb + grant.mem_gb);
+      free.storage_mbps = std::min(node.storage_mbps, free.storage_mbps + grant.storage_mbps);
+    }
+  }
+  constexpr double kEpsilon = ClusterState::kResourceEpsilon;
+  for (const auto& change : plan.changes()) {
+    for (const Grant& grant : plan.grants(change)) {
+      Free& free = free_of(grant.node);
+      if (grant.gpus > free.gpus || grant.cpus < 0.0 || grant.mem_gb < 0.0 ||
+          grant.storage_mbps < 0.0 || grant.cpus > free.cpus + kEpsilon ||
+          grant.mem_gb > free.mem_gb + kEpsilon ||
+          grant.storage_mbps > free.storage_mbps + kEpsilon)
+        throw PlanError("plan: job '" + jobs_[change.job].spec->id + "' gets more of node " +
+                        std::to_string(grant.node) +
+                        " than is free (GPUs, CPUs, memory or storage bandwidth)");
+      free.gpus -= grant.gpus;
+      free.cpus = std::max(0.0, free.cpus - grant.cpus);
+      free.mem_gb = std::max(0.0, free.mem_gb - grant.mem_gb);
+      free.storage_mbps = std::max(0.0, free.storage_mbps - grant.storage_mbps);
+    }
+  }
 }
 
 void Engine::apply(const Plan& plan) {
   ++apply_number_;
   for (const auto& change : plan.changes()) check_change(plan, change);
-  // Free before grant: a stop without checkpoint time and a change give back what they held.
-  // (Each stop's checkpoint time is found here, in plan order: an empirical one is a draw.)
+  // Free before grant: a failure, a stop without checkpoint time and a change give back what
+  // they held. (Each stop's checkpoint time is found here, in plan order: an empirical one is a
+  // draw.)
   stop_seconds_.clear();
+  bool failed = false;
   for (const auto& change : plan.changes()) {
     JobState& job = jobs_[change.job];
+    if (change.action == Plan::Action::kFail) {
+      release_to_ledger(job);
+      failed = true;
+      continue;
+    }
+    if (change.action == Plan::Action::kSave) continue;
     if (change.grant_count == 0) {
       stop_seconds_.push_back(overheads_.seconds(OverheadKind::kCheckpoint, job.index, *job.spec));
       if (stop_seconds_.back() > 0.0) continue;
@@ -452,7 +338,11 @@ void Engine::apply(const Plan& plan) {
   std::size_t stops = 0;
   for (const auto& change : plan.changes()) {
     JobState& job = jobs_[change.job];
-    if (change.grant_count == 0) {
+    if (change.action == Plan::Action::kFail) {
+      fail_job(job);
+    } else if (change.action == Plan::Action::kSave) {
+      save_job(job);
+    } else if (change.grant_count == 0) {
       stop_job(job, stop_seconds_[stops++]);
     } else if (job.phase == JobPhase::kWaiting) {
       take_holding(job, plan.grants(change));
@@ -471,6 +361,7 @@ void Engine::apply(const Plan& plan) {
       change_job(job, old_grants_, resized);
     }
   }
+  if (failed && decider_) decider_->on_released();
 }
 
 void Engine::release_to_ledger(const JobState& job) {
@@ -561,7 +452,7 @@ void Engine::pause(JobState& job, OverheadKind kind, double seconds) {
     job.phase = JobPhase::kRestoring;
     job.phase_since = now_;
     ++job.epoch;
-    events_.push(now_ + seconds, EventKind::kRestoreDone, job.index, job.epoch);
+    events_.push(now_ + seconds, kRestoreDoneRank, job.index, job.epoch);
     return;
   }
   if (kind == OverheadKind::kCheckpoint) {
@@ -578,12 +469,17 @@ void Engine::commit_save(JobState& job) {
   job.unsaved_gpu_seconds = 0.0;
 }
 
-void Engine::schedule_save(JobState& job) {
-  const double interval = checkpoint_interval(job);
-  if (interval <= 0.0) return;
-  const double due = now_ + std::max(0.0, interval - job.run_since_save);
-  if (due < now_ + job.remaining / job.rate)
-    events_.push(due, EventKind::kSaveDue, job.index, job.epoch);
+void Engine::enqueue_waiting(JobState& job) {
+  waiting_position_[job.index] = static_cast<std::uint32_t>(waiting_.size());
+  waiting_.push_back(job.index);
+  if (decider_) decider_->on_waiting(job.index);
+}
+
+void Engine::leave_waiting(std::uint32_t job) {
+  const std::uint32_t position = waiting_position_[job];
+  waiting_[position] = waiting_.back();
+  waiting_position_[waiting_[position]] = position;
+  waiting_.pop_back();
 }
 
 void Engine::requeue(JobState& job) {
@@ -592,12 +488,13 @@ void Engine::requeue(JobState& job) {
   job.phase = JobPhase::kWaiting;
   job.phase_since = now_;
   ++job.epoch;
-  scheduler_->enqueue(job.index, now_);
+  enqueue_waiting(job);
 }
 
 // --- Starting, stopping, changing -------------------------------------------------------------
 
 void Engine::start_job(JobState& job) {
+  leave_waiting(job.index);
   set_rate(job);
   JobRecord& record = records_[job.index];
   record.queue_delay += now_ - job.phase_since;
@@ -618,7 +515,7 @@ void Engine::stop_job(JobState& job, double checkpoint_seconds) {
   ++job.epoch;
   ++records_[job.index].preemptions;
   if (checkpoint_seconds > 0.0) {
-    events_.push(now_ + checkpoint_seconds, EventKind::kCheckpointDone, job.index, job.epoch);
+    events_.push(now_ + checkpoint_seconds, kCheckpointDoneRank, job.index, job.epoch);
   } else {
     // The ledger already has the resources back (apply frees before it grants).
     charge(job, OverheadKind::kCheckpoint, job.gpus * (now_ - job.phase_since));
@@ -626,6 +523,33 @@ void Engine::stop_job(JobState& job, double checkpoint_seconds) {
     fold_held(job);
     requeue(job);
   }
+}
+
+// A job on a failed node loses what it did since its last saved state, gives back everything
+// it holds (on every node; the ledger already has it back) and waits again; what it spent on
+// overheads stays spent.
+void Engine::fail_job(JobState& job) {
+  if (job.phase == JobPhase::kRunning) {
+    fold_progress(job);
+  } else if (job.phase == JobPhase::kRestoring) {
+    charge(job, job.pause, job.gpus * (now_ - job.phase_since));  // a save under way is lost
+  } else {
+    charge(job, OverheadKind::kCheckpoint, job.gpus * (now_ - job.phase_since));
+  }
+  JobRecord& record = records_[job.index];
+  record.lost_gpu_seconds += job.unsaved_gpu_seconds;
+  ++record.failures;
+  job.remaining = job.saved_remaining;
+  job.unsaved_gpu_seconds = 0.0;
+  job.run_since_save = 0.0;
+  fold_held(job);
+  requeue(job);
+}
+
+void Engine::save_job(JobState& job) {
+  fold_progress(job);
+  pause(job, OverheadKind::kCheckpoint,
+        overheads_.seconds(OverheadKind::kCheckpoint, job.index, *job.spec));
 }
 
 void Engine::change_job(JobState& job, std::span<const Grant> old_grants, bool resized) {
@@ -645,7 +569,7 @@ void Engine::change_job(JobState& job, std::span<const Grant> old_grants, bool r
           overheads_.seconds(OverheadKind::kRealloc, job.index, *job.spec));
     return;
   }
-  if (not_begun(job)) {  // it starts on its new GPUs: nothing to move, no cost
+  if (not_begun(job.index)) {  // it starts on its new GPUs: nothing to move, no cost
     begin_running(job.index);
     return;
   }
@@ -656,7 +580,7 @@ void Engine::change_job(JobState& job, std::span<const Grant> old_grants, bool r
   pause(job, kind, overheads_.seconds(kind, job.index, *job.spec));
 }
 
-// --- Event handlers ---------------------------------------------------------------------------
+// --- Job events -------------------------------------------------------------------------------
 
 void Engine::complete(std::uint32_t index) {
   JobState& job = jobs_[index];
@@ -670,7 +594,10 @@ void Engine::complete(std::uint32_t index) {
   job.phase = JobPhase::kFinished;
   ++job.epoch;
   --active_jobs_;
-  scheduler_->note_released();
+  if (decider_) {
+    decider_->on_finished(index);
+    decider_->on_released();
+  }
   if (options_.window && index >= options_.window->first && index <= options_.window->last) {
     --window_left_;
     window_end_ = now_;
@@ -684,7 +611,7 @@ void Engine::finish_checkpoint(std::uint32_t index) {
   release_to_ledger(job);
   fold_held(job);
   requeue(job);
-  scheduler_->note_released();
+  if (decider_) decider_->on_released();
 }
 
 void Engine::begin_running(std::uint32_t index) {
@@ -699,85 +626,123 @@ void Engine::begin_running(std::uint32_t index) {
   job.phase = JobPhase::kRunning;
   job.phase_since = job.progress_since = now_;
   ++job.epoch;
-  events_.push(now_ + std::max(0.0, job.remaining) / job.rate, EventKind::kCompletion, index,
-               job.epoch);
-  schedule_save(job);
+  events_.push(now_ + std::max(0.0, job.remaining) / job.rate, kCompletionRank, index, job.epoch);
+  for (Mechanism* mechanism : mechanisms_) mechanism->on_job_running(index);
 }
 
-void Engine::save_due(std::uint32_t index) {
-  JobState& job = jobs_[index];
-  fold_progress(job);
-  pause(job, OverheadKind::kCheckpoint,
-        overheads_.seconds(OverheadKind::kCheckpoint, index, *job.spec));
+// --- Capacity ---------------------------------------------------------------------------------
+
+void Engine::node_down(std::uint32_t node) {
+  if (node >= cluster_.nodes().size())
+    throw PlanError("node_down: no node " + std::to_string(node));
+  jobs_came_or_went_ = true;
+  if (down_count_[node]++ > 0) return;  // already down: this outage extends the one under way
+  if (!node_holders_[node].empty())
+    throw PlanError("node_down: node " + std::to_string(node) +
+                    " still hosts jobs (stop them first, e.g. with Plan::fail)");
+  // Down: the node's resources are held by no job until it is back.
+  const auto& n = cluster_.node(node);
+  offline_grant_[node] = Grant{node, n.free_gpus, n.free_cpus, n.free_mem_gb, n.free_storage_mbps};
+  cluster_.allocate(offline_grant_[node]);
+  ++offline_nodes_;
+  offline_gpus_ += n.gpus;
 }
 
-// A job on a failed node loses what it did since its last saved state, gives back everything
-// it holds (on every node) and waits again; what it spent on overheads stays spent.
-void Engine::fail_job(JobState& job) {
-  if (job.phase == JobPhase::kRunning) {
-    fold_progress(job);
-  } else if (job.phase == JobPhase::kRestoring) {
-    charge(job, job.pause, job.gpus * (now_ - job.phase_since));  // a save under way is lost
-  } else {
-    charge(job, OverheadKind::kCheckpoint, job.gpus * (now_ - job.phase_since));
+void Engine::node_up(std::uint32_t node) {
+  if (node >= cluster_.nodes().size() || down_count_[node] == 0)
+    throw PlanError("node_up: node " + std::to_string(node) + " is not down");
+  jobs_came_or_went_ = true;
+  if (--down_count_[node] > 0) return;
+  cluster_.release(offline_grant_[node]);
+  --offline_nodes_;
+  offline_gpus_ -= cluster_.node(node).gpus;
+  if (decider_) decider_->on_released();
+}
+
+// --- Timers -----------------------------------------------------------------------------------
+
+TimerKind Engine::add_timer_kind(TimerClient& client, TimerPhase phase) {
+  if (begun_) throw std::logic_error("timer kinds are registered before the run begins");
+  if (timer_clients_.size() >= 200) throw std::logic_error("too many timer kinds");
+  timer_clients_.push_back(&client);
+  timer_phases_.push_back(phase);
+  return static_cast<TimerKind>(timer_clients_.size() - 1);
+}
+
+void Engine::schedule(Time time, TimerKind kind, std::uint32_t subject, std::uint32_t tag) {
+  if (!begun_) throw std::logic_error("timers are scheduled once the run has begun");
+  if (kind >= timer_ranks_.size()) throw std::logic_error("schedule: unknown timer kind");
+  if (!(time >= now_) || !std::isfinite(time))
+    throw std::logic_error("schedule: a timer must fire at or after now, at a finite time");
+  events_.push(time, timer_rank(kind), subject, tag);
+}
+
+void Engine::begin() {
+  begun_ = true;
+  // Ranks: the engine's job events, timers before arrivals (in registration order), the
+  // arrivals' place, timers after arrivals, then samples.
+  std::uint8_t rank = kRestoreDoneRank + 1;
+  timer_ranks_.assign(timer_clients_.size(), 0);
+  kind_of_rank_.assign(256, -1);
+  for (TimerPhase phase : {TimerPhase::kBeforeArrivals, TimerPhase::kAfterArrivals}) {
+    for (std::size_t kind = 0; kind < timer_clients_.size(); ++kind) {
+      if (timer_phases_[kind] != phase) continue;
+      timer_ranks_[kind] = rank;
+      kind_of_rank_[rank] = static_cast<std::int16_t>(kind);
+      ++rank;
+    }
+    if (phase == TimerPhase::kBeforeArrivals) arrival_rank_ = rank++;
   }
-  JobRecord& record = records_[job.index];
-  record.lost_gpu_seconds += job.unsaved_gpu_seconds;
-  ++record.failures;
-  job.remaining = job.saved_remaining;
-  job.unsaved_gpu_seconds = 0.0;
-  job.run_since_save = 0.0;
-  release_to_ledger(job);
-  fold_held(job);
-  requeue(job);
+  sample_rank_ = rank;
+  for (const Mechanism* mechanism : mechanisms_) endless_ = endless_ || mechanism->endless();
+
+  if (arrival_order_.empty()) {
+    over_ = true;
+    return;
+  }
+  first_submit_ = last_batch_time_ = now_ = jobs_[arrival_order_.front()].submit;
+  measure_from_ = first_submit_;
+  if (options_.window) {
+    measure_from_ = std::numeric_limits<double>::infinity();
+    for (std::size_t i = options_.window->first; i <= options_.window->last; ++i)
+      if (jobs_[i].phase != JobPhase::kRejected)
+        measure_from_ = std::min(measure_from_, jobs_[i].submit);
+    if (window_left_ == 0) {
+      over_ = true;
+      return;
+    }
+  }
+  if (options_.sample_interval_s > 0.0) events_.push(first_submit_, sample_rank_);
+  for (Mechanism* mechanism : mechanisms_) mechanism->start();
 }
 
-void Engine::node_down(std::uint32_t node, bool generated) {
-  if (down_count_[node]++ == 0) {
-    ++node_failures_;
-    const auto on_node = node_holders_[node];
-    failing_.assign(on_node.begin(), on_node.end());
-    for (std::uint32_t index : failing_) fail_job(jobs_[index]);
-    // Down: the node's resources are held by no job until it is repaired.
-    const auto& n = cluster_.node(node);
-    offline_grant_[node] =
-        Grant{node, n.free_gpus, n.free_cpus, n.free_mem_gb, n.free_storage_mbps};
-    cluster_.allocate(offline_grant_[node]);
-    ++offline_nodes_;
-    offline_gpus_ += n.gpus;
-    if (!failing_.empty()) scheduler_->note_released();
-  } else if (generated) {
-    ++node_failures_;  // a second outage while down (it extends the outage)
+void Engine::dispatch(const Event& event) {
+  switch (event.rank) {
+    case kCompletionRank:
+    case kCheckpointDoneRank:
+    case kRestoreDoneRank:
+      // A job's event superseded by a change of plan is stale.
+      if (event.tag != jobs_[event.subject].epoch) return;
+      if (event.rank == kCompletionRank) {
+        complete(event.subject);
+        jobs_came_or_went_ = true;
+      } else if (event.rank == kCheckpointDoneRank) {
+        finish_checkpoint(event.subject);
+      } else {
+        begin_running(event.subject);
+      }
+      return;
+    default: {
+      const auto kind = static_cast<TimerKind>(kind_of_rank_[event.rank]);
+      timer_clients_[kind]->on_timer(Timer{event.time, kind, event.subject, event.tag});
+    }
   }
-  if (generated) events_.push(now_ + failures_->repair_s(), EventKind::kNodeUp, node, 1);
-}
-
-void Engine::node_up(std::uint32_t node, bool generated) {
-  if (--down_count_[node] == 0) {
-    cluster_.release(offline_grant_[node]);
-    --offline_nodes_;
-    offline_gpus_ -= cluster_.node(node).gpus;
-    scheduler_->note_released();
-  }
-  if (generated) events_.push(now_ + failures_->next_uptime(node), EventKind::kNodeDown, node, 1);
-}
-
-void Engine::start_failures() {
-  offline_grant_.assign(cluster_.nodes().size(), Grant{});
-  // Event `epoch` tells generated outages (1) from replayed ones (0).
-  for (const NodeOutage& outage : options_.mechanisms.failure_trace) {
-    events_.push(outage.down, EventKind::kNodeDown, outage.node, 0);
-    events_.push(outage.up, EventKind::kNodeUp, outage.node, 0);
-  }
-  if (failures_)
-    for (std::uint32_t node = 0; node < cluster_.nodes().size(); ++node)
-      events_.push(first_submit_ + failures_->next_uptime(node), EventKind::kNodeDown, node, 1);
 }
 
 // --- Main loop --------------------------------------------------------------------------------
 
 void Engine::integrate_until(Time now) {
-  const double waiting = static_cast<double>(scheduler_->waiting());
+  const double waiting = static_cast<double>(waiting_.size());
   queue_length_integral_ += waiting * (now - last_batch_time_);
   // GPUs jobs hold (a node down is held by its outage, not by a job).
   const int busy = cluster_.total_gpus() - cluster_.free_gpus() - offline_gpus_;
@@ -794,68 +759,26 @@ void Engine::integrate_until(Time now) {
   last_batch_time_ = now;
 }
 
-RunResult Engine::run() {
-  if (arrival_order_.empty()) return collect_results();
-  first_submit_ = last_batch_time_ = jobs_[arrival_order_.front()].submit;
-  measure_from_ = first_submit_;
-  if (options_.window) {
-    measure_from_ = std::numeric_limits<double>::infinity();
-    for (std::size_t i = options_.window->first; i <= options_.window->last; ++i)
-      if (jobs_[i].phase != JobPhase::kRejected)
-        measure_from_ = std::min(measure_from_, jobs_[i].submit);
-    if (window_left_ == 0) return collect_results();
-  }
-  const double sample_interval = options_.sample_interval_s;
-  if (sample_interval > 0.0) events_.push(first_submit_, EventKind::kSample);
-  if (options_.mechanisms.fails()) start_failures();
-
-  while (next_arrival_ < arrival_order_.size() || !events_.empty()) {
-    // Failures never run out: the run ends when every job has left.
-    if (stop_when_idle_ && active_jobs_ == 0 && next_arrival_ == arrival_order_.size()) break;
+std::optional<DecisionPoint> Engine::advance() {
+  if (!begun_) begin();
+  while (!over_) {
+    if (next_arrival_ == arrival_order_.size() && events_.empty()) break;
+    // Endless mechanisms (failures never run out): the run ends when every job has left.
+    if (endless_ && active_jobs_ == 0 && next_arrival_ == arrival_order_.size()) break;
     Time now = events_.empty() ? jobs_[arrival_order_[next_arrival_]].submit : events_.top().time;
     if (next_arrival_ < arrival_order_.size())
       now = std::min(now, jobs_[arrival_order_[next_arrival_]].submit);
     integrate_until(now);
     now_ = now;
+    jobs_came_or_went_ = false;
+    sample_due_ = false;
 
-    bool sample_due = false;
-    bool round_event = false;
-    bool plan_event = false;
-    bool defrag_event = false;
-    bool jobs_came_or_went = false;  // an arrival, a completion or a failure (lease_s = 0)
-    // Events before arrivals (completions, overheads, failures), then arrivals, then
-    // rounds/samples.
-    while (!events_.empty() && events_.top().time == now &&
-           events_.top().kind < EventKind::kArrival) {
+    // Events before arrivals (job events, then timers that change what jobs hold), then
+    // arrivals, then timers that ask for a decision, and samples.
+    while (!events_.empty() && events_.top().time == now && events_.top().rank < arrival_rank_) {
       const Event event = events_.pop();
       ++events_processed_;
-      // A job's event superseded by a change of plan is stale (node events carry no epoch).
-      if (event.kind <= EventKind::kSaveDue && event.epoch != jobs_[event.job].epoch) continue;
-      switch (event.kind) {
-        case EventKind::kCompletion:
-          complete(event.job);
-          jobs_came_or_went = true;
-          break;
-        case EventKind::kCheckpointDone:
-          finish_checkpoint(event.job);
-          break;
-        case EventKind::kRestoreDone:
-          begin_running(event.job);
-          break;
-        case EventKind::kSaveDue:
-          save_due(event.job);
-          break;
-        case EventKind::kNodeDown:
-          node_down(event.job, event.epoch == 1);
-          jobs_came_or_went = true;
-          break;
-        case EventKind::kNodeUp:
-          node_up(event.job, event.epoch == 1);
-          jobs_came_or_went = true;
-          break;
-        default:
-          break;
-      }
+      dispatch(event);
     }
     while (next_arrival_ < arrival_order_.size() &&
            jobs_[arrival_order_[next_arrival_]].submit == now) {
@@ -865,55 +788,70 @@ RunResult Engine::run() {
       job.phase = JobPhase::kWaiting;
       job.phase_since = now;
       ++job.epoch;
-      scheduler_->enqueue(index, now);
-      scheduler_->note_arrival(index);
+      enqueue_waiting(job);
+      if (decider_) decider_->on_arrival(index);
       ++events_processed_;
-      jobs_came_or_went = true;
+      jobs_came_or_went_ = true;
     }
+    // A window still measuring when the last arrival came: the workload may stream more in.
+    if (options_.window && next_arrival_ == arrival_order_.size() && extend_ && !extend_())
+      extend_ = nullptr;
     while (!events_.empty() && events_.top().time == now) {
       const Event event = events_.pop();
       ++events_processed_;
-      if (event.kind == EventKind::kRound) round_event = true;
-      if (event.kind == EventKind::kPlan) plan_event = true;
-      if (event.kind == EventKind::kDefrag) defrag_event = true;
-      if (event.kind == EventKind::kSample) sample_due = true;
+      if (event.rank == sample_rank_) {
+        sample_due_ = true;
+      } else {
+        dispatch(event);
+      }
     }
     if (options_.window && window_left_ == 0) {
       window_outlived_arrivals_ = next_arrival_ == arrival_order_.size();
       break;  // the window has drained: steady-state metrics are complete
     }
-    scheduler_->plan(now, scheduler_->round_due(now, round_event, jobs_came_or_went), plan_event,
-                     defrag_event);
-    if (auto round = scheduler_->next_round(now)) events_.push(*round, EventKind::kRound);
-    if (auto plan = scheduler_->next_plan(now)) events_.push(*plan, EventKind::kPlan);
-    if (auto defrag = scheduler_->next_defrag(now)) events_.push(*defrag, EventKind::kDefrag);
-    if (options_.check_invariants) check_invariants();
-    if (options_.observer) options_.observer(*this);
-    if (sample_due) {
-      take_sample();
-      if (active_jobs_ > 0 || next_arrival_ < arrival_order_.size())
-        events_.push(now + sample_interval, EventKind::kSample);
-    }
-    if (holders_.empty() && next_arrival_ == arrival_order_.size() && scheduler_->waiting() > 0 &&
-        !scheduler_->plan_pending() && offline_nodes_ == 0)
-      throw std::logic_error("simulation stalled: jobs wait but nothing can ever free resources");
+    return DecisionPoint{now, jobs_came_or_went_};
   }
-  return collect_results();
+  over_ = true;
+  return std::nullopt;
+}
+
+void Engine::conclude() {
+  if (options_.check_invariants) check_invariants();
+  if (after_decision_) after_decision_();
+  if (sample_due_) {
+    take_sample();
+    if (active_jobs_ > 0 || next_arrival_ < arrival_order_.size())
+      events_.push(now_ + options_.sample_interval_s, sample_rank_);
+  }
+  if (holders_.empty() && next_arrival_ == arrival_order_.size() && !waiting_.empty() &&
+      !(decider_ && decider_->expects_wakeup()) && offline_nodes_ == 0)
+    throw std::logic_error("simulation stalled: jobs wait but nothing can ever free resources");
 }
 
 // --- Measurement ------------------------------------------------------------------------------
+
+std::uint32_t Engine::queue_head() const {
+  if (decider_)
+    if (auto head = decider_->head_of_queue()) return *head;
+  std::uint32_t head = waiting_.front();
+  for (std::uint32_t job : waiting_)
+    if (jobs_[job].submit < jobs_[head].submit ||
+        (jobs_[job].submit == jobs_[head].submit && job < head))
+      head = job;
+  return head;
+}
 
 void Engine::take_sample() {
   Sample sample;
   sample.time = now_;
   sample.idle_gpus = cluster_.free_gpus();
   sample.busy_gpus = cluster_.total_gpus() - sample.idle_gpus;
-  sample.queue_length = static_cast<int>(scheduler_->waiting());
+  sample.queue_length = static_cast<int>(waiting_.size());
   sample.running_jobs = static_cast<int>(holders_.size());
-  if (scheduler_->waiting() > 0) {
+  if (!waiting_.empty()) {
     // Fragmented: idle GPUs on nodes (of a type the head-of-queue job may use) whose idle count
     // is below what that job would need from one node.
-    const JobState& head = jobs_[scheduler_->head_of_queue()];
+    const JobState& head = jobs_[queue_head()];
     sample.fragmented_gpus = cluster_.fragmented_gpus(head.gpu_type, head.gpus);
   }
   if (now_ >= measure_from_) {
@@ -946,10 +884,16 @@ void Engine::check_invariants() const {
     }
     if (gpus != job.gpus) throw std::logic_error("invariant: job holds the wrong number of GPUs");
     if (job.gpus != job.spec->num_gpus &&
-        !(is_elastic(index) && job.gpus >= min_gpus(index) && job.gpus <= max_gpus(index)))
+        !(resizable(index) && job.gpus >= min_gpus(index) && job.gpus <= max_gpus(index)))
       throw std::logic_error("invariant: a job holds a GPU count outside its range");
     vc[job.vc] += job.gpus;
   }
+  std::size_t waiting = 0;
+  for (const JobState& job : jobs_) waiting += job.phase == JobPhase::kWaiting;
+  if (waiting != waiting_.size()) throw std::logic_error("invariant: the waiting list drifted");
+  for (std::uint32_t index : waiting_)
+    if (jobs_[index].phase != JobPhase::kWaiting)
+      throw std::logic_error("invariant: the waiting list holds a job that does not wait");
   std::size_t offline = 0;
   for (std::size_t i = 0; i < down_count_.size(); ++i) {
     if (down_count_[i] == 0) continue;
@@ -986,13 +930,9 @@ void Engine::check_invariants() const {
   }
   if (free != cluster_.free_gpus()) throw std::logic_error("invariant: free GPU count drifted");
   cluster_.check_index();
-  for (std::size_t v = 0; v < vc.size(); ++v) {
+  for (std::size_t v = 0; v < vc.size(); ++v)
     if (vc[v] != vc_usage_[v]) throw std::logic_error("invariant: VC usage drifted");
-    if (quotas_enforced_ && options_.scheduler.vc_quota == VcQuotaMode::kStrict &&
-        vc[v] > vc_quota_[v])
-      throw std::logic_error("invariant: VC '" + vc_names_[v] + "' above its quota");
-  }
-  scheduler_->check_invariants();
+  if (decider_) decider_->check_invariants();
   check_work_conservation();
 }
 
@@ -1086,14 +1026,13 @@ RunResult Engine::collect_results() {
   }
   if (sample_count_ > 0) m.frag_mean = fragmented_sum_ / static_cast<double>(sample_count_);
   m.events = events_processed_;
-  m.rounds = scheduler_->rounds();
   m.reallocations = reallocations_;
   m.window_overloaded = window_outlived_arrivals_ ? 1 : 0;
   m.useful_gpu_seconds = m.gpu_seconds - m.overhead_gpu_seconds - m.lost_gpu_seconds;
   m.goodput = m.gpu_seconds > 0.0 ? m.useful_gpu_seconds / m.gpu_seconds : 0.0;
-  m.node_failures = node_failures_;
   m.checkpoints = checkpoints_;
-  scheduler_->report(m);
+  if (decider_) decider_->report(m);
+  for (const Mechanism* mechanism : mechanisms_) mechanism->report(m);
   result.jobs = std::move(records_);  // no second copy of the per-job state
   return result;
 }

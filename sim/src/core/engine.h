@@ -1,73 +1,97 @@
-// The discrete-event engine behind simulate(). Private to the core.
+// The engine: the ledger, the clock, job transitions and accounting. Private to the simulator.
 //
-// The engine *applies*; the scheduler (scheduler.h) *decides*. The engine owns the state: the
-// resource ledger (ClusterState), every job's phase, progress and grants, the event queue and
-// the measurements. It changes that state in exactly one way, apply(plan) (plan.h), plus its
-// own event handlers (completions, the end of a checkpoint or restore, arrivals). A job's
-// progress is piecewise-constant between changes, so its completion is an event computed when
-// its rate changes; a change bumps the job's epoch so stale completions are dropped when popped.
+// It decides nothing. It keeps the state (the resource ledger ClusterState, every job's phase,
+// progress and grants, the event queue, the measurements) and changes it in exactly one way,
+// apply(plan) (plan.h), plus its own job events (a completion, the end of a checkpoint or of a
+// pause). Deciders (decider.h) and mechanisms (mechanism.h) read it through the View and act
+// through the Host; both interfaces are public. A job's progress is piecewise-constant between
+// changes, so its completion is an event computed when its rate changes; a change bumps the
+// job's epoch so stale completions are dropped when popped.
+//
+// The loop is split so that a simulation can be stepped: advance() runs the events of the next
+// instant and returns its decision point; the caller decides (applying plans); conclude() ends
+// the instant (checks, samples).
 #pragma once
 
 #include <array>
 #include <bit>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
-#include "clustersim/allocation_mechanism.h"
 #include "clustersim/cluster_state.h"
-#include "clustersim/event_queue.h"
+#include "clustersim/decider.h"
+#include "clustersim/host.h"
 #include "clustersim/job_state.h"
-#include "clustersim/placement.h"
+#include "clustersim/mechanism.h"
 #include "clustersim/plan.h"
-#include "clustersim/random.h"
 #include "clustersim/simulator.h"
-#include "mechanisms/failures.h"
-#include "mechanisms/overheads.h"
+#include "clustersim/view.h"
+#include "core/event_queue.h"
+#include "core/grant_store.h"
+#include "core/overheads.h"
+#include "throughput/job_speed.h"
 
 namespace clustersim::internal {
 
-class Scheduler;
-
-// The grants of the jobs holding resources, in blocks of 1, 2, 4, ... grants recycled by size:
-// memory for what runs, not for every job of the workload.
-class GrantStore {
+// Which jobs can ever run: asked once per job as it is loaded (after its VC and GPU type are
+// resolved), so that a job that can never start is rejected (or reported) before the run.
+// decider/admission.h implements the built-in rules.
+class JobAdmission {
  public:
-  std::uint32_t allocate(std::uint32_t count) {
-    const auto size_class = static_cast<std::size_t>(std::bit_width(count - 1));
-    auto& spare = free_[size_class];
-    if (!spare.empty()) {
-      const std::uint32_t begin = spare.back();
-      spare.pop_back();
-      return begin;
-    }
-    const auto begin = static_cast<std::uint32_t>(storage_.size());
-    storage_.resize(storage_.size() + (std::size_t{1} << size_class));
-    return begin;
-  }
-  void release(std::uint32_t begin, std::uint32_t count) {
-    free_[static_cast<std::size_t>(std::bit_width(count - 1))].push_back(begin);
-  }
-  Grant* data() { return storage_.data(); }
-  const Grant* data() const { return storage_.data(); }
-
- private:
-  std::vector<Grant> storage_;
-  std::array<std::vector<std::uint32_t>, 33> free_;
+  struct Rejection {
+    const char* field;  // the job's attribute at fault, in the native CSV's terms
+    std::string why;
+  };
+  virtual ~JobAdmission() = default;
+  virtual std::optional<Rejection> check(const JobState& job, const View& view) = 0;
 };
 
-class Engine final : public AllocationContext {
+class Engine final : public View, public Host {
  public:
-  Engine(const SimOptions& options, const std::vector<JobSpec>& specs);
+  // `speed` gives every rate (throughput model and elastic scaling); `resizing`: plans may give
+  // elastic jobs other GPU counts ([mechanisms] elastic).
+  Engine(const SimOptions& options, const JobSpeed& speed, bool resizing);
   ~Engine() override;
-  RunResult run();
 
-  // ---- AllocationContext (what deciders read) ----------------------------------------------
+  // Loads the workload's jobs (the first call) or the jobs appended since (later calls: a
+  // streamed workload grew; `specs` holds every job so far, the earlier ones unchanged).
+  // Validates each, resolves its VC and GPU type, asks `admission` whether it can ever run.
+  // `specs` must outlive the engine's use of it (until the next call).
+  void load(std::span<const JobSpec> specs, JobAdmission& admission);
+  // Who hears of jobs waiting, arriving and resources coming back (null: nobody, e.g. an external
+  // controller that reads the view), and the mechanisms that hear of jobs beginning to run.
+  void set_decider(Decider* decider) { decider_ = decider; }
+  void add_mechanism(Mechanism& mechanism) { mechanisms_.push_back(&mechanism); }
+  // Called when the last known arrival has been consumed while a window is still measuring:
+  // it may load more jobs (load()) and return true.
+  void set_arrivals_exhausted(std::function<bool()> extend) { extend_ = std::move(extend); }
+  // Called after each decision, before samples (SimOptions::observer).
+  void set_after_decision(std::function<void()> hook) { after_decision_ = std::move(hook); }
+  // The ledger keeps prefix sums of free GPUs from now on (placements that read them).
+  void track_free_gpu_prefix_sums() { cluster_.track_free_gpu_prefix_sums(); }
+
+  // Runs the events of the next instant up to its decision (job events, timers before arrivals,
+  // arrivals, timers after arrivals). Nothing when the run is over: no event or arrival left,
+  // the window has drained, or (with endless mechanisms) no job is left.
+  std::optional<DecisionPoint> advance();
+  // Ends the instant after its decision: invariant checks, the time-series sample, the stall
+  // check (jobs wait, nothing runs, nothing will arrive or free resources).
+  void conclude();
+  // Measurements of the run so far (once it is over: the results).
+  RunResult collect_results();
+
+  // ---- View -----------------------------------------------------------------------------
   Time now() const override { return now_; }
+  const SimOptions& sim_options() const override { return options_; }
   const SchedulerOptions& options() const override { return options_.scheduler; }
   const ClusterState& cluster() const override { return cluster_; }
   std::span<const JobState> jobs() const override { return jobs_; }
+  std::span<const std::uint32_t> waiting() const override { return waiting_; }
   std::span<const std::uint32_t> holders() const override { return holders_; }
   std::span<const std::uint32_t> holders_on(std::uint32_t node) const override {
     return node_holders_[node];
@@ -75,80 +99,68 @@ class Engine final : public AllocationContext {
   std::span<const Grant> grants_of(std::uint32_t job) const override {
     return {grants_.data() + jobs_[job].grant_begin, jobs_[job].grant_count};
   }
-  PlacementRequest request_of(std::uint32_t job) const override;
-  std::span<const int> types_to_try(std::uint32_t job) override;
-  bool place(const PlacementRequest& request, std::vector<NodeShare>& out) override;
+  std::span<const std::string> vc_names() const override { return vc_names_; }
+  std::span<const double> vc_usage() const override { return vc_usage_; }
+  bool node_offline(std::uint32_t node) const override {
+    return !down_count_.empty() && down_count_[node];
+  }
+  std::size_t offline_nodes() const override { return offline_nodes_; }
   double rate_if(std::uint32_t job, std::span<const Grant> grants) const override;
   double rate_per_gpu(std::uint32_t job, int gpu_type, const PerGpu& per_gpu) const override;
   SensitivityAxes axes(std::uint32_t job, int gpu_type) const override;
-
-  // ---- For the scheduler ---------------------------------------------------------------------
-  // The only way a decision changes state. Checks the whole plan (each job named once, in a
-  // phase it may leave; grants that add up to the job's GPUs, or for an elastic job to a count
-  // within its range, on nodes of one type), gives back what changed jobs release now, then
-  // takes every new grant from the ledger (which throws std::logic_error on any
-  // over-allocation), then for each job folds its progress at the old rate, charges the
-  // transition (start: restore from a checkpoint; stop: checkpoint; change: a re-launch for new
-  // CPU/memory/storage, a migration for other GPUs, a resize for another GPU count), asks the
-  // throughput model for the new rate and reschedules its completion.
-  void apply(const Plan& plan);
-  const SimOptions& sim_options() const { return options_; }
-  // The GPU type a holder's grants are on.
-  int type_held(std::uint32_t job) const {
-    return cluster_.node(grants_.data()[jobs_[job].grant_begin].node).gpu_type;
-  }
-  // Virtual clusters: names, GPUs held now, quotas (total GPUs without quotas), fair-share
-  // weights.
-  bool quotas_enforced() const { return quotas_enforced_; }
-  const std::vector<double>& vc_usage() const { return vc_usage_; }
-  const std::vector<double>& vc_quota() const { return vc_quota_; }
-  const std::vector<double>& vc_weight() const { return vc_weight_; }
-  std::size_t vc_count() const { return vc_names_.size(); }
-  // Mechanisms: what a transition is expected to cost (planners compare moves by it), whether a
-  // job may change its GPU count and its range, and the nodes down now.
-  double expected_overhead_s(OverheadKind kind, std::uint32_t job) const {
-    if (kind == OverheadKind::kResize && not_begun(jobs_[job])) return 0.0;
+  double expected_overhead_s(OverheadKind kind, std::uint32_t job) const override {
+    if (kind == OverheadKind::kResize && not_begun(job)) return 0.0;
     return overheads_.expected_seconds(kind, job, *jobs_[job].spec);
   }
-  // Started this instant from scratch: it has no state to save, so it may still change its
-  // GPUs for free (it starts on the new ones).
-  bool not_begun(const JobState& job) const {
-    return job.phase == JobPhase::kRunning && job.progress_since == now_ && !job.has_checkpoint &&
-           job.remaining == job.spec->duration;
+  bool not_begun(std::uint32_t job) const override {
+    const JobState& state = jobs_[job];
+    return state.phase == JobPhase::kRunning && state.progress_since == now_ &&
+           !state.has_checkpoint && state.remaining == state.spec->duration;
   }
-  bool is_elastic(std::uint32_t job) const {
-    return elastic_ && jobs_[job].spec->min_gpus > 0 &&
-           jobs_[job].spec->min_gpus < jobs_[job].spec->max_gpus;
+  bool resizable(std::uint32_t job) const override {
+    const JobSpec& spec = *jobs_[job].spec;
+    return resizing_ && spec.min_gpus > 0 && spec.min_gpus < spec.max_gpus;
   }
-  int min_gpus(std::uint32_t job) const { return jobs_[job].spec->min_gpus; }
-  int max_gpus(std::uint32_t job) const { return jobs_[job].spec->max_gpus; }
-  bool placement_consolidates() const { return placement_->consolidates(); }
-  // The fewest nodes of `gpu_type` that can hold `gpus` GPUs (strict locality's limit), and
-  // whether the waiting job has room on that many nodes of a type it may start on (a necessary
-  // condition for a placement there).
-  std::size_t fewest_nodes(int gpu_type, int gpus) const;
-  bool room_on_fewest_nodes(std::uint32_t job);
-  bool node_offline(std::uint32_t node) const { return !down_count_.empty() && down_count_[node]; }
-  std::size_t offline_nodes() const { return offline_nodes_; }
+
+  // ---- Host -----------------------------------------------------------------------------
+  const View& view() const override { return *this; }
+  // Checks the whole plan (each job named once, in a phase it may leave; grants that add up to
+  // the job's GPUs, or for an elastic job to a count within its range, on nodes of one type),
+  // gives back what changed jobs release now, then takes every new grant from the ledger, then
+  // for each job folds its progress at the old rate, charges the transition (start: restore
+  // from a checkpoint; stop: checkpoint; fail: roll back to the last save; save: a periodic
+  // checkpoint; change: a re-launch for new CPU/memory/storage, a migration for other GPUs, a
+  // resize for another GPU count), asks for the new rate and reschedules its completion. A plan
+  // that fails the checks throws PlanError before anything changes. The built-in decider and
+  // mechanisms build plans that fit; for them the ledger's own check (std::logic_error on an
+  // over-allocation: a bug) is enough. Plans from elsewhere are checked whole first
+  // (check_feasible).
+  void apply(const Plan& plan) override;
+  // Everything apply() checks, plus that every grant fits what the node will have free once the
+  // plan's releases are done, in plan order, as the ledger will check it (PlanError if not).
+  void check_feasible(const Plan& plan);
+  TimerKind add_timer_kind(TimerClient& client, TimerPhase phase) override;
+  void schedule(Time time, TimerKind kind, std::uint32_t subject, std::uint32_t tag) override;
+  void node_down(std::uint32_t node) override;
+  void node_up(std::uint32_t node) override;
 
  private:
-  void load_jobs();
+  void load_job(std::uint32_t index, JobAdmission& admission);
   void reject_or_throw(JobState& job, const char* field, const std::string& why);
   const void* resolved(std::uint32_t job, int gpu_type) const {
     if (resolved_.empty()) return nullptr;  // the model resolves nothing
     return resolved_[static_cast<std::size_t>(job) * type_count_ +
                      static_cast<std::size_t>(gpu_type)];
   }
+  void begin();  // before the first event: timer ranks, first sample, mechanisms' first timers
+  std::uint8_t timer_rank(TimerKind kind) const { return timer_ranks_[kind]; }
+  // Hands a popped event to its handler (job events here, timers to their client).
+  void dispatch(const Event& event);
 
-  // Event handlers.
+  // Job events.
   void complete(std::uint32_t job);
   void finish_checkpoint(std::uint32_t job);
   void begin_running(std::uint32_t job);
-  void save_due(std::uint32_t job);
-  void node_down(std::uint32_t node, bool generated);
-  void node_up(std::uint32_t node, bool generated);
-  void fail_job(JobState& job);
-  void start_failures();
 
   // Parts of apply().
   void check_change(const Plan& plan, const Plan::Change& change);
@@ -157,11 +169,11 @@ class Engine final : public AllocationContext {
   void drop_holding(JobState& job);
   void start_job(JobState& job);
   void stop_job(JobState& job, double checkpoint_seconds);
+  void fail_job(JobState& job);
+  void save_job(JobState& job);
   void change_job(JobState& job, std::span<const Grant> old_grants, bool resized);
   void set_rate(JobState& job);
   Allocation allocation_of(std::span<const Grant> grants) const;
-  // The rate factor of an elastic job holding `gpus` GPUs (1 at its requested count).
-  double scaling_factor(const JobState& job, int gpus) const;
 
   // Transitions' bookkeeping.
   void fold_progress(JobState& job);  // a running job's progress up to now
@@ -169,37 +181,32 @@ class Engine final : public AllocationContext {
   void fold_held(JobState& job);  // GPU-seconds held up to now into its record
   // The job holds its GPUs without progress for `seconds` (kRestoring), then runs.
   void pause(JobState& job, OverheadKind kind, double seconds);
-  void commit_save(JobState& job);  // its state as of now is saved
-  void schedule_save(JobState& job);
-  void requeue(JobState& job);  // gives back what it holds (ledger already done) and waits
-  double checkpoint_interval(const JobState& job) const {
-    return job.spec->checkpoint_interval_s > 0.0 ? job.spec->checkpoint_interval_s
-                                                 : options_.mechanisms.checkpoint_interval_s;
-  }
+  void commit_save(JobState& job);        // its state as of now is saved
+  void enqueue_waiting(JobState& job);    // it waits: listed, and the decider hears
+  void requeue(JobState& job);            // gives back what it holds and waits
+  void leave_waiting(std::uint32_t job);  // it starts: no longer listed as waiting
 
   // Measurement.
   void take_sample();
   void integrate_until(Time now);
+  std::uint32_t queue_head() const;
   void check_invariants() const;
   void check_work_conservation() const;
-  RunResult collect_results();
 
   const SimOptions& options_;
-  const std::vector<JobSpec>& specs_;
+  std::span<const JobSpec> specs_;
   ClusterState cluster_;
-  Rng rng_;
-  std::unique_ptr<PlacementPolicy> placement_;
-  std::unique_ptr<ThroughputModel> owned_throughput_;
-  const ThroughputModel* throughput_ = nullptr;
-  std::unique_ptr<Scheduler> scheduler_;
+  const JobSpeed& speed_;
+  const bool resizing_;
+  Decider* decider_ = nullptr;
+  std::vector<Mechanism*> mechanisms_;
+  std::function<bool()> extend_;
+  std::function<void()> after_decision_;
+  bool loaded_ = false;
   std::size_t type_count_ = 1;
   std::vector<const void*> resolved_;     // throughput model's lookup, by (job, GPU type)
   std::vector<std::uint32_t> type_node_;  // a node of each type: its proportional shares
-  std::vector<int> type_gpus_per_node_;   // the most GPUs a node of each type has
   OverheadModel overheads_;
-  std::unique_ptr<FailureProcess> failures_;  // null: no generated failures
-  bool elastic_ = false;
-  bool stop_when_idle_ = false;  // failure events never run out: end when no job is left
 
   Time now_ = 0.0;
   std::vector<JobState> jobs_;
@@ -207,31 +214,42 @@ class Engine final : public AllocationContext {
   std::vector<std::uint32_t> arrival_order_;  // job indices sorted by (submit, index)
   std::size_t next_arrival_ = 0;
   EventQueue events_;
+  bool begun_ = false;
+  bool over_ = false;
+  bool endless_ = false;  // a mechanism's timers never run out: end when no job is left
 
-  // Holdings: jobs holding resources (with positions for O(1) removal), their grants (slots
-  // sized at load), and the holders of each node.
+  // Timers: by kind, its client, phase and rank (event order within an instant).
+  static constexpr std::uint8_t kCompletionRank = 0, kCheckpointDoneRank = 1, kRestoreDoneRank = 2;
+  std::vector<TimerClient*> timer_clients_;
+  std::vector<TimerPhase> timer_phases_;
+  std::vector<std::uint8_t> timer_ranks_;
+  std::vector<std::int16_t> kind_of_rank_;  // by rank: the timer kind (-1: a job event)
+  std::uint8_t arrival_rank_ = 3;           // timers below it run before arrivals
+  std::uint8_t sample_rank_ = 255;
+  bool jobs_came_or_went_ = false;  // this instant: an arrival, a completion, a node down or up
+  bool sample_due_ = false;
+
+  // Holdings: jobs holding resources (with positions for O(1) removal), their grants, and the
+  // holders of each node; the waiting jobs.
   std::vector<std::uint32_t> holders_;
   std::vector<std::uint32_t> holder_position_;
+  std::vector<std::uint32_t> waiting_;
+  std::vector<std::uint32_t> waiting_position_;
   GrantStore grants_;
   std::vector<Grant> old_grants_;  // scratch: a changed job's grants before the plan
   std::vector<std::vector<std::uint32_t>> node_holders_;
   std::vector<std::uint32_t> plan_stamp_;  // apply number that last named each job
   std::uint32_t apply_number_ = 0;
-  std::vector<int> type_order_;
 
-  // VCs: holdings, quotas and fair-share weights.
-  bool quotas_enforced_ = false;  // the cluster defines VCs with quotas
+  // VCs: names (configured, else discovered from the jobs) and GPUs held now.
   std::vector<std::string> vc_names_;
   std::vector<double> vc_usage_;
-  std::vector<double> vc_quota_;
-  std::vector<double> vc_weight_;
 
-  // Nodes down: outages in progress by node (generated and replayed may overlap).
+  // Nodes down: outages in progress by node (they nest), and what each holds of its node.
   std::vector<std::uint32_t> down_count_;
   std::size_t offline_nodes_ = 0;
   int offline_gpus_ = 0;
-  std::vector<std::uint32_t> failing_;  // scratch: the jobs on a failing node
-  std::vector<Grant> offline_grant_;    // by node: what an outage holds of it
+  std::vector<Grant> offline_grant_;
 
   // Measurement.
   std::vector<Sample> samples_;
@@ -239,7 +257,6 @@ class Engine final : public AllocationContext {
   std::uint64_t sample_count_ = 0;
   std::uint64_t events_processed_ = 0;
   std::uint64_t reallocations_ = 0;
-  std::uint64_t node_failures_ = 0;
   std::uint64_t checkpoints_ = 0;
   std::vector<double> stop_seconds_;  // scratch: each stop's checkpoint time, in plan order
   // Work conservation (all jobs, all time): GPU-seconds held by jobs, as the ledger saw them and

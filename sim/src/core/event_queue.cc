@@ -1,18 +1,18 @@
-#include "clustersim/event_queue.h"
+#include "core/event_queue.h"
 
 #include <utility>
 
-namespace clustersim {
+namespace clustersim::internal {
 
 bool EventQueue::before(const Event& a, const Event& b) {
   if (a.time != b.time) return a.time < b.time;
-  if (a.kind != b.kind) return a.kind < b.kind;
-  if (a.job != b.job) return a.job < b.job;
+  if (a.rank != b.rank) return a.rank < b.rank;
+  if (a.subject != b.subject) return a.subject < b.subject;
   return a.sequence < b.sequence;
 }
 
-void EventQueue::push(Time time, EventKind kind, std::uint32_t job, std::uint32_t epoch) {
-  heap_.push_back(Event{time, kind, job, epoch, next_sequence_++});
+void EventQueue::push(Time time, std::uint8_t rank, std::uint32_t subject, std::uint32_t tag) {
+  heap_.push_back(Event{time, rank, subject, tag, next_sequence_++});
   sift_up(heap_.size() - 1);
 }
 
@@ -49,4 +49,4 @@ void EventQueue::sift_down(std::size_t i) {
   heap_[i] = moving;
 }
 
-}  // namespace clustersim
+}  // namespace clustersim::internal

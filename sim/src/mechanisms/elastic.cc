@@ -3,55 +3,75 @@
 #include <algorithm>
 #include <climits>
 
-#include "core/scheduler.h"
+#include "decider/default_decider.h"
+#include "decider/type_choice.h"
 
 namespace clustersim::internal {
 
-ElasticResizer::ElasticResizer(Engine& engine, const Scheduler& scheduler)
-    : engine_(engine), scheduler_(scheduler), planned_(engine.cluster()) {}
+void Elastic::bind(DefaultDecider& decider) {
+  decider_ = &decider;
+  view_ = &decider.view();
+  planned_ = std::make_unique<PlannedLedger>(view_->cluster());
+}
+
+bool Elastic::ranks_before(std::uint32_t a, std::uint32_t b) const {
+  return decider_->ordering().before(a, b);
+}
+
+bool Elastic::after_pass(Plan& plan) {
+  if (decider_->queue_empty()) return false;
+  const std::uint32_t head = decider_->head();
+  if (!decider_->released() && head == shrink_tried_for_) return false;
+  shrink_tried_for_ = head;
+  return shrink_for(head, plan);
+}
+
+bool Elastic::use_idle(Plan& plan) {
+  if (!decider_->queue_empty() || !(decider_->released() || decider_->started())) return false;
+  return grow(plan, !decider_->released());
+}
 
 template <typename Keep>
-void ElasticResizer::collect(int type, Keep keep) {
+void Elastic::collect(int type, Keep keep) {
   jobs_.clear();
-  for (std::uint32_t job : engine_.holders()) {
-    if (engine_.jobs()[job].phase != JobPhase::kRunning || !engine_.is_elastic(job)) continue;
-    if ((type < 0 || engine_.type_held(job) == type) && keep(engine_.jobs()[job]))
+  for (std::uint32_t job : view().holders()) {
+    if (view().jobs()[job].phase != JobPhase::kRunning || !view().resizable(job)) continue;
+    if ((type < 0 || view().type_held(job) == type) && keep(view().jobs()[job]))
       jobs_.push_back(job);
   }
   std::sort(jobs_.begin(), jobs_.end(),
-            [&](std::uint32_t a, std::uint32_t b) { return scheduler_.ranks_before(a, b); });
+            [&](std::uint32_t a, std::uint32_t b) { return ranks_before(a, b); });
 }
 
-bool ElasticResizer::shrink_for(std::uint32_t waiting, Plan& plan) {
-  const JobState& head = engine_.jobs()[waiting];
-  const ClusterState& cluster = engine_.cluster();
+bool Elastic::shrink_for(std::uint32_t waiting, Plan& plan) {
+  const JobState& head = view().jobs()[waiting];
+  const ClusterState& cluster = view().cluster();
   int type = head.gpu_type;
-  if (type < 0) {
-    type = 0;
-    for (int t = 1; t < static_cast<int>(cluster.gpu_type_names().size()); ++t)
-      if (cluster.free_gpus(t) > cluster.free_gpus(type)) type = t;
-  }
+  if (type < 0)
+    type = type_with_most(static_cast<int>(cluster.gpu_type_names().size()),
+                          [&](int t) { return cluster.free_gpus(t); });
   const int need = head.gpus - cluster.free_gpus(type);
   if (need <= 0) return false;
-  if (engine_.quotas_enforced() && engine_.options().vc_quota == VcQuotaMode::kStrict &&
-      engine_.vc_usage()[head.vc] + head.gpus > engine_.vc_quota()[head.vc])
+  const Admission& admission = decider_->admission();
+  if (admission.strict() && !admission.within_quota(head, view().vc_usage()))
     return false;  // its quota, not GPUs, holds it back
-  if (engine_.request_of(waiting).fewest_nodes) return shrink_on_one_node(waiting, type, plan);
-  collect(type, [&](const JobState& job) { return job.gpus > engine_.min_gpus(job.index); });
+  if (decider_->placement().request_of(waiting).fewest_nodes)
+    return shrink_on_one_node(waiting, type, plan);
+  collect(type, [&](const JobState& job) { return job.gpus > view().min_gpus(job.index); });
   // Lowest-ranked first: what they hold beyond their request, then (only those ranked after the
   // waiting job) down to their minimum.
   std::reverse(jobs_.begin(), jobs_.end());
   cut_.assign(jobs_.size(), 0);
   int left = need;
   for (std::size_t i = 0; i < jobs_.size() && left > 0; ++i) {
-    const JobState& job = engine_.jobs()[jobs_[i]];
+    const JobState& job = view().jobs()[jobs_[i]];
     cut_[i] = std::min(left, std::max(0, job.gpus - job.spec->num_gpus));
     left -= cut_[i];
   }
   for (std::size_t i = 0; i < jobs_.size() && left > 0; ++i) {
-    const JobState& job = engine_.jobs()[jobs_[i]];
-    if (!scheduler_.ranks_before(waiting, job.index)) continue;
-    const int floor = engine_.min_gpus(job.index);
+    const JobState& job = view().jobs()[jobs_[i]];
+    if (!ranks_before(waiting, job.index)) continue;
+    const int floor = view().min_gpus(job.index);
     const int more = std::min(left, job.gpus - cut_[i] - floor);
     if (more <= 0) continue;
     cut_[i] += more;
@@ -61,7 +81,7 @@ bool ElasticResizer::shrink_for(std::uint32_t waiting, Plan& plan) {
   for (std::size_t i = 0; i < jobs_.size(); ++i) {
     if (cut_[i] == 0) continue;
     // Take from its smallest pieces first: it keeps to the fewest nodes.
-    const auto held = engine_.grants_of(jobs_[i]);
+    const auto held = view().grants_of(jobs_[i]);
     grants_.assign(held.begin(), held.end());
     std::sort(grants_.begin(), grants_.end(), [](const Grant& a, const Grant& b) {
       return a.gpus != b.gpus ? a.gpus < b.gpus : a.node < b.node;
@@ -83,17 +103,17 @@ bool ElasticResizer::shrink_for(std::uint32_t waiting, Plan& plan) {
 // Strict locality: GPUs freed across nodes would not let the waiting job start (it needs them
 // on one node), so they are taken on one node only: the node that needs the fewest GPUs given
 // back, from its lowest-ranked elastic jobs; nothing when no node can hold the job that way.
-bool ElasticResizer::shrink_on_one_node(std::uint32_t waiting, int type, Plan& plan) {
-  const JobState& head = engine_.jobs()[waiting];
-  const ClusterState& cluster = engine_.cluster();
-  if (engine_.fewest_nodes(type, head.gpus) > 1) return false;
+bool Elastic::shrink_on_one_node(std::uint32_t waiting, int type, Plan& plan) {
+  const JobState& head = view().jobs()[waiting];
+  const ClusterState& cluster = view().cluster();
+  if (decider_->placement().fewest_nodes(type, head.gpus) > 1) return false;
   // How many GPUs `job` can give back from its grant on `node`.
   const auto cuttable = [&](std::uint32_t job, std::uint32_t node) {
-    const JobState& state = engine_.jobs()[job];
-    const int floor = scheduler_.ranks_before(waiting, job)
-                          ? engine_.min_gpus(job)
-                          : std::max(engine_.min_gpus(job), state.spec->num_gpus);
-    for (const Grant& grant : engine_.grants_of(job))
+    const JobState& state = view().jobs()[job];
+    const int floor = ranks_before(waiting, job)
+                          ? view().min_gpus(job)
+                          : std::max(view().min_gpus(job), state.spec->num_gpus);
+    for (const Grant& grant : view().grants_of(job))
       if (grant.node == node) return std::max(0, std::min(grant.gpus, state.gpus - floor));
     return 0;
   };
@@ -101,12 +121,12 @@ bool ElasticResizer::shrink_on_one_node(std::uint32_t waiting, int type, Plan& p
   int best_need = INT_MAX;
   for (std::uint32_t n = 0; n < cluster.nodes().size(); ++n) {
     const auto& node = cluster.node(n);
-    if (node.gpu_type != type || node.gpus < head.gpus || engine_.node_offline(n)) continue;
+    if (node.gpu_type != type || node.gpus < head.gpus || view().node_offline(n)) continue;
     const int need = head.gpus - node.free_gpus;
     if (need <= 0 || need >= best_need) continue;
     int available = 0;
-    for (std::uint32_t job : engine_.holders_on(n)) {
-      if (engine_.jobs()[job].phase != JobPhase::kRunning || !engine_.is_elastic(job)) continue;
+    for (std::uint32_t job : view().holders_on(n)) {
+      if (view().jobs()[job].phase != JobPhase::kRunning || !view().resizable(job)) continue;
       available += cuttable(job, n);
     }
     if (available >= need) {
@@ -116,19 +136,19 @@ bool ElasticResizer::shrink_on_one_node(std::uint32_t waiting, int type, Plan& p
   }
   if (best_need == INT_MAX) return false;
   jobs_.clear();
-  for (std::uint32_t job : engine_.holders_on(best))
-    if (engine_.jobs()[job].phase == JobPhase::kRunning && engine_.is_elastic(job) &&
+  for (std::uint32_t job : view().holders_on(best))
+    if (view().jobs()[job].phase == JobPhase::kRunning && view().resizable(job) &&
         cuttable(job, best) > 0)
       jobs_.push_back(job);
   std::sort(jobs_.begin(), jobs_.end(),
-            [&](std::uint32_t a, std::uint32_t b) { return scheduler_.ranks_before(b, a); });
+            [&](std::uint32_t a, std::uint32_t b) { return ranks_before(b, a); });
   int left = best_need;
   for (std::uint32_t job : jobs_) {  // lowest-ranked first
     if (left <= 0) break;
     const int take = std::min(left, cuttable(job, best));
     left -= take;
     plan.set(job);
-    for (const Grant& grant : engine_.grants_of(job)) {
+    for (const Grant& grant : view().grants_of(job)) {
       if (grant.node != best) {
         plan.add_grant(grant);
       } else if (take < grant.gpus) {
@@ -141,51 +161,53 @@ bool ElasticResizer::shrink_on_one_node(std::uint32_t waiting, int type, Plan& p
   return true;
 }
 
-bool ElasticResizer::grow(Plan& plan, bool only_not_begun) {
-  const ClusterState& cluster = engine_.cluster();
+bool Elastic::grow(Plan& plan, bool only_not_begun) {
+  const ClusterState& cluster = view().cluster();
   if (cluster.free_gpus() == 0) return false;
   collect(-1, [&](const JobState& job) {
-    return job.gpus < engine_.max_gpus(job.index) && (!only_not_begun || engine_.not_begun(job));
+    return job.gpus < view().max_gpus(job.index) &&
+           (!only_not_begun || view().not_begun(job.index));
   });
   if (jobs_.empty()) return false;
-  planned_.clear();
-  const bool strict_quota =
-      engine_.quotas_enforced() && engine_.options().vc_quota == VcQuotaMode::kStrict;
-  std::vector<double> usage = engine_.vc_usage();
-  const Time now = engine_.now();
+  planned_->clear();
+  const Admission& admission = decider_->admission();
+  const bool strict_quota = admission.strict();
+  const auto held_now = view().vc_usage();
+  std::vector<double> usage(held_now.begin(), held_now.end());
+  const Time now = view().now();
   bool grew = false;
   for (std::uint32_t index : jobs_) {
-    const JobState& job = engine_.jobs()[index];
-    const int type = engine_.type_held(index);
-    int want = engine_.max_gpus(index) - job.gpus;
+    const JobState& job = view().jobs()[index];
+    const int type = view().type_held(index);
+    int want = view().max_gpus(index) - job.gpus;
     if (strict_quota)
-      want = std::min(want, static_cast<int>(engine_.vc_quota()[job.vc] - usage[job.vc]));
+      want = std::min(want, static_cast<int>(admission.quota()[job.vc] - usage[job.vc]));
     if (want <= 0 || cluster.free_gpus(type) == 0) continue;
-    PlacementRequest request = engine_.request_of(index);
+    PlacementRequest request = decider_->placement().request_of(index);
     request.gpu_type = type;
-    const std::size_t mark = planned_.mark();
+    const std::size_t mark = planned_->mark();
     int added = 0;
     // The most of `room` GPUs of `node` whose resources fit next to what is planned.
     const auto extra_on = [&](std::uint32_t node, int room, Grant& extra) {
-      for (int gpus = std::min(room, planned_.free_gpus(node)); gpus > 0; --gpus) {
+      for (int gpus = std::min(room, planned_->free_gpus(node)); gpus > 0; --gpus) {
         extra = cluster.grant_for(node, request, gpus);
-        if (planned_.fits(extra)) return true;
+        if (planned_->fits(extra)) return true;
       }
       return false;
     };
-    const auto held = engine_.grants_of(index);
+    const auto held = view().grants_of(index);
     grants_.assign(held.begin(), held.end());
     for (Grant& grant : grants_) {  // its own nodes first: no new node to span
       Grant extra;
       if (added == want || !extra_on(grant.node, want - added, extra)) continue;
-      planned_.take(extra);
+      planned_->take(extra);
       grant.gpus += extra.gpus;
       grant.cpus += extra.cpus;
       grant.mem_gb += extra.mem_gb;
       grant.storage_mbps += extra.storage_mbps;
       added += extra.gpus;
     }
-    if (added < want && !engine_.options().strict_locality) {  // the roomiest others
+    if (added < want && !view().options().strict_locality) {  // the roomiest others
       nodes_.clear();
       for (std::uint32_t n = 0; n < cluster.nodes().size(); ++n) {
         if (cluster.node(n).gpu_type != type || cluster.node(n).free_gpus == 0) continue;
@@ -194,14 +216,14 @@ bool ElasticResizer::grow(Plan& plan, bool only_not_begun) {
         if (!own) nodes_.push_back(n);
       }
       std::sort(nodes_.begin(), nodes_.end(), [&](std::uint32_t a, std::uint32_t b) {
-        const int fa = planned_.free_gpus(a), fb = planned_.free_gpus(b);
+        const int fa = planned_->free_gpus(a), fb = planned_->free_gpus(b);
         return fa != fb ? fa > fb : a < b;
       });
       for (std::uint32_t n : nodes_) {
         Grant extra;
         if (added == want) break;
         if (!extra_on(n, want - added, extra)) continue;
-        planned_.take(extra);
+        planned_->take(extra);
         grants_.push_back(extra);
         added += extra.gpus;
       }
@@ -209,10 +231,10 @@ bool ElasticResizer::grow(Plan& plan, bool only_not_begun) {
     if (added == 0) continue;
     // Worth it only if it finishes sooner, the resize's pause included.
     const double left = job.remaining_at(now);
-    const double grown_rate = engine_.rate_if(index, grants_);
-    if (!(left / grown_rate + engine_.expected_overhead_s(OverheadKind::kResize, index) <
+    const double grown_rate = view().rate_if(index, grants_);
+    if (!(left / grown_rate + view().expected_overhead_s(OverheadKind::kResize, index) <
           left / job.rate)) {
-      planned_.rollback(mark);
+      planned_->rollback(mark);
       continue;
     }
     plan.set(index);

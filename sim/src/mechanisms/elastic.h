@@ -1,7 +1,8 @@
-// Elastic jobs ([mechanisms] elastic; JobSpec::min_gpus / max_gpus): plans that change running
-// jobs' GPU counts, Singularity/Pollux style. Private to the core; the scheduler calls it, the
-// engine applies what it plans (each resize pauses the job for its cost, OverheadKind::kResize;
-// its speed with g GPUs follows the scaling curve, Engine::rate_if).
+// Elastic jobs ([mechanisms] elastic; JobSpec::min_gpus / max_gpus): a decision mechanism of the
+// built-in decider (decision_mechanism.h) that changes running jobs' GPU counts,
+// Singularity/Pollux style. Private to the simulator; the engine applies what it plans (each
+// resize pauses the job for its cost, OverheadKind::kResize; its speed with g GPUs follows the
+// scaling curve, throughput/job_speed.h).
 //
 //   shrink_for  a waiting job lacks GPUs of its type: take back first what elastic jobs hold
 //               beyond their request (any job), then down to their minimum (only jobs the policy
@@ -17,19 +18,27 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "clustersim/plan.h"
-#include "core/engine.h"
+#include "decider/decision_mechanism.h"
 #include "mechanisms/planned_ledger.h"
 
 namespace clustersim::internal {
 
-class Scheduler;
-
-class ElasticResizer {
+class Elastic final : public DecisionMechanism {
  public:
-  ElasticResizer(Engine& engine, const Scheduler& scheduler);
+  Elastic() = default;
+
+  std::string_view name() const override { return "elastic"; }
+  void attach(Host& host) override { (void)host; }
+  void bind(DefaultDecider& decider) override;
+  // After the pass: shrink for the queue's head (tried once per head until something is
+  // released: a failed try fails again until then). With nothing waiting, after a release or
+  // as jobs start: grow.
+  bool after_pass(Plan& plan) override;
+  bool use_idle(Plan& plan) override;
 
   bool shrink_for(std::uint32_t job, Plan& plan);
   // `only_not_begun`: only jobs that started this instant (they grow for free).
@@ -42,9 +51,13 @@ class ElasticResizer {
   template <typename Keep>
   void collect(int type, Keep keep);
 
-  Engine& engine_;
-  const Scheduler& scheduler_;
-  PlannedLedger planned_;
+  const View& view() const { return *view_; }
+  bool ranks_before(std::uint32_t a, std::uint32_t b) const;
+
+  DefaultDecider* decider_ = nullptr;
+  const View* view_ = nullptr;
+  std::unique_ptr<PlannedLedger> planned_;
+  std::uint32_t shrink_tried_for_ = UINT32_MAX;  // the head last shrunk for (or not)
   std::vector<std::uint32_t> jobs_;
   std::vector<int> cut_;  // by position in jobs_: GPUs to take back
   std::vector<Grant> grants_;

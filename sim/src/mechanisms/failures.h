@@ -1,4 +1,12 @@
-// Generated node failures (mechanisms.h: mtbf_h, failure_model, repair_h). Private to the core.
+// Node failures ([mechanisms] mtbf_h, failure_model, weibull_shape, repair_h, failure_trace): a
+// mechanism (mechanism.h) that works with any decider. Private to the simulator.
+//
+// Its timers: a node goes down (before arrivals at that instant), a node comes back. When a node
+// goes down, every job on it fails (Plan::fail: each loses the progress since its last save,
+// gives back everything it holds, on every node, and waits again), then the node is taken
+// offline (a capacity change: its resources are held by the outage until it is back). Outages
+// of a node nest (a replayed one during a generated one extends it). The run ends when no job
+// is left, since generated failures never run out.
 //
 // Each node fails independently, as a renewal process: up-times drawn from an exponential or a
 // Weibull distribution whose mean is the MTBF, each failure followed by a repair of repair_h.
@@ -7,10 +15,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "clustersim/mechanism.h"
 #include "clustersim/mechanisms.h"
 #include "clustersim/random.h"
+#include "clustersim/simulator.h"
 
 namespace clustersim::internal {
 
@@ -28,6 +39,29 @@ class FailureProcess {
   double weibull_scale_;
   double repair_s_;
   std::vector<Rng> streams_;  // by node
+};
+
+class Failures final : public Mechanism {
+ public:
+  explicit Failures(const SimOptions& options);
+
+  std::string_view name() const override { return "failures"; }
+  void attach(Host& host) override;
+  void start() override;
+  void on_timer(const Timer& timer) override;
+  bool endless() const override { return true; }
+  void report(RunMetrics& metrics) const override { metrics.node_failures = node_failures_; }
+
+ private:
+  void node_down(std::uint32_t node, bool generated);
+  void node_up(std::uint32_t node, bool generated);
+
+  const MechanismOptions& options_;
+  std::unique_ptr<FailureProcess> process_;  // null: no generated failures
+  Host* host_ = nullptr;
+  TimerKind down_ = 0, up_ = 0;  // timer tag: 1 = generated, 0 = replayed
+  std::uint64_t node_failures_ = 0;
+  Plan plan_;
 };
 
 }  // namespace clustersim::internal

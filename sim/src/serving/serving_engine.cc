@@ -15,10 +15,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "clustersim/event_queue.h"
 #include "clustersim/model_cache.h"
 #include "clustersim/serving.h"
 #include "clustersim/task_placement.h"
+#include "core/event_queue.h"
 #include "core/summary_stats.h"
 
 namespace clustersim {
@@ -93,7 +93,7 @@ class ServingEngine {
   std::vector<int> upcoming_models_;
   std::vector<int> evicted_;
 
-  EventQueue events_;
+  internal::EventQueue events_;
   std::uint64_t events_processed_ = 0;
   std::uint64_t loads_ = 0, hits_ = 0, evictions_ = 0;
   double bytes_moved_ = 0.0;
@@ -345,7 +345,7 @@ void ServingEngine::start_head(std::uint32_t gpu, Time now) {
   record.compute_start = std::max(now + record.load_s, inputs_ready_[t]);
   record.finish = record.compute_start + compute_s_[t];
   if (queue_head_[gpu] == kNone) gpu_view_[gpu].free_at = record.finish;
-  events_.push(record.finish, EventKind::kCompletion, t);
+  events_.push(record.finish, /*rank=*/0, t);
 }
 
 RunResult ServingEngine::run() {
@@ -362,7 +362,7 @@ RunResult ServingEngine::run() {
       now = std::min(now, dag_.arrival_time[arrivals[next_arrival]]);
     // One instant: finishes free GPUs and ready children, then arrivals, then decisions.
     while (!events_.empty() && events_.top().time == now) {
-      finish(events_.pop().job, now);
+      finish(events_.pop().subject, now);
       ++events_processed_;
     }
     while (next_arrival < arrivals.size() && dag_.arrival_time[arrivals[next_arrival]] == now) {

@@ -1,27 +1,28 @@
-#include "clustersim/event_queue.h"
+#include "core/event_queue.h"
 
 #include <gtest/gtest.h>
 
-namespace clustersim {
+namespace clustersim::internal {
 namespace {
 
-TEST(EventQueue, PopsInTimeThenKindThenJobThenInsertionOrder) {
+TEST(EventQueue, PopsInTimeThenRankThenSubjectThenInsertionOrder) {
+  constexpr std::uint8_t kCompletion = 0, kCheckpointDone = 1, kRound = 7, kSample = 255;
   EventQueue queue;
-  queue.push(5.0, EventKind::kSample);
-  queue.push(5.0, EventKind::kCompletion, 7);
-  queue.push(1.0, EventKind::kRound);
-  queue.push(5.0, EventKind::kCompletion, 3);
-  queue.push(5.0, EventKind::kCheckpointDone, 1);
-  queue.push(5.0, EventKind::kCompletion, 3, 9);
+  queue.push(5.0, kSample);
+  queue.push(5.0, kCompletion, 7);
+  queue.push(1.0, kRound);
+  queue.push(5.0, kCompletion, 3);
+  queue.push(5.0, kCheckpointDone, 1);
+  queue.push(5.0, kCompletion, 3, 9);
   ASSERT_EQ(queue.size(), 6u);
-  EXPECT_EQ(queue.pop().kind, EventKind::kRound);
+  EXPECT_EQ(queue.pop().rank, kRound);
   Event e = queue.pop();
-  EXPECT_EQ(e.job, 3u);
-  EXPECT_EQ(e.epoch, 0u);  // same time, kind and job: inserted first comes first
-  EXPECT_EQ(queue.pop().epoch, 9u);
-  EXPECT_EQ(queue.pop().job, 7u);
-  EXPECT_EQ(queue.pop().kind, EventKind::kCheckpointDone);
-  EXPECT_EQ(queue.pop().kind, EventKind::kSample);
+  EXPECT_EQ(e.subject, 3u);
+  EXPECT_EQ(e.tag, 0u);  // same time, rank and subject: inserted first comes first
+  EXPECT_EQ(queue.pop().tag, 9u);
+  EXPECT_EQ(queue.pop().subject, 7u);
+  EXPECT_EQ(queue.pop().rank, kCheckpointDone);
+  EXPECT_EQ(queue.pop().rank, kSample);
   EXPECT_TRUE(queue.empty());
 }
 
@@ -30,7 +31,7 @@ TEST(EventQueue, SortsManyRandomTimes) {
   std::uint64_t x = 12345;
   for (int i = 0; i < 10000; ++i) {
     x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-    queue.push(static_cast<double>(x >> 40), EventKind::kCompletion, static_cast<std::uint32_t>(i));
+    queue.push(static_cast<double>(x >> 40), /*rank=*/0, static_cast<std::uint32_t>(i));
   }
   double last = -1;
   while (!queue.empty()) {
@@ -41,4 +42,4 @@ TEST(EventQueue, SortsManyRandomTimes) {
 }
 
 }  // namespace
-}  // namespace clustersim
+}  // namespace clustersim::internal

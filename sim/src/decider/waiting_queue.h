@@ -1,5 +1,5 @@
 // The queue of waiting jobs, kept in buckets of one VC, one GPU count and one GPU type, each in
-// policy order.
+// policy order (the built-in decider's ordering stage owns it: ordering.h).
 // A scheduling walk merges the buckets (MergedWalk) and drops, whole, every bucket that cannot
 // start anything now — its jobs need more GPUs than are free, or its VC is at its quota — so a
 // backlog of large jobs or of one saturated VC costs nothing per event.
@@ -105,6 +105,35 @@ class ChunkedJobs {
     push(id, static_cast<std::size_t>(at), job);
   }
 
+  // Removes `job`, which `less` orders as when it was inserted (its key has not changed yet).
+  // Costs a binary search over the chunks and a move within one chunk.
+  template <typename Less>
+  bool erase(std::uint32_t job, Less less) {
+    if (head_ == chunks_.size()) return false;
+    std::size_t low = head_, high = chunks_.size() - 1;
+    while (low < high) {  // the first chunk whose last job is not before `job`
+      const std::size_t mid = low + (high - low) / 2;
+      if (less(last_of(mid), job)) {
+        low = mid + 1;
+      } else {
+        high = mid;
+      }
+    }
+    const std::uint32_t id = chunks_[low];
+    std::uint32_t* data = store_->data(id);
+    std::uint32_t& size = store_->size(id);
+    std::uint32_t* at = std::lower_bound(data, data + size, job, less);
+    if (at == data + size || *at != job) return false;
+    std::copy(at + 1, data + size, at);
+    --size;
+    --size_;
+    if (size == 0) {
+      store_->release(id);
+      chunks_.erase(chunks_.begin() + static_cast<std::ptrdiff_t>(low));
+    }
+    return true;
+  }
+
   // Drops from the first `prefix` jobs those for which `left` is true, keeping the order.
   // Costs what the prefix spans, not the list's length.
   template <typename Left>
@@ -167,6 +196,11 @@ class WaitingQueue {
   };
 
   void reset(int max_gpus);
+  // Room for jobs of up to `max_gpus` GPUs (the workload grew).
+  void grow(int max_gpus) {
+    if (static_cast<std::size_t>(max_gpus) + 1 > demand_.size())
+      demand_.resize(static_cast<std::size_t>(max_gpus) + 1, 0);
+  }
 
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
@@ -191,6 +225,20 @@ class WaitingQueue {
   }
   // Accounts for a job that left the queue; its entry is removed later by `remove_left`.
   void count_out(int gpus);
+  // Removes a waiting job now (to re-insert it under a new key): false if it is not listed.
+  template <typename Less>
+  bool erase(std::uint32_t job, int vc, int gpus, int gpu_type, Less less) {
+    const std::uint32_t b = bucket_for(vc, gpus, gpu_type);
+    if (!buckets_[b].jobs.erase(job, less)) return false;
+    count_out(gpus);
+    if (buckets_[b].jobs.empty()) {
+      const std::uint32_t position = active_position_[b];
+      active_[position] = active_.back();
+      active_position_[active_[position]] = position;
+      active_.pop_back();
+    }
+    return true;
+  }
   // Drops from the first `prefix` entries of a bucket the jobs for which `left` is true.
   template <typename Left>
   void remove_left(std::size_t b, std::size_t prefix, Left left) {

@@ -1,12 +1,11 @@
 #include "clustersim/simulator.h"
 
-#include "core/engine.h"
+#include "clustersim/simulation.h"
 
 namespace clustersim {
 
 RunResult simulate(const SimOptions& options, const std::vector<JobSpec>& jobs) {
-  internal::Engine engine(options, jobs);
-  return engine.run();
+  return Simulation(options, std::span<const JobSpec>(jobs)).run();
 }
 
 }  // namespace clustersim

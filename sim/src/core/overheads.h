@@ -1,11 +1,12 @@
 // What a job's transitions cost, in seconds without progress while it holds its GPUs
-// (mechanisms.h, OverheadCost). Private to the core.
+// (mechanisms.h, OverheadCost). Private to the engine, which charges them.
 #pragma once
 
 #include <array>
 #include <vector>
 
 #include "clustersim/job.h"
+#include "clustersim/mechanisms.h"
 #include "clustersim/random.h"
 #include "clustersim/simulator.h"
 
@@ -20,7 +21,9 @@ class OverheadModel {
   double seconds(OverheadKind kind, std::uint32_t job, const JobSpec& spec);
   // Its expected value (what a planner compares moves by; no draw).
   double expected_seconds(OverheadKind kind, std::uint32_t job, const JobSpec& spec) const;
-  // Sizes the per-job cache of checkpoint sizes.
+  // Whether every draw of it is 0 (a stop then frees the job's resources at once).
+  bool certainly_zero(OverheadKind kind, std::uint32_t job, const JobSpec& spec) const;
+  // Sizes the per-job cache of checkpoint sizes (for `jobs` jobs; it only grows).
   void load(std::size_t jobs);
 
  private:

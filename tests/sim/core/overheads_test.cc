@@ -1,6 +1,6 @@
 // Overheads as data (mechanisms.h, OverheadCost): each model's seconds, reproducible empirical
 // draws, and the accounting of periodic checkpoints in a run.
-#include "mechanisms/overheads.h"
+#include "core/overheads.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,7 @@
-// Migration and defragmentation ([mechanisms] migration): plans that move running jobs to other
-// GPUs. Private to the core; the scheduler calls it, the engine applies what it plans (each move
-// pauses the job for its migration cost, OverheadKind::kMigration).
+// Migration and defragmentation ([mechanisms] migration): a decision mechanism of the built-in
+// decider (decision_mechanism.h) that moves running jobs to other GPUs. Private to the
+// simulator; the engine applies what it plans (each move pauses the job for its migration cost,
+// OverheadKind::kMigration).
 //
 // Three moves, each made only when it pays for itself or is asked for:
 //   make_room  before a waiting job starts split over more nodes than it needs: the fewest, then
@@ -14,21 +15,35 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "clustersim/plan.h"
-#include "core/engine.h"
+#include "clustersim/simulator.h"
+#include "decider/decision_mechanism.h"
+#include "decider/placement_stage.h"
 #include "mechanisms/planned_ledger.h"
 
 namespace clustersim::internal {
 
-class Defragmenter {
+class Migration final : public DecisionMechanism {
  public:
-  explicit Defragmenter(Engine& engine);
+  explicit Migration(const SimOptions& options);
+
+  std::string_view name() const override { return "migration"; }
+  void attach(Host& host) override;
+  void bind(DefaultDecider& decider) override;
+  void on_timer(const Timer& timer) override;  // a periodic compaction is due
+  // On demand: make room for a job the pass would start split (make_room); after the pass,
+  // compact when fragmentation is above the threshold or a periodic compaction is due.
+  bool makes_room() const override { return on_demand_; }
+  bool make_room(std::uint32_t job, Plan& plan) override;
+  bool after_pass(Plan& plan) override;
+  void after_decision(Time now) override;
 
   // Fills `plan` with moves that let waiting `job` start on the fewest nodes it can use; false
   // (plan untouched) when it already can, cannot, or the moves would cost more than it gains.
-  bool make_room(std::uint32_t job, Plan& plan);
+  bool make_room_for(std::uint32_t job, Plan& plan);
   // Fills `plan` with compaction moves; false when there is nothing worth moving.
   bool compact(Plan& plan);
   // Fraction of the cluster's GPUs that are idle on nodes that cannot host `job` alone from
@@ -49,13 +64,21 @@ class Defragmenter {
   // Plans moving single-node jobs off `node` until it has `free` free GPUs: fewest moves (the
   // largest jobs first), then cheapest. Appends to moves_; false (moves_ as before) if it cannot.
   bool clear(std::uint32_t node, int free, double& cost);
-  int type_for(std::uint32_t job) const;  // the GPU type a waiting job would start on
+  const View& view() const { return *view_; }
 
-  Engine& engine_;
   const MechanismOptions& options_;
+  bool on_demand_ = false;
+  DefaultDecider* decider_ = nullptr;
+  const View* view_ = nullptr;
+  PlacementStage* placement_ = nullptr;
+  Host* host_ = nullptr;
+  TimerKind timer_ = 0;
+  bool compaction_due_ = false;        // a periodic compaction's timer fired this instant
+  bool compaction_scheduled_ = false;  // the next periodic compaction is scheduled
+  bool compaction_tried_ = false;      // a compaction found nothing; retried once resources free
   std::vector<Move> moves_;
-  PlannedLedger planned_;       // what the moves planned so far take
-  std::vector<char> excluded_;  // by node: a target (nothing moves onto it)
+  std::unique_ptr<PlannedLedger> planned_;  // what the moves planned so far take
+  std::vector<char> excluded_;              // by node: a target (nothing moves onto it)
   std::vector<std::uint32_t> movers_, nodes_;
   std::vector<NodeShare> shares_;
   std::vector<Grant> grants_;

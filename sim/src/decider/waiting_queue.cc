@@ -1,4 +1,4 @@
-#include "core/waiting_queue.h"
+#include "decider/waiting_queue.h"
 
 namespace clustersim::internal {
 

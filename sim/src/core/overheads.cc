@@ -1,4 +1,4 @@
-#include "mechanisms/overheads.h"
+#include "core/overheads.h"
 
 #include <cmath>
 #include <numeric>
@@ -69,7 +69,7 @@ OverheadModel::OverheadModel(const SimOptions& options, std::uint64_t seed)
 void OverheadModel::load(std::size_t jobs) {
   bool sized = false;
   for (const auto& cost : costs_) sized = sized || cost.model == OverheadCost::Model::kSize;
-  if (sized) checkpoint_gb_.assign(jobs, -1.0);
+  if (sized) checkpoint_gb_.resize(jobs, -1.0);
 }
 
 double OverheadModel::checkpoint_gb(std::uint32_t job, const JobSpec& spec) const {
@@ -105,6 +105,22 @@ double OverheadModel::cost(const OverheadCost& cost, std::uint32_t job, const Jo
 
 double OverheadModel::seconds(OverheadKind kind, std::uint32_t job, const JobSpec& spec) {
   return cost(costs_[static_cast<int>(kind)], job, spec, &rng_);
+}
+
+bool OverheadModel::certainly_zero(OverheadKind kind, std::uint32_t job,
+                                   const JobSpec& spec) const {
+  const OverheadCost& cost = costs_[static_cast<int>(kind)];
+  switch (cost.model) {
+    case OverheadCost::Model::kEmpirical:
+      for (double sample : cost.samples)
+        if (sample != 0.0) return false;
+      return true;
+    case OverheadCost::Model::kSaveRestore:
+      return cost.seconds == 0.0 && certainly_zero(OverheadKind::kCheckpoint, job, spec) &&
+             certainly_zero(OverheadKind::kRestore, job, spec);
+    default:
+      return this->cost(cost, job, spec, nullptr) == 0.0;
+  }
 }
 
 double OverheadModel::expected_seconds(OverheadKind kind, std::uint32_t job,

@@ -1,0 +1,218 @@
+#include "decider/default_decider.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace clustersim::internal {
+
+DefaultDecider::DefaultDecider(const SimOptions& options, Admission& admission,
+                               PlacementStage& placement,
+                               std::vector<DecisionMechanism*> mechanisms)
+    : options_(options),
+      admission_(admission),
+      placement_(placement),
+      ordering_(options, placement, admission),
+      allocation_(options.make_allocation ? options.make_allocation(options.scheduler)
+                                          : make_allocation_mechanism(options.scheduler)),
+      mechanisms_(std::move(mechanisms)) {
+  if (!allocation_) throw std::invalid_argument("make_allocation returned no mechanism");
+  for (DecisionMechanism* mechanism : mechanisms_)
+    if (mechanism->makes_room()) room_makers_.push_back(mechanism);
+}
+
+DefaultDecider::~DefaultDecider() = default;
+
+void DefaultDecider::attach(Host& host) {
+  host_ = &host;
+  plan_timer_ = host.add_timer_kind(*this, TimerPhase::kAfterArrivals);
+  jobs_added();
+  allocation_->bind(placement_);
+  for (DecisionMechanism* mechanism : mechanisms_) mechanism->bind(*this);
+}
+
+void DefaultDecider::jobs_added() {
+  ordering_.grow();
+  vc_blocked_stamp_.resize(view().vc_names().size(), 0);
+}
+
+void DefaultDecider::on_arrival(std::uint32_t job) {
+  for (DecisionMechanism* mechanism : mechanisms_) mechanism->on_arrival(job);
+}
+
+void DefaultDecider::on_timer(const Timer& timer) {
+  (void)timer;
+  plan_event_ = true;
+}
+
+void DefaultDecider::decide(const DecisionPoint& point) {
+  const Time now = point.now;
+  for (DecisionMechanism* mechanism : mechanisms_) mechanism->before_pass(point);
+  bool gated = false;
+  const double period = options_.scheduler.plan_interval_s;
+  if (period > 0.0) {
+    if (plan_event_) plan_scheduled_ = false;
+    gated = !plan_event_ && std::fmod(now, period) != 0.0;  // decisions wait for a boundary
+  }
+  if (!gated) {
+    scheduling_pass();
+    if (released_ && allocation_->rebalances()) {
+      plan_.clear();
+      allocation_->rebalance(placement_, plan_);
+      if (!plan_.empty()) apply(plan_);
+    }
+    after_pass_mechanisms();
+    released_ = false;
+    started_ = false;
+  }
+  for (DecisionMechanism* mechanism : mechanisms_) mechanism->after_decision(now);
+  if (auto boundary = next_plan(now)) host_->schedule(*boundary, plan_timer_);
+  plan_event_ = false;
+}
+
+void DefaultDecider::after_pass_mechanisms() {
+  // Free GPUs for the queue's head (each success is followed by another pass), then put idle
+  // GPUs to use.
+  for (DecisionMechanism* mechanism : mechanisms_) {
+    plan_.clear();
+    if (mechanism->after_pass(plan_)) {
+      apply(plan_);
+      no_room_.clear();
+      scheduling_pass();
+    }
+  }
+  for (DecisionMechanism* mechanism : mechanisms_) {
+    plan_.clear();
+    if (mechanism->use_idle(plan_)) apply(plan_);
+  }
+}
+
+std::optional<Time> DefaultDecider::next_plan(Time now) {
+  const double period = options_.scheduler.plan_interval_s;
+  if (period <= 0.0 || plan_scheduled_ || (queue_empty() && !released_)) return std::nullopt;
+  plan_scheduled_ = true;
+  return (std::floor(now / period) + 1.0) * period;
+}
+
+// --- Passes -----------------------------------------------------------------------------------
+
+bool DefaultDecider::try_start(std::uint32_t index) {
+  plan_.clear();
+  if (!allocation_->start(index, placement_, plan_)) return false;
+  apply(plan_);
+  ordering_.queue().count_out(view().jobs()[index].gpus);  // the caller removes it from its bucket
+  return true;
+}
+
+void DefaultDecider::scheduling_pass() {
+  WaitingQueue& queue = ordering_.queue();
+  if (queue.empty()) return;
+  const ClusterState& cluster = view().cluster();
+  // Nothing can start (the walk's first step would stop): skip building it.
+  if (cluster.free_gpus() < std::max(1, queue.min_demand())) return;
+  ++pass_number_;
+  // Room a mechanism could not make stays unmade until something is released (until then the
+  // cluster only fills up); one made clears the list.
+  if (released_) no_room_.clear();
+  const auto usage = view().vc_usage();
+  const auto less = ordering_.walk_order(usage);
+  const bool backfill = options_.scheduler.backfill;
+  const bool locality = options_.scheduler.strict_locality;
+  const auto all = view().jobs();
+  // With lending, jobs within their VC's quota go first; borrowers take what is left.
+  const int phases = admission_.lends() ? 2 : 1;
+  walk_buckets_ = queue.active_buckets();
+  walk_lists_.clear();
+  for (std::uint32_t b : walk_buckets_) walk_lists_.push_back({&queue.bucket(b).jobs, nullptr});
+  walk_reached_.assign(walk_buckets_.size(), 0);
+  bool started_any = false;
+  bool stop = false;
+  for (int phase = 0; phase < phases && !stop; ++phase) {
+    walk_.start(walk_lists_, less);
+    while (!walk_.done()) {
+      if (cluster.free_gpus() < std::max(1, queue.min_demand())) {
+        stop = true;
+        break;
+      }
+      const std::uint32_t index = walk_.job();
+      const JobState& job = all[index];
+      if (job.phase != JobPhase::kWaiting) {  // started in the first phase
+        walk_.advance(less);
+        continue;
+      }
+      const bool quota_ok = phase == 1 || admission_.within_quota(job, usage);
+      if (backfill) {
+        // Skip a whole bucket (one VC, one size) that cannot start now.
+        if (!quota_ok || job.gpus > cluster.free_gpus(job.gpu_type)) {
+          walk_.drop(less);
+          continue;
+        }
+      } else if (vc_blocked_stamp_[job.vc] == pass_number_ || !quota_ok) {
+        // Strict order: a VC at its quota blocks itself, and only itself.
+        vc_blocked_stamp_[job.vc] = pass_number_;
+        walk_.drop(less);
+        continue;
+      }
+      bool room = job.gpus <= cluster.free_gpus(job.gpu_type);
+      if (room && (!room_makers_.empty() || locality)) {
+        // Room on the job's fewest nodes: what strict locality needs, and what a mechanism
+        // (on-demand migration) makes when it pays (a shape it failed for stays failed).
+        bool local = placement_.room_on_fewest_nodes(index);
+        const std::pair<int, int> shape{job.gpus, job.gpu_type};
+        if (!local && !room_makers_.empty() &&
+            std::find(no_room_.begin(), no_room_.end(), shape) == no_room_.end()) {
+          for (DecisionMechanism* maker : room_makers_) {
+            plan_.clear();
+            if (maker->make_room(index, plan_)) {
+              apply(plan_);
+              no_room_.clear();
+              local = true;
+              break;
+            }
+          }
+          if (!local) no_room_.push_back(shape);
+        }
+        if (!local && placement_.request_of(index).fewest_nodes) {
+          room = false;
+          if (backfill && options_.scheduler.locality_relax_s <= 0.0) {
+            walk_.drop(less);  // the rest of this bucket (one size, one type) has no room either
+            continue;
+          }
+        }
+      }
+      if (room && try_start(index)) {
+        started_any = true;
+        started_ = true;
+        walk_.advance(less);
+        if (ordering_.ranks_vcs()) walk_.reorder(less);  // the VC's share grew: its lists move
+        continue;
+      }
+      if (!backfill) {
+        stop = true;  // strict order: the head of the queue blocks everyone behind it
+        break;
+      }
+      walk_.advance(less);
+    }
+    for (std::size_t b = 0; b < walk_buckets_.size(); ++b)
+      walk_reached_[b] = std::max(walk_reached_[b], walk_.position(b));
+  }
+  if (started_any) {
+    for (std::size_t b = 0; b < walk_buckets_.size(); ++b)
+      queue.remove_left(walk_buckets_[b], walk_reached_[b],
+                        [&](std::uint32_t j) { return all[j].phase != JobPhase::kWaiting; });
+  }
+}
+
+// --- Measurement ------------------------------------------------------------------------------
+
+void DefaultDecider::check_invariants() const {
+  ordering_.check_invariants();
+  admission_.check_invariants(view());
+}
+
+void DefaultDecider::report(RunMetrics& metrics) const {
+  allocation_->report(metrics);
+  for (const DecisionMechanism* mechanism : mechanisms_) mechanism->report(metrics);
+}
+
+}  // namespace clustersim::internal

@@ -1,0 +1,85 @@
+#include "decider/placement_stage.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "decider/type_choice.h"
+
+namespace clustersim::internal {
+
+PlacementStage::PlacementStage(const SimOptions& options, const View& view)
+    : view_(view), options_(options.scheduler), rng_(options.seed) {
+  placement_ = make_placement_policy(options.scheduler.placement, rng_);
+  if (options.scheduler.strict_locality && !placement_->consolidates())
+    throw std::invalid_argument(
+        "scheduler.strict_locality needs a placement that keeps jobs on the fewest nodes "
+        "(consolidate), not " +
+        options.scheduler.placement);
+  const ClusterState& cluster = view.cluster();
+  type_gpus_per_node_.assign(cluster.gpu_type_names().size(), 1);
+  for (const auto& node : cluster.nodes())
+    type_gpus_per_node_[static_cast<std::size_t>(node.gpu_type)] =
+        std::max(type_gpus_per_node_[static_cast<std::size_t>(node.gpu_type)], node.gpus);
+}
+
+PlacementRequest PlacementStage::base_request(const JobState& job) {
+  PlacementRequest request;
+  request.gpus = job.gpus;
+  request.gpu_type = job.gpu_type;
+  // Per GPU of its request: an elastic job keeps the same share per GPU at any size.
+  if (job.spec->cpus > 0.0) request.cpus_per_gpu = job.spec->cpus / job.spec->num_gpus;
+  if (job.spec->mem_gb > 0.0) request.mem_per_gpu = job.spec->mem_gb / job.spec->num_gpus;
+  return request;
+}
+
+PlacementRequest PlacementStage::request_of(std::uint32_t index) const {
+  const JobState& job = view_.jobs()[index];
+  PlacementRequest request = base_request(job);
+  request.fewest_nodes = options_.strict_locality && job.phase == JobPhase::kWaiting &&
+                         (options_.locality_relax_s <= 0.0 ||
+                          view_.now() - job.phase_since < options_.locality_relax_s);
+  return request;
+}
+
+std::span<const int> PlacementStage::types_to_try(std::uint32_t index) {
+  const JobState& job = view_.jobs()[index];
+  const ClusterState& cluster = view_.cluster();
+  const int types = static_cast<int>(cluster.gpu_type_names().size());
+  type_order_.clear();
+  if (job.gpu_type >= 0 || types == 1) {
+    type_order_.push_back(job.gpu_type >= 0 ? job.gpu_type : 0);
+    return type_order_;
+  }
+  types_with_room(
+      types, [&](int type) { return cluster.free_gpus(type); }, job.gpus, type_order_);
+  return type_order_;
+}
+
+int PlacementStage::start_type(std::uint32_t job) {
+  const JobState& state = view_.jobs()[job];
+  if (state.gpu_type >= 0) return state.gpu_type;
+  if (view_.cluster().gpu_type_names().size() == 1) return 0;
+  const auto types = types_to_try(job);
+  return types.empty() ? -1 : types.front();
+}
+
+bool PlacementStage::place(const PlacementRequest& request, std::vector<NodeShare>& out) {
+  if (!placement_->place(request, view_.cluster(), out)) return false;
+  return !request.fewest_nodes || out.size() <= fewest_nodes(request.gpu_type, request.gpus);
+}
+
+bool PlacementStage::room_on_fewest_nodes(std::uint32_t job) {
+  PlacementRequest request = request_of(job);
+  for (int type : types_to_try(job)) {
+    request.gpu_type = type;
+    if (view_.cluster().room_on_nodes(request, fewest_nodes(type, request.gpus))) return true;
+  }
+  return false;
+}
+
+std::size_t PlacementStage::fewest_nodes(int gpu_type, int gpus) const {
+  const int per_node = type_gpus_per_node_[static_cast<std::size_t>(gpu_type)];
+  return static_cast<std::size_t>((gpus + per_node - 1) / per_node);
+}
+
+}  // namespace clustersim::internal

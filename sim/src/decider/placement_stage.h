@@ -1,0 +1,87 @@
+// GPU-type choice and placement: the built-in decider's stage that turns "start this job" into
+// nodes. It applies the one type-choice rule (type_choice.h), strict locality (a waiting job
+// starts only on the fewest nodes that can hold it, until locality_relax_s of waiting), and the
+// configured placement policy (placement.h). With the view it is the AllocationContext that
+// allocation mechanisms read (allocation_mechanism.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "clustersim/allocation_mechanism.h"
+#include "clustersim/placement.h"
+#include "clustersim/random.h"
+#include "clustersim/simulator.h"
+#include "clustersim/view.h"
+
+namespace clustersim::internal {
+
+class PlacementStage final : public AllocationContext {
+ public:
+  // The placement policy's randomness is seeded from options.seed.
+  PlacementStage(const SimOptions& options, const View& view);
+
+  // The request of a job as its spec states it: GPUs, type, CPUs and memory per GPU (its own
+  // where it asks, else proportional); no locality.
+  static PlacementRequest base_request(const JobState& job);
+  bool consolidates() const { return placement_->consolidates(); }
+  bool uses_free_gpu_prefix_sums() const { return placement_->uses_free_gpu_prefix_sums(); }
+  // The fewest nodes of `gpu_type` that can hold `gpus` GPUs (strict locality's limit), and
+  // whether the waiting job has room on that many nodes of a type it may start on (a necessary
+  // condition for a placement there).
+  std::size_t fewest_nodes(int gpu_type, int gpus) const;
+  bool room_on_fewest_nodes(std::uint32_t job);
+  // The type an untyped job would start on now (the first of types_to_try), or -1 if none has
+  // room; a typed job's own type.
+  int start_type(std::uint32_t job);
+
+  // ---- AllocationContext: the placement services ------------------------------------------
+  PlacementRequest request_of(std::uint32_t job) const override;
+  std::span<const int> types_to_try(std::uint32_t job) override;
+  bool place(const PlacementRequest& request, std::vector<NodeShare>& out) override;
+
+  // ---- AllocationContext: the view, as the simulation shows it -----------------------------
+  Time now() const override { return view_.now(); }
+  const SimOptions& sim_options() const override { return view_.sim_options(); }
+  const SchedulerOptions& options() const override { return view_.options(); }
+  const ClusterState& cluster() const override { return view_.cluster(); }
+  std::span<const JobState> jobs() const override { return view_.jobs(); }
+  std::span<const std::uint32_t> waiting() const override { return view_.waiting(); }
+  std::span<const std::uint32_t> holders() const override { return view_.holders(); }
+  std::span<const std::uint32_t> holders_on(std::uint32_t node) const override {
+    return view_.holders_on(node);
+  }
+  std::span<const Grant> grants_of(std::uint32_t job) const override {
+    return view_.grants_of(job);
+  }
+  std::span<const std::string> vc_names() const override { return view_.vc_names(); }
+  std::span<const double> vc_usage() const override { return view_.vc_usage(); }
+  bool node_offline(std::uint32_t node) const override { return view_.node_offline(node); }
+  std::size_t offline_nodes() const override { return view_.offline_nodes(); }
+  double rate_if(std::uint32_t job, std::span<const Grant> grants) const override {
+    return view_.rate_if(job, grants);
+  }
+  double rate_per_gpu(std::uint32_t job, int gpu_type, const PerGpu& per_gpu) const override {
+    return view_.rate_per_gpu(job, gpu_type, per_gpu);
+  }
+  SensitivityAxes axes(std::uint32_t job, int gpu_type) const override {
+    return view_.axes(job, gpu_type);
+  }
+  double expected_overhead_s(OverheadKind kind, std::uint32_t job) const override {
+    return view_.expected_overhead_s(kind, job);
+  }
+  bool not_begun(std::uint32_t job) const override { return view_.not_begun(job); }
+  bool resizable(std::uint32_t job) const override { return view_.resizable(job); }
+
+ private:
+  const View& view_;
+  const SchedulerOptions& options_;
+  Rng rng_;
+  std::unique_ptr<PlacementPolicy> placement_;
+  std::vector<int> type_gpus_per_node_;  // the most GPUs a node of each type has
+  std::vector<int> type_order_;          // types_to_try's answer
+};
+
+}  // namespace clustersim::internal

@@ -1,0 +1,35 @@
+#include "mechanisms/checkpoints.h"
+
+#include <algorithm>
+
+namespace clustersim::internal {
+
+bool Checkpoints::needed(const SimOptions& options, std::span<const JobSpec> jobs) {
+  if (options.mechanisms.checkpoint_interval_s > 0.0) return true;
+  return std::any_of(jobs.begin(), jobs.end(),
+                     [](const JobSpec& job) { return job.checkpoint_interval_s > 0.0; });
+}
+
+void Checkpoints::attach(Host& host) {
+  host_ = &host;
+  due_ = host.add_timer_kind(*this, TimerPhase::kBeforeArrivals);
+}
+
+void Checkpoints::on_job_running(std::uint32_t index) {
+  const JobState& job = host_->view().jobs()[index];
+  const double every = interval(job);
+  if (every <= 0.0) return;
+  const Time now = host_->view().now();
+  const double due = now + std::max(0.0, every - job.run_since_save);
+  if (due < now + job.remaining / job.rate) host_->schedule(due, due_, index, job.epoch);
+}
+
+void Checkpoints::on_timer(const Timer& timer) {
+  const JobState& job = host_->view().jobs()[timer.subject];
+  if (timer.tag != job.epoch) return;  // it changed phase since: stale
+  plan_.clear();
+  plan_.save(timer.subject);
+  host_->apply(plan_);
+}
+
+}  // namespace clustersim::internal

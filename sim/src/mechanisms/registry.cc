@@ -1,0 +1,38 @@
+#include "mechanisms/registry.h"
+
+#include "clustersim/policy.h"
+#include "mechanisms/checkpoints.h"
+#include "mechanisms/elastic.h"
+#include "mechanisms/failures.h"
+#include "mechanisms/migration.h"
+#include "mechanisms/preemption.h"
+
+namespace clustersim::internal {
+
+namespace {
+
+template <typename T>
+T* add(Mechanisms& out, std::unique_ptr<T> mechanism) {
+  T* raw = mechanism.get();
+  out.owned.push_back(std::move(mechanism));
+  return raw;
+}
+
+}  // namespace
+
+Mechanisms make_mechanisms(const SimOptions& options, std::span<const JobSpec> jobs) {
+  Mechanisms out;
+  const MechanismOptions& m = options.mechanisms;
+  if (Checkpoints::needed(options, jobs))
+    out.any_decider.push_back(add(out, std::make_unique<Checkpoints>(options)));
+  if (m.fails()) out.any_decider.push_back(add(out, std::make_unique<Failures>(options)));
+  // Whether the policy preempts comes from the policy itself (scheduler.preemption overrides).
+  const bool preemptive = options.scheduler.preemption.value_or(
+      make_scheduling_policy(options.scheduler)->preemptive());
+  if (preemptive) out.built_in_decider.push_back(add(out, std::make_unique<Preemption>(options)));
+  if (m.elastic) out.built_in_decider.push_back(add(out, std::make_unique<Elastic>()));
+  if (m.migrates()) out.built_in_decider.push_back(add(out, std::make_unique<Migration>(options)));
+  return out;
+}
+
+}  // namespace clustersim::internal

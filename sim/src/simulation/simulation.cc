@@ -1,0 +1,225 @@
+#include "clustersim/simulation.h"
+
+#include <stdexcept>
+#include <utility>
+
+#include "core/engine.h"
+#include "decider/admission.h"
+#include "decider/default_decider.h"
+#include "decider/placement_stage.h"
+#include "mechanisms/registry.h"
+#include "simulation/validate_options.h"
+#include "throughput/job_speed.h"
+
+namespace clustersim {
+
+namespace {
+
+// What a decider or mechanism that is not built in gets as its host: every plan is checked
+// whole, against what is free, before it is applied (PlanError, nothing changed).
+class CheckedHost final : public Host {
+ public:
+  explicit CheckedHost(internal::Engine& engine) : engine_(engine) {}
+  const View& view() const override { return engine_; }
+  void apply(const Plan& plan) override {
+    engine_.check_feasible(plan);
+    engine_.apply(plan);
+  }
+  TimerKind add_timer_kind(TimerClient& client, TimerPhase phase) override {
+    return engine_.add_timer_kind(client, phase);
+  }
+  void schedule(Time time, TimerKind kind, std::uint32_t subject, std::uint32_t tag) override {
+    engine_.schedule(time, kind, subject, tag);
+  }
+  void node_down(std::uint32_t node) override { engine_.node_down(node); }
+  void node_up(std::uint32_t node) override { engine_.node_up(node); }
+
+ private:
+  internal::Engine& engine_;
+};
+
+}  // namespace
+
+struct Simulation::Parts {
+  std::unique_ptr<ThroughputModel> owned_model;
+  std::unique_ptr<internal::JobSpeed> speed;
+  std::unique_ptr<internal::Engine> engine;
+  std::unique_ptr<CheckedHost> checked;
+  std::unique_ptr<internal::Admission> admission;
+  std::unique_ptr<internal::PlacementStage> placement;
+  internal::Mechanisms mechanisms;
+  std::unique_ptr<internal::DefaultDecider> built_in;
+  Decider* decider = nullptr;
+};
+
+Simulation::Simulation(SimOptions options, std::vector<JobSpec> jobs)
+    : options_(std::move(options)) {
+  auto workload = std::make_shared<Workload>();
+  workload->jobs = std::move(jobs);
+  workload_ = std::move(workload);
+  jobs_ = workload_->jobs;
+}
+
+Simulation::Simulation(SimOptions options, std::span<const JobSpec> jobs)
+    : options_(std::move(options)), jobs_(jobs) {}
+
+Simulation::Simulation(SimOptions options, std::shared_ptr<const Workload> workload, Grow grow,
+                       std::size_t grow_limit)
+    : options_(std::move(options)),
+      workload_(std::move(workload)),
+      grow_(std::move(grow)),
+      grow_limit_(grow_limit) {
+  if (!workload_) throw std::invalid_argument("Simulation: no workload");
+  jobs_ = workload_->jobs;
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::set_decider(std::unique_ptr<Decider> decider) {
+  if (parts_) throw std::logic_error("set_decider: the simulation has started (reset() first)");
+  external_ = decider == nullptr;
+  user_decider_ = std::move(decider);
+}
+
+void Simulation::add_mechanism(std::unique_ptr<Mechanism> mechanism) {
+  if (parts_) throw std::logic_error("add_mechanism: the simulation has started (reset() first)");
+  if (!mechanism) throw std::invalid_argument("add_mechanism: no mechanism");
+  user_mechanisms_.push_back(std::move(mechanism));
+}
+
+void Simulation::reset(std::optional<std::uint64_t> seed) {
+  parts_.reset();
+  in_point_ = over_ = result_taken_ = false;
+  result_.reset();
+  if (!seed) return;
+  if (reseed_) {
+    reseed_(*seed);  // a config: its workload and its run, as a sweep's seed does
+  } else {
+    options_.seed = *seed;
+  }
+}
+
+void Simulation::start() {
+  internal::validate_options(options_);
+  auto parts = std::make_unique<Parts>();
+  const ThroughputModel* model = options_.throughput;
+  if (!model) {
+    parts->owned_model = make_placement_throughput_model(options_.penalty);
+    model = parts->owned_model.get();
+  }
+  parts->speed = std::make_unique<internal::JobSpeed>(*model, options_.mechanisms);
+  parts->engine =
+      std::make_unique<internal::Engine>(options_, *parts->speed, options_.mechanisms.elastic);
+  internal::Engine& engine = *parts->engine;
+  parts->checked = std::make_unique<CheckedHost>(engine);
+  parts->placement = std::make_unique<internal::PlacementStage>(options_, engine);
+  if (parts->placement->uses_free_gpu_prefix_sums()) engine.track_free_gpu_prefix_sums();
+  parts->admission = std::make_unique<internal::Admission>(options_, engine.cluster());
+  parts->mechanisms = internal::make_mechanisms(options_, jobs_);
+  if (user_decider_) {
+    parts->decider = user_decider_.get();
+  } else if (!external_) {
+    parts->built_in = std::make_unique<internal::DefaultDecider>(
+        options_, *parts->admission, *parts->placement, parts->mechanisms.built_in_decider);
+    parts->decider = parts->built_in.get();
+  }
+  engine.load(jobs_, *parts->admission);
+  parts->admission->vcs_known(engine.vc_names().size());
+  engine.set_decider(parts->decider);
+  // Timer kinds are registered in this order (host.h): mechanisms for any decider (the
+  // registry's, then the user's), the built-in decider's mechanisms, the decider.
+  for (Mechanism* mechanism : parts->mechanisms.any_decider) {
+    engine.add_mechanism(*mechanism);
+    mechanism->attach(engine);
+  }
+  for (auto& mechanism : user_mechanisms_) {
+    engine.add_mechanism(*mechanism);
+    mechanism->attach(*parts->checked);
+  }
+  if (parts->built_in) {
+    for (internal::DecisionMechanism* mechanism : parts->mechanisms.built_in_decider)
+      mechanism->attach(engine);
+    parts->built_in->attach(engine);
+  } else if (parts->decider) {
+    parts->decider->attach(*parts->checked);
+  }
+  if (grow_ && options_.window) engine.set_arrivals_exhausted([this] { return extend(); });
+  if (options_.observer) {
+    const internal::PlacementStage* context = parts->placement.get();
+    engine.set_after_decision([this, context] { options_.observer(*context); });
+  }
+  parts_ = std::move(parts);
+}
+
+// The window outlived the arrivals: the workload grows (twice the jobs, up to the limit).
+bool Simulation::extend() {
+  if (jobs_.size() >= grow_limit_) return false;
+  std::shared_ptr<const Workload> grown = grow_(std::min(grow_limit_, jobs_.size() * 2));
+  if (grown->jobs.size() <= jobs_.size()) return false;
+  parts_->engine->load(grown->jobs, *parts_->admission);
+  parts_->admission->vcs_known(parts_->engine->vc_names().size());
+  if (parts_->decider) parts_->decider->jobs_added();
+  workload_ = std::move(grown);  // the engine points into it now
+  jobs_ = workload_->jobs;
+  return true;
+}
+
+bool Simulation::step() {
+  if (over_) return false;
+  if (!parts_) start();
+  internal::Engine& engine = *parts_->engine;
+  if (in_point_) {
+    in_point_ = false;
+    engine.conclude();
+  }
+  const auto point = engine.advance();
+  if (!point) {
+    over_ = true;
+    return false;
+  }
+  in_point_ = true;
+  if (parts_->decider) parts_->decider->decide(*point);
+  return true;
+}
+
+const View& Simulation::view() {
+  if (!parts_) start();
+  return *parts_->engine;
+}
+
+AllocationContext& Simulation::context() {
+  if (!parts_) start();
+  return *parts_->placement;
+}
+
+void Simulation::apply(const Plan& plan) {
+  if (!parts_) start();
+  if (parts_->decider)
+    throw std::logic_error(
+        "Simulation::apply: this simulation has a decider (set_decider(nullptr) to decide "
+        "yourself)");
+  if (!in_point_) throw std::logic_error("Simulation::apply: not at a decision point (step())");
+  parts_->checked->apply(plan);
+}
+
+RunResult Simulation::run() {
+  if (!parts_) start();
+  if (!parts_->decider)
+    throw std::logic_error("Simulation::run: no decider (step() and apply() instead)");
+  while (step()) {
+  }
+  RunResult result = parts_->engine->collect_results();  // moves the per-job records out
+  result_taken_ = true;
+  return result;
+}
+
+const RunResult& Simulation::result() {
+  if (!result_) {
+    if (!over_) throw std::logic_error("Simulation::result: the run is not over");
+    if (result_taken_) throw std::logic_error("Simulation::result: run() returned the results");
+    result_ = parts_->engine->collect_results();
+  }
+  return *result_;
+}
+
+}  // namespace clustersim

@@ -34,9 +34,7 @@ RunConfig make_point_config(const Grid& grid, const GridPoint& point) {
   try {
     toml::table table = point_table(grid, point);
     RunConfig config = parse_run_config(table, grid.source_name, grid.base_dir);
-    if (config.workload.generator) config.workload.generator->seed = point.seed;
-    // A separate stream for placement/policy randomness than for workload generation.
-    config.sim.seed = splitmix64(point.seed ^ 0x51ed5eedULL);
+    apply_seed(config, point.seed);
     return config;
   } catch (const InputError& error) {
     std::string context = grid.configurations() > 1 || grid.replicates > 1

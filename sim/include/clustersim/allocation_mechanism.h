@@ -57,6 +57,9 @@ class AllocationMechanism {
   virtual ~AllocationMechanism() = default;
   // Once, before the first event (size per-job tables here).
   virtual void bind(AllocationContext& context) { (void)context; }
+  // The workload grew (arrivals stream in for a window): grow per-job tables to
+  // context.jobs().size(), keeping what they hold.
+  virtual void jobs_added(AllocationContext& context) { (void)context; }
   // Starting `job` (waiting, chosen by the ordering policy): fill `plan` (cleared by the caller)
   // with the job's grants and any change to running jobs, and return true; or return false:
   // the job waits.

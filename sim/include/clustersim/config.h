@@ -73,13 +73,17 @@ Workload load_workload(const RunConfig& config);
 // catalog; errors name the trace's line, or the config for a generated workload).
 ServingSetup serving_setup(const RunConfig& config, const Workload& workload);
 
-// Simulates `config` on `workload` (as load_workload made it). A DAG workload runs on the
-// serving engine (simulate_serving, serving.h). With a window on a generated
-// workload, arrivals continue until the window has drained: while the window outlives the
-// generated arrivals, the workload is generated again with twice the jobs (generators are
-// prefix-stable, so the jobs so far are unchanged) and the simulation repeats. The result is
-// thus the same as on an endless stream of arrivals, up to 8x the jobs the window reaches; an
-// overloaded cluster that needs more says so (RunMetrics::window_overloaded).
+// A run's seed: the generated workload's, and (a separate stream) the placement and policy
+// randomness's. Sweeps and Simulation::reset seed runs with it.
+void apply_seed(RunConfig& config, std::uint64_t seed);
+
+// Simulates `config` on `workload` (as load_workload made it): a Simulation (simulation.h) run to
+// its end. A DAG workload runs on the serving engine (simulate_serving, serving.h). With a
+// window on a generated workload, arrivals continue until the window has drained: while the
+// window outlives the arrivals, the workload grows to twice the jobs (generators are
+// prefix-stable, so the jobs so far are unchanged) and the run goes on. The result is thus the
+// same as on an endless stream of arrivals, up to 8x the jobs the window reaches; an overloaded
+// cluster that needs more says so (RunMetrics::window_overloaded).
 struct ConfigRun {
   std::shared_ptr<const Workload> workload;  // what was simulated
   RunResult result;

@@ -45,6 +45,7 @@ PlacementRequest request_at(const AllocationContext& context, std::uint32_t job,
 class DemandTable {
  public:
   void bind(AllocationContext& context);
+  void grow(const AllocationContext& context) { slot_.resize(context.jobs().size() * types_, -1); }
   const Demand& best(AllocationContext& context, std::uint32_t job, int gpu_type);
   // The proportional share on the first node of `gpu_type` (the type's reference node).
   const ClusterState::Node& reference_node(const AllocationContext& context, int gpu_type) const {

@@ -27,6 +27,7 @@ class Drf final : public AllocationMechanism {
     rate_cpus_.assign(nodes, 0.0);
     rate_mem_.assign(nodes, 0.0);
   }
+  void jobs_added(AllocationContext& context) override { demands_.grow(context); }
 
   bool start(std::uint32_t job, AllocationContext& context, Plan& plan) override {
     return start_then_divide(job, context, plan, shares_,

@@ -9,6 +9,7 @@ namespace {
 class Greedy final : public AllocationMechanism {
  public:
   void bind(AllocationContext& context) override { demands_.bind(context); }
+  void jobs_added(AllocationContext& context) override { demands_.grow(context); }
 
   bool start(std::uint32_t job, AllocationContext& context, Plan& plan) override {
     for (int type : context.types_to_try(job)) {

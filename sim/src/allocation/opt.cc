@@ -31,6 +31,7 @@ class Opt final : public AllocationMechanism {
     used_cpus_.assign(nodes, 0.0);
     used_mem_.assign(nodes, 0.0);
   }
+  void jobs_added(AllocationContext& context) override { demands_.grow(context); }
 
   bool start(std::uint32_t job, AllocationContext& context, Plan& plan) override {
     return start_then_divide(job, context, plan, shares_,

@@ -16,6 +16,7 @@ namespace {
 class Tetris final : public AllocationMechanism {
  public:
   void bind(AllocationContext& context) override { demands_.bind(context); }
+  void jobs_added(AllocationContext& context) override { demands_.grow(context); }
 
   bool start(std::uint32_t job, AllocationContext& context, Plan& plan) override {
     const ClusterState& cluster = context.cluster();

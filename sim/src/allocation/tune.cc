@@ -29,6 +29,10 @@ class Tune final : public AllocationMechanism {
     short_cpus_.assign(nodes, 0.0);
     short_mem_.assign(nodes, 0.0);
   }
+  void jobs_added(AllocationContext& context) override {
+    demands_.grow(context);
+    at_best_.resize(context.jobs().size(), 0);
+  }
 
   bool start(std::uint32_t job, AllocationContext& context, Plan& plan) override {
     const ClusterState& cluster = context.cluster();

@@ -28,12 +28,14 @@ void DefaultDecider::attach(Host& host) {
   plan_timer_ = host.add_timer_kind(*this, TimerPhase::kAfterArrivals);
   jobs_added();
   allocation_->bind(placement_);
+  bound_ = true;
   for (DecisionMechanism* mechanism : mechanisms_) mechanism->bind(*this);
 }
 
 void DefaultDecider::jobs_added() {
   ordering_.grow();
   vc_blocked_stamp_.resize(view().vc_names().size(), 0);
+  if (bound_) allocation_->jobs_added(placement_);
 }
 
 void DefaultDecider::on_arrival(std::uint32_t job) {

@@ -88,6 +88,7 @@ class DefaultDecider final : public Decider, public TimerClient {
   std::vector<DecisionMechanism*> mechanisms_;  // registry order
   std::vector<DecisionMechanism*> room_makers_;
   Host* host_ = nullptr;
+  bool bound_ = false;
   TimerKind plan_timer_ = 0;
 
   Plan plan_;

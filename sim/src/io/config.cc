@@ -20,6 +20,7 @@
 #include "clustersim/policy.h"
 #include "clustersim/serving.h"
 #include "clustersim/serving_catalog.h"
+#include "clustersim/simulation.h"
 #include "clustersim/task_placement.h"
 
 namespace clustersim {
@@ -830,21 +831,9 @@ ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workloa
     run.workload = std::move(workload);
     return run;
   }
-  run.result = simulate(config.sim, workload->jobs);
-  // A window on a generated workload must drain while jobs keep arriving: generate more.
-  if (config.workload.generator && config.sim.window) {
-    GeneratorOptions generator = *config.workload.generator;
-    generator.jobs = workload->jobs.size();
-    // An overloaded cluster never drains a window while jobs keep coming: give up at 8x the
-    // jobs the window reaches (the result then says window_overloaded = 1).
-    const std::size_t limit = std::max(generator.jobs, 8 * (config.sim.window->last + 1));
-    while (run.result.window_outlived_arrivals && generator.jobs < limit) {
-      generator.jobs = std::min(limit, generator.jobs * 2);
-      workload = std::make_shared<const Workload>(generate_workload(generator));
-      run.result = simulate(config.sim, workload->jobs);
-    }
-  }
-  run.workload = std::move(workload);
+  Simulation simulation(config, std::move(workload));
+  run.result = simulation.run();
+  run.workload = simulation.workload();  // grown, when a window streamed more jobs in
   return run;
 }
 

@@ -53,6 +53,8 @@ class SchedulingPolicy {
 };
 
 std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const SchedulerOptions& options);
+// The run's policy: SimOptions::make_policy's when set, else scheduler.policy's.
+std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const SimOptions& options);
 std::vector<std::string> scheduling_policy_names();
 
 }  // namespace clustersim

@@ -93,6 +93,7 @@ class Simulation {
  private:
   struct Parts;
   void start();
+  void assemble(Parts& parts);
   bool extend();
 
   SimOptions options_;

@@ -18,6 +18,7 @@ namespace clustersim {
 
 class AllocationContext;  // allocation_mechanism.h
 class AllocationMechanism;
+class SchedulingPolicy;  // policy.h
 
 enum class VcQuotaMode {
   kStrict,  // a VC never holds more GPUs than its quota
@@ -93,6 +94,9 @@ struct SimOptions {
   // A user's own allocation mechanism (allocation_mechanism.h), used instead of
   // scheduler.allocation's when set.
   std::function<std::unique_ptr<AllocationMechanism>(const SchedulerOptions&)> make_allocation;
+  // A user's own ordering policy (policy.h) for the built-in decider, used instead of
+  // scheduler.policy's when set.
+  std::function<std::unique_ptr<SchedulingPolicy>(const SchedulerOptions&)> make_policy;
   bool reject_impossible = false;  // reject (and count) jobs that can never fit, else error
   bool check_invariants = false;   // verify resource accounting after every event batch (slow)
   std::uint64_t seed = 1;          // randomness of placement and policies

@@ -18,7 +18,7 @@ bool key_less(const PriorityKey& a, std::uint32_t ia, const PriorityKey& b, std:
 Ordering::Ordering(const SimOptions& options, const View& view, const Admission& admission)
     : view_(view),
       admission_(admission),
-      policy_(make_scheduling_policy(options.scheduler)),
+      policy_(make_scheduling_policy(options)),
       honor_priority_(options.scheduler.honor_priority) {
   preemptive_ = options.scheduler.preemption.value_or(policy_->preemptive());
   ranks_vcs_ = policy_->ranks_vcs();

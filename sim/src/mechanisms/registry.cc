@@ -27,8 +27,8 @@ Mechanisms make_mechanisms(const SimOptions& options, std::span<const JobSpec> j
     out.any_decider.push_back(add(out, std::make_unique<Checkpoints>(options)));
   if (m.fails()) out.any_decider.push_back(add(out, std::make_unique<Failures>(options)));
   // Whether the policy preempts comes from the policy itself (scheduler.preemption overrides).
-  const bool preemptive = options.scheduler.preemption.value_or(
-      make_scheduling_policy(options.scheduler)->preemptive());
+  const bool preemptive =
+      options.scheduler.preemption.value_or(make_scheduling_policy(options)->preemptive());
   if (preemptive) out.built_in_decider.push_back(add(out, std::make_unique<Preemption>(options)));
   if (m.elastic) out.built_in_decider.push_back(add(out, std::make_unique<Elastic>()));
   if (m.migrates()) out.built_in_decider.push_back(add(out, std::make_unique<Migration>(options)));

@@ -28,6 +28,13 @@ std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const SchedulerOptions&
                               "' (known: " + known + ")");
 }
 
+std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const SimOptions& options) {
+  if (!options.make_policy) return make_scheduling_policy(options.scheduler);
+  auto policy = options.make_policy(options.scheduler);
+  if (!policy) throw std::invalid_argument("make_policy returned no policy");
+  return policy;
+}
+
 std::vector<std::string> scheduling_policy_names() {
   std::vector<std::string> names;
   for (const auto& entry : kPolicies) names.emplace_back(entry.name);

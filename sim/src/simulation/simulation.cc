@@ -101,54 +101,64 @@ void Simulation::reset(std::optional<std::uint64_t> seed) {
 
 void Simulation::start() {
   internal::validate_options(options_);
-  auto parts = std::make_unique<Parts>();
+  // Assembled in place, so that deciders and mechanisms may read the simulation (view(),
+  // context()) as they attach; a failure leaves it unstarted.
+  parts_ = std::make_unique<Parts>();
+  try {
+    assemble(*parts_);
+  } catch (...) {
+    parts_.reset();
+    throw;
+  }
+}
+
+void Simulation::assemble(Parts& parts) {
   const ThroughputModel* model = options_.throughput;
   if (!model) {
-    parts->owned_model = make_placement_throughput_model(options_.penalty);
-    model = parts->owned_model.get();
+    parts.owned_model = make_placement_throughput_model(options_.penalty);
+    model = parts.owned_model.get();
   }
-  parts->speed = std::make_unique<internal::JobSpeed>(*model, options_.mechanisms);
-  parts->engine =
-      std::make_unique<internal::Engine>(options_, *parts->speed, options_.mechanisms.elastic);
-  internal::Engine& engine = *parts->engine;
-  parts->checked = std::make_unique<CheckedHost>(engine);
-  parts->placement = std::make_unique<internal::PlacementStage>(options_, engine);
-  if (parts->placement->uses_free_gpu_prefix_sums()) engine.track_free_gpu_prefix_sums();
-  parts->admission = std::make_unique<internal::Admission>(options_, engine.cluster());
-  parts->mechanisms = internal::make_mechanisms(options_, jobs_);
+  parts.speed = std::make_unique<internal::JobSpeed>(*model, options_.mechanisms);
+  parts.engine =
+      std::make_unique<internal::Engine>(options_, *parts.speed, options_.mechanisms.elastic);
+  internal::Engine& engine = *parts.engine;
+  parts.checked = std::make_unique<CheckedHost>(engine);
+  parts.placement = std::make_unique<internal::PlacementStage>(options_, engine);
+  if (parts.placement->uses_free_gpu_prefix_sums()) engine.track_free_gpu_prefix_sums();
+  parts.admission = std::make_unique<internal::Admission>(options_, engine.cluster());
+  parts.mechanisms = internal::make_mechanisms(options_, jobs_);
   if (user_decider_) {
-    parts->decider = user_decider_.get();
+    parts.decider = user_decider_.get();
   } else if (!external_) {
-    parts->built_in = std::make_unique<internal::DefaultDecider>(
-        options_, *parts->admission, *parts->placement, parts->mechanisms.built_in_decider);
-    parts->decider = parts->built_in.get();
+    parts.built_in = std::make_unique<internal::DefaultDecider>(
+        options_, *parts.admission, *parts.placement, parts.mechanisms.built_in_decider);
+    parts.decider = parts.built_in.get();
   }
-  engine.load(jobs_, *parts->admission);
-  parts->admission->vcs_known(engine.vc_names().size());
-  engine.set_decider(parts->decider);
+  engine.load(jobs_, *parts.admission);
+  parts.admission->vcs_known(engine.vc_names().size());
+  engine.set_decider(parts.decider);
   // Timer kinds are registered in this order (host.h): mechanisms for any decider (the
   // registry's, then the user's), the built-in decider's mechanisms, the decider.
-  for (Mechanism* mechanism : parts->mechanisms.any_decider) {
+  for (Mechanism* mechanism : parts.mechanisms.any_decider) {
     engine.add_mechanism(*mechanism);
     mechanism->attach(engine);
   }
   for (auto& mechanism : user_mechanisms_) {
     engine.add_mechanism(*mechanism);
-    mechanism->attach(*parts->checked);
+    mechanism->attach(*parts.checked);
   }
-  if (parts->built_in) {
-    for (internal::DecisionMechanism* mechanism : parts->mechanisms.built_in_decider)
+  if (parts.built_in) {
+    for (internal::DecisionMechanism* mechanism : parts.mechanisms.built_in_decider)
       mechanism->attach(engine);
-    parts->built_in->attach(engine);
-  } else if (parts->decider) {
-    parts->decider->attach(*parts->checked);
+    parts.built_in->attach(engine);
+  } else if (parts.decider) {
+    parts.decider->attach(*parts.checked);
   }
   if (grow_ && options_.window) engine.set_arrivals_exhausted([this] { return extend(); });
   if (options_.observer) {
-    const internal::PlacementStage* context = parts->placement.get();
+    const internal::PlacementStage* context = parts.placement.get();
     engine.set_after_decision([this, context] { options_.observer(*context); });
   }
-  parts_ = std::move(parts);
 }
 
 // The window outlived the arrivals: the workload grows (twice the jobs, up to the limit).

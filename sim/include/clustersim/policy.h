@@ -42,6 +42,8 @@ class SchedulingPolicy {
   // computed when it starts waiting; running jobs are re-keyed at each preemption round.
   virtual void compute_keys(std::span<const std::uint32_t> jobs, const PolicyContext& ctx,
                             std::span<PriorityKey> keys) = 0;
+  // Whether on_finished may re-key waiting jobs (else it is never called: no cost per job).
+  virtual bool rekeys_on_finish() const { return false; }
   // Called when `job` finishes. A policy whose waiting jobs' keys depend on what finished (e.g.
   // a duration estimate learned from a user's finished jobs) appends the waiting jobs to re-key
   // to `rekey`; each is then re-keyed (compute_keys) and moved within its bucket of the queue,

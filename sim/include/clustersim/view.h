@@ -14,12 +14,10 @@
 #include "clustersim/job_state.h"
 #include "clustersim/mechanisms.h"
 #include "clustersim/plan.h"
+#include "clustersim/simulator.h"
 #include "clustersim/throughput_model.h"
 
 namespace clustersim {
-
-struct SimOptions;
-struct SchedulerOptions;
 
 // Resources per GPU: cores, GB, MB/s. A negative value means the node's proportional share.
 struct PerGpu {
@@ -30,33 +28,75 @@ struct PerGpu {
 
 class View {
  public:
-  virtual ~View() = default;
+  // The engine's tables a view reads (never writes). A view reads them directly: reading the
+  // state costs no call.
+  struct Tables {
+    const Time* now = nullptr;
+    const SimOptions* options = nullptr;
+    const ClusterState* cluster = nullptr;
+    const std::vector<JobState>* jobs = nullptr;
+    const std::vector<std::uint32_t>* waiting = nullptr;
+    const std::vector<std::uint32_t>* holders = nullptr;
+    const std::vector<std::vector<std::uint32_t>>* node_holders = nullptr;
+    const std::vector<Grant>* grants = nullptr;
+    const std::vector<std::string>* vc_names = nullptr;
+    const std::vector<double>* vc_usage = nullptr;
+    const std::vector<std::uint32_t>* down_count = nullptr;  // outages in progress, by node
+    const std::size_t* offline_nodes = nullptr;
+    bool resizing = false;  // [mechanisms] elastic
+  };
 
-  virtual Time now() const = 0;
-  virtual const SimOptions& sim_options() const = 0;
-  virtual const SchedulerOptions& options() const = 0;  // sim_options().scheduler
+  virtual ~View() = default;
+  const Tables& tables() const { return t_; }
+
+  Time now() const { return *t_.now; }
+  const SimOptions& sim_options() const { return *t_.options; }
+  const SchedulerOptions& options() const { return t_.options->scheduler; }
   // The resource ledger: per node, what is free (cluster_state.h).
-  virtual const ClusterState& cluster() const = 0;
+  const ClusterState& cluster() const { return *t_.cluster; }
 
   // Every job of the workload, in workload order (index = position); phases say which wait,
   // run, or have not arrived yet (job_state.h).
-  virtual std::span<const JobState> jobs() const = 0;
+  std::span<const JobState> jobs() const { return *t_.jobs; }
   // Jobs waiting now, and jobs holding resources now (running, restoring, checkpointing); both
   // in no particular order.
-  virtual std::span<const std::uint32_t> waiting() const = 0;
-  virtual std::span<const std::uint32_t> holders() const = 0;
+  std::span<const std::uint32_t> waiting() const { return *t_.waiting; }
+  std::span<const std::uint32_t> holders() const { return *t_.holders; }
   // Holders with a grant on `node`, and what a holder holds (one grant per node).
-  virtual std::span<const std::uint32_t> holders_on(std::uint32_t node) const = 0;
-  virtual std::span<const Grant> grants_of(std::uint32_t job) const = 0;
+  std::span<const std::uint32_t> holders_on(std::uint32_t node) const {
+    return (*t_.node_holders)[node];
+  }
+  std::span<const Grant> grants_of(std::uint32_t job) const {
+    const JobState& state = (*t_.jobs)[job];
+    return {t_.grants->data() + state.grant_begin, state.grant_count};
+  }
   // The GPU type a holder's grants are on.
   int type_held(std::uint32_t job) const { return cluster().node(grants_of(job)[0].node).gpu_type; }
 
   // Virtual clusters: names (JobState::vc indexes them) and the GPUs each holds now.
-  virtual std::span<const std::string> vc_names() const = 0;
-  virtual std::span<const double> vc_usage() const = 0;
+  std::span<const std::string> vc_names() const { return *t_.vc_names; }
+  std::span<const double> vc_usage() const { return *t_.vc_usage; }
   // Nodes down (failures, drains): their resources are held by the outage, not by jobs.
-  virtual bool node_offline(std::uint32_t node) const = 0;
-  virtual std::size_t offline_nodes() const = 0;
+  bool node_offline(std::uint32_t node) const {
+    return !t_.down_count->empty() && (*t_.down_count)[node] > 0;
+  }
+  std::size_t offline_nodes() const { return *t_.offline_nodes; }
+
+  // Started this instant from scratch: it has no state to save, so it may still change its
+  // GPUs for free (it starts on the new ones).
+  bool not_begun(std::uint32_t job) const {
+    const JobState& state = (*t_.jobs)[job];
+    return state.phase == JobPhase::kRunning && state.progress_since == now() &&
+           !state.has_checkpoint && state.remaining == state.spec->duration;
+  }
+  // Whether a plan may give the running job another GPU count (elastic jobs with [mechanisms]
+  // elastic on), and its range.
+  bool resizable(std::uint32_t job) const {
+    const JobSpec& spec = *(*t_.jobs)[job].spec;
+    return t_.resizing && spec.min_gpus > 0 && spec.min_gpus < spec.max_gpus;
+  }
+  int min_gpus(std::uint32_t job) const { return jobs()[job].spec->min_gpus; }
+  int max_gpus(std::uint32_t job) const { return jobs()[job].spec->max_gpus; }
 
   // Progress rate the job would have holding `grants` (throughput model, elastic scaling;
   // nothing is applied).
@@ -66,18 +106,17 @@ class View {
   virtual double rate_per_gpu(std::uint32_t job, int gpu_type, const PerGpu& per_gpu) const = 0;
   // Axes along which the job's speed varies on `gpu_type` (its profile's matrix axes).
   virtual SensitivityAxes axes(std::uint32_t job, int gpu_type) const = 0;
-
   // What a transition of `kind` is expected to cost the job, in seconds (planners compare moves
   // by it; no random draw).
   virtual double expected_overhead_s(OverheadKind kind, std::uint32_t job) const = 0;
-  // Started this instant from scratch: it has no state to save, so it may still change its
-  // GPUs for free (it starts on the new ones).
-  virtual bool not_begun(std::uint32_t job) const = 0;
-  // Whether a plan may give the running job another GPU count (elastic jobs with [mechanisms]
-  // elastic on), and its range.
-  virtual bool resizable(std::uint32_t job) const = 0;
-  int min_gpus(std::uint32_t job) const { return jobs()[job].spec->min_gpus; }
-  int max_gpus(std::uint32_t job) const { return jobs()[job].spec->max_gpus; }
+
+ protected:
+  View() = default;
+  explicit View(const Tables& tables) : t_(tables) {}
+  void set_tables(const Tables& tables) { t_ = tables; }
+
+ private:
+  Tables t_;
 };
 
 }  // namespace clustersim

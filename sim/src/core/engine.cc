@@ -17,7 +17,23 @@ Engine::Engine(const SimOptions& options, const JobSpeed& speed, bool resizing)
       cluster_(options.cluster),
       speed_(speed),
       resizing_(resizing),
-      overheads_(options, stream_seed(options.seed, 0x0e7e4eadULL)) {}
+      overheads_(options, stream_seed(options.seed, 0x0e7e4eadULL)) {
+  Tables tables;
+  tables.now = &now_;
+  tables.options = &options_;
+  tables.cluster = &cluster_;
+  tables.jobs = &jobs_;
+  tables.waiting = &waiting_;
+  tables.holders = &holders_;
+  tables.node_holders = &node_holders_;
+  tables.grants = &grants_.storage();
+  tables.vc_names = &vc_names_;
+  tables.vc_usage = &vc_usage_;
+  tables.down_count = &down_count_;
+  tables.offline_nodes = &offline_nodes_;
+  tables.resizing = resizing;
+  set_tables(tables);
+}
 
 Engine::~Engine() = default;
 
@@ -717,24 +733,24 @@ void Engine::begin() {
 }
 
 void Engine::dispatch(const Event& event) {
-  switch (event.rank) {
+  switch (event.rank()) {
     case kCompletionRank:
     case kCheckpointDoneRank:
     case kRestoreDoneRank:
       // A job's event superseded by a change of plan is stale.
-      if (event.tag != jobs_[event.subject].epoch) return;
-      if (event.rank == kCompletionRank) {
-        complete(event.subject);
+      if (event.tag != jobs_[event.subject()].epoch) return;
+      if (event.rank() == kCompletionRank) {
+        complete(event.subject());
         jobs_came_or_went_ = true;
-      } else if (event.rank == kCheckpointDoneRank) {
-        finish_checkpoint(event.subject);
+      } else if (event.rank() == kCheckpointDoneRank) {
+        finish_checkpoint(event.subject());
       } else {
-        begin_running(event.subject);
+        begin_running(event.subject());
       }
       return;
     default: {
-      const auto kind = static_cast<TimerKind>(kind_of_rank_[event.rank]);
-      timer_clients_[kind]->on_timer(Timer{event.time, kind, event.subject, event.tag});
+      const auto kind = static_cast<TimerKind>(kind_of_rank_[event.rank()]);
+      timer_clients_[kind]->on_timer(Timer{event.time, kind, event.subject(), event.tag});
     }
   }
 }
@@ -775,7 +791,7 @@ std::optional<DecisionPoint> Engine::advance() {
 
     // Events before arrivals (job events, then timers that change what jobs hold), then
     // arrivals, then timers that ask for a decision, and samples.
-    while (!events_.empty() && events_.top().time == now && events_.top().rank < arrival_rank_) {
+    while (!events_.empty() && events_.top().time == now && events_.top().rank() < arrival_rank_) {
       const Event event = events_.pop();
       ++events_processed_;
       dispatch(event);
@@ -799,7 +815,7 @@ std::optional<DecisionPoint> Engine::advance() {
     while (!events_.empty() && events_.top().time == now) {
       const Event event = events_.pop();
       ++events_processed_;
-      if (event.rank == sample_rank_) {
+      if (event.rank() == sample_rank_) {
         sample_due_ = true;
       } else {
         dispatch(event);

@@ -85,41 +85,13 @@ class Engine final : public View, public Host {
   // Measurements of the run so far (once it is over: the results).
   RunResult collect_results();
 
-  // ---- View -----------------------------------------------------------------------------
-  Time now() const override { return now_; }
-  const SimOptions& sim_options() const override { return options_; }
-  const SchedulerOptions& options() const override { return options_.scheduler; }
-  const ClusterState& cluster() const override { return cluster_; }
-  std::span<const JobState> jobs() const override { return jobs_; }
-  std::span<const std::uint32_t> waiting() const override { return waiting_; }
-  std::span<const std::uint32_t> holders() const override { return holders_; }
-  std::span<const std::uint32_t> holders_on(std::uint32_t node) const override {
-    return node_holders_[node];
-  }
-  std::span<const Grant> grants_of(std::uint32_t job) const override {
-    return {grants_.data() + jobs_[job].grant_begin, jobs_[job].grant_count};
-  }
-  std::span<const std::string> vc_names() const override { return vc_names_; }
-  std::span<const double> vc_usage() const override { return vc_usage_; }
-  bool node_offline(std::uint32_t node) const override {
-    return !down_count_.empty() && down_count_[node];
-  }
-  std::size_t offline_nodes() const override { return offline_nodes_; }
+  // ---- View (the tables are read directly; these are computed) --------------------
   double rate_if(std::uint32_t job, std::span<const Grant> grants) const override;
   double rate_per_gpu(std::uint32_t job, int gpu_type, const PerGpu& per_gpu) const override;
   SensitivityAxes axes(std::uint32_t job, int gpu_type) const override;
   double expected_overhead_s(OverheadKind kind, std::uint32_t job) const override {
     if (kind == OverheadKind::kResize && not_begun(job)) return 0.0;
     return overheads_.expected_seconds(kind, job, *jobs_[job].spec);
-  }
-  bool not_begun(std::uint32_t job) const override {
-    const JobState& state = jobs_[job];
-    return state.phase == JobPhase::kRunning && state.progress_since == now_ &&
-           !state.has_checkpoint && state.remaining == state.spec->duration;
-  }
-  bool resizable(std::uint32_t job) const override {
-    const JobSpec& spec = *jobs_[job].spec;
-    return resizing_ && spec.min_gpus > 0 && spec.min_gpus < spec.max_gpus;
   }
 
   // ---- Host -----------------------------------------------------------------------------

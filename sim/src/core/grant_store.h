@@ -29,6 +29,7 @@ class GrantStore {
     free_[static_cast<std::size_t>(std::bit_width(count - 1))].push_back(begin);
   }
   Grant* data() { return storage_.data(); }
+  const std::vector<Grant>& storage() const { return storage_; }
   const Grant* data() const { return storage_.data(); }
 
  private:

@@ -12,7 +12,10 @@ Admission::Admission(const SimOptions& options, const ClusterState& cluster)
     : cluster_(cluster),
       vcs_(options.cluster.vcs),
       mode_(options.scheduler.vc_quota),
-      quotas_enforced_(!options.cluster.vcs.empty()) {}
+      quotas_enforced_(!options.cluster.vcs.empty()) {
+  for (int type = 0; type < static_cast<int>(cluster.gpu_type_names().size()); ++type)
+    most_gpus_of_one_type_ = std::max(most_gpus_of_one_type_, cluster.total_gpus(type));
+}
 
 std::optional<JobAdmission::Rejection> Admission::check(const JobState& job, const View& view) {
   (void)view;
@@ -22,10 +25,8 @@ std::optional<JobAdmission::Rejection> Admission::check(const JobState& job, con
     return Rejection{"gpu_type", "the cluster has no GPUs of type '" + spec.gpu_type + "'"};
   // A job never mixes GPU types, so it must fit within one type.
   const int types = static_cast<int>(cluster_.gpu_type_names().size());
-  int room_of_one_type = 0;
-  for (int type = 0; type < types; ++type)
-    if (job.gpu_type < 0 || job.gpu_type == type)
-      room_of_one_type = std::max(room_of_one_type, cluster_.total_gpus(type));
+  const int room_of_one_type =
+      job.gpu_type < 0 ? most_gpus_of_one_type_ : cluster_.total_gpus(job.gpu_type);
   if (job.gpus > room_of_one_type)
     return Rejection{"num_gpus", "it needs " + std::to_string(job.gpus) +
                                      " GPUs, the cluster has " + std::to_string(room_of_one_type) +

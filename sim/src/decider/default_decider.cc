@@ -25,6 +25,7 @@ DefaultDecider::~DefaultDecider() = default;
 
 void DefaultDecider::attach(Host& host) {
   host_ = &host;
+  view_ = &host.view();
   plan_timer_ = host.add_timer_kind(*this, TimerPhase::kAfterArrivals);
   jobs_added();
   allocation_->bind(placement_);

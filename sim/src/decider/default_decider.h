@@ -42,9 +42,11 @@ class DefaultDecider final : public Decider, public TimerClient {
   // ---- Decider ----------------------------------------------------------------------------
   void attach(Host& host) override;
   void jobs_added() override;
-  void on_waiting(std::uint32_t job) override { ordering_.enqueue(job, view().now()); }
+  void on_waiting(std::uint32_t job) override { ordering_.enqueue(job, view_->now()); }
   void on_arrival(std::uint32_t job) override;
-  void on_finished(std::uint32_t job) override { ordering_.finished(job, view().now()); }
+  void on_finished(std::uint32_t job) override {
+    if (ordering_.rekeys()) ordering_.finished(job, view_->now());
+  }
   void on_released() override { released_ = true; }
   void decide(const DecisionPoint& point) override;
   std::optional<std::uint32_t> head_of_queue() const override { return head(); }
@@ -54,7 +56,7 @@ class DefaultDecider final : public Decider, public TimerClient {
   void on_timer(const Timer& timer) override;  // the planning period's boundaries
 
   // ---- What the decision mechanisms use --------------------------------------------------
-  const View& view() const { return host_->view(); }
+  const View& view() const { return *view_; }
   Host& host() { return *host_; }
   const SimOptions& options() const { return options_; }
   Ordering& ordering() { return ordering_; }
@@ -88,6 +90,7 @@ class DefaultDecider final : public Decider, public TimerClient {
   std::vector<DecisionMechanism*> mechanisms_;  // registry order
   std::vector<DecisionMechanism*> room_makers_;
   Host* host_ = nullptr;
+  const View* view_ = nullptr;  // host_->view(), kept: the hot path reads it
   bool bound_ = false;
   TimerKind plan_timer_ = 0;
 

@@ -22,6 +22,7 @@ Ordering::Ordering(const SimOptions& options, const View& view, const Admission&
       honor_priority_(options.scheduler.honor_priority) {
   preemptive_ = options.scheduler.preemption.value_or(policy_->preemptive());
   ranks_vcs_ = policy_->ranks_vcs();
+  rekeys_ = policy_->rekeys_on_finish();
   queue_.reset(1);
 }
 

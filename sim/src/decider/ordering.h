@@ -32,6 +32,8 @@ class Ordering {
   // policy's default).
   bool preemptive() const { return preemptive_; }
   bool ranks_vcs() const { return ranks_vcs_; }
+  // The policy re-keys waiting jobs when a job finishes (finished() then has work to do).
+  bool rekeys() const { return rekeys_; }
   WaitingQueue& queue() { return queue_; }
   const WaitingQueue& queue() const { return queue_; }
 
@@ -81,6 +83,7 @@ class Ordering {
   std::unique_ptr<SchedulingPolicy> policy_;
   bool preemptive_ = false;
   bool ranks_vcs_ = false;
+  bool rekeys_ = false;  // the policy re-keys waiting jobs when a job finishes
   bool honor_priority_ = false;
   WaitingQueue queue_;
   std::vector<PriorityKey> keys_;     // by job index

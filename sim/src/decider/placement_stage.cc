@@ -9,6 +9,7 @@ namespace clustersim::internal {
 
 PlacementStage::PlacementStage(const SimOptions& options, const View& view)
     : view_(view), options_(options.scheduler), rng_(options.seed) {
+  set_tables(view.tables());
   placement_ = make_placement_policy(options.scheduler.placement, rng_);
   if (options.scheduler.strict_locality && !placement_->consolidates())
     throw std::invalid_argument(
@@ -33,17 +34,17 @@ PlacementRequest PlacementStage::base_request(const JobState& job) {
 }
 
 PlacementRequest PlacementStage::request_of(std::uint32_t index) const {
-  const JobState& job = view_.jobs()[index];
+  const JobState& job = jobs()[index];
   PlacementRequest request = base_request(job);
-  request.fewest_nodes = options_.strict_locality && job.phase == JobPhase::kWaiting &&
-                         (options_.locality_relax_s <= 0.0 ||
-                          view_.now() - job.phase_since < options_.locality_relax_s);
+  request.fewest_nodes =
+      options_.strict_locality && job.phase == JobPhase::kWaiting &&
+      (options_.locality_relax_s <= 0.0 || now() - job.phase_since < options_.locality_relax_s);
   return request;
 }
 
 std::span<const int> PlacementStage::types_to_try(std::uint32_t index) {
-  const JobState& job = view_.jobs()[index];
-  const ClusterState& cluster = view_.cluster();
+  const JobState& job = jobs()[index];
+  const ClusterState& cluster = this->cluster();
   const int types = static_cast<int>(cluster.gpu_type_names().size());
   type_order_.clear();
   if (job.gpu_type >= 0 || types == 1) {
@@ -56,15 +57,15 @@ std::span<const int> PlacementStage::types_to_try(std::uint32_t index) {
 }
 
 int PlacementStage::start_type(std::uint32_t job) {
-  const JobState& state = view_.jobs()[job];
+  const JobState& state = jobs()[job];
   if (state.gpu_type >= 0) return state.gpu_type;
-  if (view_.cluster().gpu_type_names().size() == 1) return 0;
+  if (cluster().gpu_type_names().size() == 1) return 0;
   const auto types = types_to_try(job);
   return types.empty() ? -1 : types.front();
 }
 
 bool PlacementStage::place(const PlacementRequest& request, std::vector<NodeShare>& out) {
-  if (!placement_->place(request, view_.cluster(), out)) return false;
+  if (!placement_->place(request, cluster(), out)) return false;
   return !request.fewest_nodes || out.size() <= fewest_nodes(request.gpu_type, request.gpus);
 }
 
@@ -72,7 +73,7 @@ bool PlacementStage::room_on_fewest_nodes(std::uint32_t job) {
   PlacementRequest request = request_of(job);
   for (int type : types_to_try(job)) {
     request.gpu_type = type;
-    if (view_.cluster().room_on_nodes(request, fewest_nodes(type, request.gpus))) return true;
+    if (cluster().room_on_nodes(request, fewest_nodes(type, request.gpus))) return true;
   }
   return false;
 }

@@ -42,24 +42,7 @@ class PlacementStage final : public AllocationContext {
   std::span<const int> types_to_try(std::uint32_t job) override;
   bool place(const PlacementRequest& request, std::vector<NodeShare>& out) override;
 
-  // ---- AllocationContext: the view, as the simulation shows it -----------------------------
-  Time now() const override { return view_.now(); }
-  const SimOptions& sim_options() const override { return view_.sim_options(); }
-  const SchedulerOptions& options() const override { return view_.options(); }
-  const ClusterState& cluster() const override { return view_.cluster(); }
-  std::span<const JobState> jobs() const override { return view_.jobs(); }
-  std::span<const std::uint32_t> waiting() const override { return view_.waiting(); }
-  std::span<const std::uint32_t> holders() const override { return view_.holders(); }
-  std::span<const std::uint32_t> holders_on(std::uint32_t node) const override {
-    return view_.holders_on(node);
-  }
-  std::span<const Grant> grants_of(std::uint32_t job) const override {
-    return view_.grants_of(job);
-  }
-  std::span<const std::string> vc_names() const override { return view_.vc_names(); }
-  std::span<const double> vc_usage() const override { return view_.vc_usage(); }
-  bool node_offline(std::uint32_t node) const override { return view_.node_offline(node); }
-  std::size_t offline_nodes() const override { return view_.offline_nodes(); }
+  // ---- AllocationContext: the view (the engine's tables; its computed answers) -----------
   double rate_if(std::uint32_t job, std::span<const Grant> grants) const override {
     return view_.rate_if(job, grants);
   }
@@ -72,8 +55,6 @@ class PlacementStage final : public AllocationContext {
   double expected_overhead_s(OverheadKind kind, std::uint32_t job) const override {
     return view_.expected_overhead_s(kind, job);
   }
-  bool not_begun(std::uint32_t job) const override { return view_.not_begun(job); }
-  bool resizable(std::uint32_t job) const override { return view_.resizable(job); }
 
  private:
   const View& view_;

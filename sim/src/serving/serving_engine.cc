@@ -362,7 +362,7 @@ RunResult ServingEngine::run() {
       now = std::min(now, dag_.arrival_time[arrivals[next_arrival]]);
     // One instant: finishes free GPUs and ready children, then arrivals, then decisions.
     while (!events_.empty() && events_.top().time == now) {
-      finish(events_.pop().subject, now);
+      finish(events_.pop().subject(), now);
       ++events_processed_;
     }
     while (next_arrival < arrivals.size() && dag_.arrival_time[arrivals[next_arrival]] == now) {

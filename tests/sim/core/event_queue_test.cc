@@ -15,14 +15,14 @@ TEST(EventQueue, PopsInTimeThenRankThenSubjectThenInsertionOrder) {
   queue.push(5.0, kCheckpointDone, 1);
   queue.push(5.0, kCompletion, 3, 9);
   ASSERT_EQ(queue.size(), 6u);
-  EXPECT_EQ(queue.pop().rank, kRound);
+  EXPECT_EQ(queue.pop().rank(), kRound);
   Event e = queue.pop();
-  EXPECT_EQ(e.subject, 3u);
+  EXPECT_EQ(e.subject(), 3u);
   EXPECT_EQ(e.tag, 0u);  // same time, rank and subject: inserted first comes first
   EXPECT_EQ(queue.pop().tag, 9u);
-  EXPECT_EQ(queue.pop().subject, 7u);
-  EXPECT_EQ(queue.pop().rank, kCheckpointDone);
-  EXPECT_EQ(queue.pop().rank, kSample);
+  EXPECT_EQ(queue.pop().subject(), 7u);
+  EXPECT_EQ(queue.pop().rank(), kCheckpointDone);
+  EXPECT_EQ(queue.pop().rank(), kSample);
   EXPECT_TRUE(queue.empty());
 }
 

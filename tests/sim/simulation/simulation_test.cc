@@ -269,6 +269,7 @@ TEST(Simulation, AMechanismWrittenInATestJoinsTheRun) {
 class UserMeanEstimate final : public SchedulingPolicy {
  public:
   bool preemptive() const override { return false; }
+  bool rekeys_on_finish() const override { return true; }
   void compute_keys(std::span<const std::uint32_t> jobs, const PolicyContext& ctx,
                     std::span<PriorityKey> keys) override {
     for (std::size_t i = 0; i < jobs.size(); ++i) {

@@ -4,8 +4,8 @@
 #include <iostream>
 #include <memory>
 
+#include "clustersim/atomic_file.h"
 #include "clustersim/config.h"
-#include "clustersim/internal/atomic_file.h"
 #include "clustersim/report.h"
 #include "clustersim/simulator.h"
 

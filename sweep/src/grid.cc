@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "clustersim/error.h"
-#include "clustersim/internal/input_file.h"
+#include "clustersim/input_file.h"
 #include "clustersim/sweep/hash.h"
 
 namespace clustersim::sweep {

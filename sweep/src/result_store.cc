@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <variant>
 
+#include "clustersim/atomic_file.h"
 #include "clustersim/error.h"
-#include "clustersim/internal/atomic_file.h"
 
 namespace clustersim::sweep {
 

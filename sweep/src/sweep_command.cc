@@ -20,9 +20,9 @@
 #include <optional>
 #include <sstream>
 
+#include "clustersim/atomic_file.h"
 #include "clustersim/error.h"
-#include "clustersim/internal/atomic_file.h"
-#include "clustersim/internal/input_file.h"
+#include "clustersim/input_file.h"
 #include "clustersim/simulator.h"
 #include "clustersim/sweep/communicator.h"
 #include "clustersim/sweep/dispatcher.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "clustersim/cluster.h"
-#include "clustersim/internal/node_index.h"
+#include "clustersim/node_index.h"
 #include "clustersim/plan.h"
 
 namespace clustersim {
@@ -134,7 +134,7 @@ class ClusterState {
   std::uint32_t next_node_with_free(int gpu_type, int free, std::uint32_t from,
                                     std::uint32_t end) const {
     const std::uint32_t node = types_[gpu_type].by_free[free].next(from);
-    return node < end ? node : internal::NodeBitset::kNone;
+    return node < end ? node : NodeBitset::kNone;
   }
   // Racks holding nodes of the type (ascending); a rack's indexed nodes with `free` free GPUs
   // and its free GPUs on indexed nodes.
@@ -173,12 +173,12 @@ class ClusterState {
  public:
  private:
   struct TypeIndex {
-    std::vector<internal::NodeBitset> by_free;  // [f]: indexed nodes with f free GPUs
-    std::vector<int> rack_count;                // [rack * (max + 1) + f]
-    std::vector<int> rack_room;                 // [rack]: free GPUs of indexed nodes
-    mutable internal::FreeGpuTree tree;         // free GPUs of indexed nodes, by node
-    int inconsistent = 0;                       // nodes with free GPUs not indexed
-    std::vector<int> racks;                     // racks with nodes of this type
+    std::vector<NodeBitset> by_free;  // [f]: indexed nodes with f free GPUs
+    std::vector<int> rack_count;      // [rack * (max + 1) + f]
+    std::vector<int> rack_room;       // [rack]: free GPUs of indexed nodes
+    mutable FreeGpuTree tree;         // free GPUs of indexed nodes, by node
+    int inconsistent = 0;             // nodes with free GPUs not indexed
+    std::vector<int> racks;           // racks with nodes of this type
   };
   void reindex(std::uint32_t node);
   bool consistent(const Node& node) const;

@@ -24,4 +24,4 @@ void write_file_atomically(const std::string& path, WriteFn&& write);
 
 }  // namespace clustersim
 
-#include "clustersim/internal/atomic_file.h"
+#include "clustersim/atomic_file.h"

@@ -218,7 +218,7 @@ bool ClusterState::room_on_nodes(const PlacementRequest& request, std::size_t co
     const auto all = static_cast<std::uint32_t>(nodes_.size());
     for (int free = max_gpus_per_node_; free >= 1 && taken < count; --free)
       for (std::uint32_t n = next_node_with_free(type, free, 0, all);
-           n != internal::NodeBitset::kNone && taken < count;
+           n != NodeBitset::kNone && taken < count;
            n = next_node_with_free(type, free, n + 1, all)) {
         room += free;
         ++taken;

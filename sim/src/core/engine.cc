@@ -8,7 +8,7 @@
 #include <string>
 
 #include "clustersim/random.h"
-#include "core/summary_stats.h"
+#include "metrics/summary_stats.h"
 
 namespace clustersim::internal {
 

@@ -1,4 +1,4 @@
-#include "clustersim/internal/atomic_file.h"
+#include "clustersim/atomic_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -14,7 +14,7 @@
 #include "clustersim/allocation_mechanism.h"
 #include "clustersim/error.h"
 #include "clustersim/failure_trace.h"
-#include "clustersim/internal/input_file.h"
+#include "clustersim/input_file.h"
 #include "clustersim/model_cache.h"
 #include "clustersim/placement.h"
 #include "clustersim/policy.h"

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "clustersim/error.h"
-#include "clustersim/internal/input_file.h"
+#include "clustersim/input_file.h"
 #include "workload/internal/text_parsing.h"
 
 namespace clustersim {

@@ -1,4 +1,4 @@
-#include "clustersim/internal/input_file.h"
+#include "clustersim/input_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

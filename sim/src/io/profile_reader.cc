@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "clustersim/error.h"
-#include "clustersim/internal/input_file.h"
+#include "clustersim/input_file.h"
 #include "clustersim/profile.h"
 #include "clustersim/serving_catalog.h"
 #include "io/internal/json_error.h"

@@ -10,7 +10,7 @@
 #include <unordered_map>
 
 #include "clustersim/error.h"
-#include "clustersim/internal/input_file.h"
+#include "clustersim/input_file.h"
 #include "clustersim/profile.h"
 #include "io/internal/json_error.h"
 

@@ -39,7 +39,7 @@ inline const Candidate* tightest_single_node(const std::vector<Candidate>& candi
 
 // ---- The indexed fast path (cluster_state.h's node index) ----------------------------------
 
-constexpr std::uint32_t kNoNode = internal::NodeBitset::kNone;
+constexpr std::uint32_t kNoNode = NodeBitset::kNone;
 
 // The GPU type whose index answers for this request, or -1: the request must be at the
 // proportional share and the index must cover every node of its type with free GPUs (then a
@@ -71,8 +71,8 @@ template <typename Visit>
 void for_each_roomiest(const ClusterState& cluster, int type, std::uint32_t begin,
                        std::uint32_t end, Visit visit) {
   for (int free = cluster.max_gpus_per_node(); free >= 1; --free)
-    for (std::uint32_t node = cluster.next_node_with_free(type, free, begin, end);
-         node != kNoNode; node = cluster.next_node_with_free(type, free, node + 1, end))
+    for (std::uint32_t node = cluster.next_node_with_free(type, free, begin, end); node != kNoNode;
+         node = cluster.next_node_with_free(type, free, node + 1, end))
       if (!visit(node, free)) return;
 }
 

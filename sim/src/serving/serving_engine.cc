@@ -19,7 +19,7 @@
 #include "clustersim/serving.h"
 #include "clustersim/task_placement.h"
 #include "core/event_queue.h"
-#include "core/summary_stats.h"
+#include "metrics/summary_stats.h"
 
 namespace clustersim {
 

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "clustersim/error.h"
-#include "clustersim/internal/input_file.h"
+#include "clustersim/input_file.h"
 #include "clustersim/workload.h"
 #include "io/internal/json_error.h"
 #include "workload/internal/gavel_throughputs.h"

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "clustersim/error.h"
-#include "clustersim/internal/input_file.h"
+#include "clustersim/input_file.h"
 #include "clustersim/workload.h"
 
 namespace clustersim {

@@ -1,6 +1,6 @@
 // Outputs are written whole or not at all, all of a run's outputs together (issue 13: a failed
 // `run` could leave --jobs-out behind when --timeseries-out then failed).
-#include "clustersim/internal/atomic_file.h"
+#include "clustersim/atomic_file.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

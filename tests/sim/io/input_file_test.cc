@@ -1,5 +1,5 @@
 // Files a user names are said to be missing, a directory, or unreadable, as such.
-#include "clustersim/internal/input_file.h"
+#include "clustersim/input_file.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace clustersim::internal {
+namespace clustersim {
 
 // A set of small integers with "lowest member at or after i" in O(size / 4096) word reads.
 class NodeBitset {
@@ -43,8 +43,8 @@ class NodeBitset {
     // Later words, through the summary (one bit per non-empty word).
     std::size_t s = (w + 1) / 64;
     if (s >= summary_.size()) return kNone;
-    std::uint64_t bits = summary_[s] & (((w + 1) % 64) ? ~std::uint64_t{0} << ((w + 1) % 64)
-                                                       : ~std::uint64_t{0});
+    std::uint64_t bits =
+        summary_[s] & (((w + 1) % 64) ? ~std::uint64_t{0} << ((w + 1) % 64) : ~std::uint64_t{0});
     while (bits == 0) {
       if (++s >= summary_.size()) return kNone;
       bits = summary_[s];
@@ -89,4 +89,4 @@ class FreeGpuTree {
   std::vector<int> tree_;
 };
 
-}  // namespace clustersim::internal
+}  // namespace clustersim

@@ -679,6 +679,7 @@ const KeyRegistry& config_keys() {
     options::declare_generator_keys(workload);
     options::declare_catalog_keys(workload);
     options::custom(workload, "workload.window", KeyType::kList)
+        .item(KeyType::kInteger)
         .component("config")
         .training_only()
         .refusal("not supported for DAG workloads yet")

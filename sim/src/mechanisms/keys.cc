@@ -187,6 +187,7 @@ void declare_cost_keys(KeyRegistry& keys, const std::string& kind,
       keys, "costs",
       kind + "_samples", [cost](auto& o) -> auto& { return (o.mechanisms.*cost).samples; })
       .expected("a list of seconds")
+      .default_note("none")
       .check([](const OptionValue& value) -> std::string {
         const auto& samples = std::get<std::vector<double>>(value);
         if (samples.empty()) return "expected a list of seconds";

@@ -237,11 +237,11 @@ void declare_policy_keys(KeyRegistry& keys);           // policies/registry.cc, 
 void declare_placement_keys(KeyRegistry& keys);        // placement/registry.cc
 void declare_allocation_keys(KeyRegistry& keys);       // allocation/registry.cc
 void declare_scheduler_keys(KeyRegistry& keys);        // options/core_keys.cc
+void declare_metrics_keys(KeyRegistry& keys);          // options/core_keys.cc ([metrics], [debug])
 void declare_serving_keys(KeyRegistry& keys);          // serving/registry.cc
 void declare_placement_model_keys(KeyRegistry& keys);  // core/placement_throughput_model.cc
 void declare_profile_model_keys(KeyRegistry& keys);    // core/profile_throughput_model.cc
 void declare_mechanism_keys(KeyRegistry& keys);        // mechanisms/keys.cc
-void declare_metrics_keys(KeyRegistry& keys);          // options/core_keys.cc
 void declare_tiresias_keys(KeyRegistry& keys);         // policies/tiresias.cc (by the policies')
 // The workload's keys, from the I/O library: config_keys() calls these after simulator_keys().
 void declare_reader_keys(KeyRegistry& keys);     // workload/read_trace.cc

@@ -1,6 +1,7 @@
 // The key registry (options.h): collecting the modules' declarations, validate(), and the
 // listings (--list-keys, README.md's tables).
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -25,17 +26,11 @@ std::size_t section_rank(std::string_view section) {
   return std::size(kSectionOrder);
 }
 
+// The shortest text that reads back as `value` (300, 0.05, 1e+12).
 std::string shortest(double value) {
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::ostringstream out;
-    out.precision(digits);
-    out << value;
-    if (std::stod(out.str()) == value) return out.str();
-  }
-  std::ostringstream out;
-  out.precision(17);
-  out << value;
-  return out.str();
+  char text[64];
+  const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+  return std::string(text, end);
 }
 
 std::string join(const std::vector<std::string>& items, std::string_view separator,
@@ -203,11 +198,11 @@ const KeyRegistry& simulator_keys() {
     options::declare_placement_keys(keys);
     options::declare_allocation_keys(keys);
     options::declare_scheduler_keys(keys);
+    options::declare_metrics_keys(keys);
     options::declare_serving_keys(keys);
     options::declare_placement_model_keys(keys);
     options::declare_profile_model_keys(keys);
     options::declare_mechanism_keys(keys);
-    options::declare_metrics_keys(keys);
     add_node_group_keys(keys);
     std::vector<KeyDecl> sorted = keys.keys();
     options::sort_by_table(sorted);
@@ -254,7 +249,9 @@ std::string type_text(const KeyDecl& key) {
     case KeyType::kChoice:
       return "one of: " + join(key.choices, ", ");
     case KeyType::kList:
-      return key.item == KeyType::kString ? "list of strings" : "list of numbers";
+      return key.item == KeyType::kString    ? "list of strings"
+             : key.item == KeyType::kInteger ? "list of integers"
+                                             : "list of numbers";
     default:
       return std::string(key_type_name(key.type));
   }
@@ -301,30 +298,32 @@ std::string value_problem(const KeyDecl& key, const OptionValue& value) {
 }
 
 void validate(const SimOptions& options, WorkloadKind kind) {
-  const auto check = [](const KeyDecl& key, const OptionValue& value, const std::string& field) {
-    // The struct's initialiser is the default: valid, or the value meaning "unset".
-    if (key.input_only_range || key.type == KeyType::kChoice || value == key.default_value) return;
-    const std::string problem = value_problem(key, value);
-    if (!problem.empty()) throw std::invalid_argument(field + ": " + problem);
-  };
-  const auto check_target = [](const KeyDecl& key, const void* target, const std::string& field) {
-    if (!key.check_target) return;
-    const std::string problem = key.check_target(target);
-    if (!problem.empty()) throw std::invalid_argument(field + ": " + problem);
+  // Allocates nothing unless something is wrong (the key's field name is built then): the
+  // engine may call it for every run.
+  const auto check = [](const KeyDecl& key, const void* target, const auto& field) {
+    if (key.get && !key.input_only_range && key.type != KeyType::kChoice) {
+      const OptionValue value = key.get(target);
+      // The struct's initialiser is the default: valid, or the value meaning "unset".
+      if (value != key.default_value) {
+        const std::string problem = value_problem(key, value);
+        if (!problem.empty()) throw std::invalid_argument(field() + ": " + problem);
+      }
+    }
+    if (key.check_target) {
+      const std::string problem = key.check_target(target);
+      if (!problem.empty()) throw std::invalid_argument(field() + ": " + problem);
+    }
   };
   for (const KeyDecl& key : simulator_keys().keys()) {
     if (!applies_to(key.applies, kind)) continue;
     if (key.target == KeyTarget::kSimOptions) {
-      if (key.get) check(key, key.get(&options), key.name);
-      check_target(key, &options, key.name);
+      check(key, &options, [&] { return key.name; });
     } else if (key.target == KeyTarget::kNodeGroup && key.section() == "cluster.node_group[]") {
       const auto& groups = options.cluster.groups;
-      for (std::size_t i = 0; i < groups.size(); ++i) {
-        const std::string field =
-            "cluster.groups[" + std::to_string(i) + "]." + std::string(key.key());
-        if (key.get) check(key, key.get(&groups[i]), field);
-        check_target(key, &groups[i], field);
-      }
+      for (std::size_t i = 0; i < groups.size(); ++i)
+        check(key, &groups[i], [&] {
+          return "cluster.groups[" + std::to_string(i) + "]." + std::string(key.key());
+        });
     }
   }
 }
@@ -356,7 +355,7 @@ std::string keys_markdown(const KeyRegistry& keys) {
     const std::string title =
         section == "cluster.node_group[]" ? "[[cluster.node_group]]" : "[" + section + "]";
     if (!text.empty()) text += "\n";
-    text += "`" + title + "`\n\n";
+    text += "**`" + title + "`**\n\n";
     text += "| key | type | default | workloads | meaning |\n|---|---|---|---|---|\n";
     for (const KeyDecl* key : keys.in_section(section)) {
       std::string type = type_text(*key);

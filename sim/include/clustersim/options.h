@@ -64,34 +64,7 @@ enum class KeyTarget : std::uint8_t {
   kProfileModel,  // ProfileModelOptions (profile.h)
   kWorkload,      // WorkloadSource (config.h)
 };
-template <class T>
-struct KeyTargetOf;
-template <>
-struct KeyTargetOf<SimOptions> {
-  static constexpr KeyTarget value = KeyTarget::kSimOptions;
-};
-template <>
-struct KeyTargetOf<NodeGroupSpec> {
-  static constexpr KeyTarget value = KeyTarget::kNodeGroup;
-};
-template <>
-struct KeyTargetOf<GeneratorOptions> {
-  static constexpr KeyTarget value = KeyTarget::kGenerator;
-};
-template <>
-struct KeyTargetOf<ReaderOptions> {
-  static constexpr KeyTarget value = KeyTarget::kReader;
-};
-template <>
-struct KeyTargetOf<ProfileModelOptions> {
-  static constexpr KeyTarget value = KeyTarget::kProfileModel;
-};
-template <>
-struct KeyTargetOf<WorkloadSource> {
-  static constexpr KeyTarget value = KeyTarget::kWorkload;
-};
-
-// A closed range [min, max] (of a number, an integer, or each number of a list).
+// A closed range [min, max] of a number or an integer.
 struct KeyRange {
   double min = 0.0, max = 0.0;      // numbers
   std::int64_t imin = 0, imax = 0;  // integers
@@ -103,7 +76,7 @@ struct KeyDecl {
   // "cluster.node_group[].gpus_per_node".
   std::string name;
   KeyType type = KeyType::kString;
-  KeyType item = KeyType::kNumber;  // kList: kNumber or kString
+  KeyType item = KeyType::kNumber;  // kList: kNumber, kInteger or kString
   std::string doc;                  // Markdown
   std::string component;            // who declares it: "scheduler", "policy tiresias", ...
   Applies applies = Applies::kBoth;
@@ -144,15 +117,6 @@ struct KeyDecl {
   std::string_view section() const;  // "scheduler"; "cluster.node_group[]"
   std::string_view key() const;      // "lease_s"
   bool bound() const { return static_cast<bool>(set); }
-
-  template <class T>
-  OptionValue get_from(const T& object) const {
-    return target == KeyTargetOf<T>::value && get ? get(&object) : OptionValue{};
-  }
-  template <class T>
-  void set_in(T& object, const OptionValue& value) const {
-    if (target == KeyTargetOf<T>::value && set) set(&object, value);
-  }
 };
 
 // The declarations, in the order of the config's tables and, within one, of the reading.

@@ -1,6 +1,5 @@
 // Declaring config keys (options.h): one call per key, next to the component that owns it.
-//   field<SimOptions>(keys, "scheduler.lease_s", [](auto& o) -> auto& { return o.scheduler.lease_s;
-//   })
+//   field<SimOptions>(keys, "scheduler.lease_s", [](auto& o) -> auto& { return o.lease_s; })
 //       .range(0, 1e12)
 //       .doc("Period of preemption rounds ...");
 // binds the key to its field: the field's type gives the key's, a default-constructed SimOptions
@@ -17,7 +16,37 @@
 
 #include "clustersim/options.h"
 
-namespace clustersim::options {
+namespace clustersim {
+
+// The KeyTarget of each options struct.
+template <class T>
+struct KeyTargetOf;
+template <>
+struct KeyTargetOf<SimOptions> {
+  static constexpr KeyTarget value = KeyTarget::kSimOptions;
+};
+template <>
+struct KeyTargetOf<NodeGroupSpec> {
+  static constexpr KeyTarget value = KeyTarget::kNodeGroup;
+};
+template <>
+struct KeyTargetOf<GeneratorOptions> {
+  static constexpr KeyTarget value = KeyTarget::kGenerator;
+};
+template <>
+struct KeyTargetOf<ReaderOptions> {
+  static constexpr KeyTarget value = KeyTarget::kReader;
+};
+template <>
+struct KeyTargetOf<ProfileModelOptions> {
+  static constexpr KeyTarget value = KeyTarget::kProfileModel;
+};
+template <>
+struct KeyTargetOf<WorkloadSource> {
+  static constexpr KeyTarget value = KeyTarget::kWorkload;
+};
+
+namespace options {
 
 // Fluent setters on a declaration just added to a registry (use it at once: a later add may
 // move it).
@@ -251,4 +280,5 @@ void declare_synergy_keys(KeyRegistry& keys);    // workload/synergy_generator.c
 void declare_query_dag_keys(KeyRegistry& keys);  // workload/query_dag_generator.cc
 void declare_catalog_keys(KeyRegistry& keys);    // io/serving_catalog.cc
 
-}  // namespace clustersim::options
+}  // namespace options
+}  // namespace clustersim

@@ -38,6 +38,12 @@ int main(int argc, char** argv) {
   run->add_flag("--json", args.json, "Print the run's metrics as one JSON object");
   run->add_option("--jobs-out", args.jobs_out, "Write one CSV row per job to this file");
   run->add_option("--timeseries-out", args.timeseries_out, "Write the sampled time series as CSV");
+  run->add_option("--list-keys", args.list_keys,
+                  "Print every config key (type, default, workloads, meaning) and exit; "
+                  "=markdown: as README.md's tables")
+      ->expected(0, 1)
+      ->default_str("text")
+      ->check(CLI::IsMember({"text", "markdown"}));
 #ifdef CLUSTERSIM_HAVE_SWEEP
   // Listed here for --help; `clustersim sweep ...` is dispatched above.
   app.add_subcommand("sweep",

@@ -6,12 +6,18 @@
 
 #include "clustersim/atomic_file.h"
 #include "clustersim/config.h"
+#include "clustersim/options.h"
 #include "clustersim/report.h"
 #include "clustersim/simulator.h"
 
 namespace clustersim::app {
 
 int run_command(const RunArguments& args) {
+  if (!args.list_keys.empty()) {
+    std::cout << (args.list_keys == "markdown" ? keys_markdown(config_keys())
+                                               : keys_text(config_keys()));
+    return 0;
+  }
   RunConfig config =
       args.config_path.empty()
           ? parse_run_config(default_config_text(), "<built-in example>", "", args.overrides)

@@ -12,6 +12,8 @@ struct RunArguments {
   bool json = false;
   std::string jobs_out;
   std::string timeseries_out;
+  // "text" or "markdown": print every config key (options.h) instead of running.
+  std::string list_keys;
 };
 
 // Returns the exit status; input errors propagate as exceptions (main maps them to statuses).

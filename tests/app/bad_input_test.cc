@@ -629,7 +629,11 @@ std::vector<Case> dag_cases() {
       "query_id,task_id,submit_time,model,parents,input_mb,output_mb,compute_ms\n";
   const auto dag = [&](std::string name, std::string rows, std::size_t line, std::string field,
                        std::string message, std::string workload_extra = "") {
-    std::string cfg = config("q.csv", "dag", workload_extra);
+    // No [scheduler] policy: a training key on a DAG workload is an error of its own.
+    std::string cfg =
+        "[cluster]\nnodes = 2\ngpus_per_node = 8\n[workload]\ntrace = \"q.csv\"\n"
+        "format = \"dag\"\n" +
+        workload_extra;
     return Case{std::move(name),  {{"cfg.toml", std::move(cfg)}, {"q.csv", header + rows}},
                 "q.csv",          line,
                 std::move(field), std::move(message)};

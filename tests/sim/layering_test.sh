@@ -4,7 +4,9 @@
 # and within sim/src the folders depend on each other in one direction only:
 #   simulation -> mechanisms -> decider -> core -> {throughput, metrics}
 # (policies, placement, allocation, inputs depend on public headers only; serving on core's
-# event queue and the metrics). A forbidden include is printed with its file and line.
+# event queue and the metrics). Every folder may declare its config keys (options/declare.h);
+# options/ itself depends on nothing private. A forbidden include is printed with its file and
+# line.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 status=0
@@ -15,6 +17,7 @@ fail() {
 
 # Which private folders each folder of sim/src may include.
 declare -A allowed=(
+  [options]="options"
   [core]="core metrics throughput"
   [decider]="decider core metrics throughput"
   [mechanisms]="mechanisms decider core metrics throughput"
@@ -35,6 +38,7 @@ for dir in sim/src/*/; do
   [ -n "${allowed[$name]:-}" ] || fail "sim/src/$name has no layering rule (add one here)"
   while IFS= read -r hit; do
     target=$(sed -E 's|.*#include "([a-z_]+)/.*|\1|' <<<"$hit")
+    [ "$target" = options ] && continue  # key declarations, beside their owner
     grep -qw "$target" <<<"${allowed[$name]:-}" || fail "$hit (sim/src/$name may not include $target/)"
   done < <(grep -rnE "#include \"($folders)/" "$dir" || true)
 done

@@ -165,6 +165,40 @@ TEST(SweepGrid, AxisPathsAndValuesAreCheckedAgainstTheRunConfig) {
   EXPECT_THAT(error_of("[sweep]\n\"workload.jobs.x\" = [1]\n"), HasSubstr("not a table"));
 }
 
+// Axes are checked by the config keys' declarations (options.h) before any simulation: every
+// configuration is parsed, and an error names the grid file, the axis' line and the key.
+TEST(SweepGrid, AxesAreCheckedByTheKeysDeclarations) {
+  const auto error = [](const std::string& text) -> InputError {
+    try {
+      validate_grid(parse_grid(text, "grid.toml", "."));
+    } catch (const InputError& error) {
+      return error;
+    }
+    ADD_FAILURE() << "expected an InputError";
+    return InputError("", 0, "", "");
+  };
+  // Out of the declared range.
+  const InputError range =
+      error(std::string(kBase) + "[sweep]\n\"scheduler.lease_s\" = [60, -1]\n");
+  EXPECT_EQ(range.file(), "grid.toml");
+  EXPECT_EQ(range.line(), 11u);  // the axis
+  EXPECT_EQ(range.field(), "scheduler.lease_s");
+  EXPECT_THAT(range.message(), HasSubstr("must be in [0, 1e+12], got -1"));
+  // A key of another generator.
+  const InputError other =
+      error(std::string(kBase) + "[sweep]\n\"workload.queries_per_s\" = [2, 4]\n");
+  EXPECT_EQ(other.line(), 11u);
+  EXPECT_EQ(other.field(), "workload.queries_per_s");
+  EXPECT_THAT(other.message(), HasSubstr("only with generator = \"query_dag\""));
+  // A training key on a DAG workload.
+  const InputError training = error(
+      "[cluster]\nnodes = 4\n[workload]\ngenerator = \"query_dag\"\nqueries = 10\n[sweep]\n"
+      "\"scheduler.task_placement\" = [\"heft\"]\n\"scheduler.lease_s\" = [60, 120]\n");
+  EXPECT_EQ(training.line(), 8u);
+  EXPECT_EQ(training.field(), "scheduler.lease_s");
+  EXPECT_THAT(training.message(), HasSubstr("only for training workloads"));
+}
+
 TEST(SweepGrid, UnreadableTraceIsRejectedBeforeAnySimulation) {
   std::string text = R"(
 [cluster]

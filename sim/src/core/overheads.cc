@@ -3,8 +3,12 @@
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "clustersim/profile.h"
+#include "options/declare.h"
 
 namespace clustersim {
 
@@ -130,3 +134,89 @@ double OverheadModel::expected_seconds(OverheadKind kind, std::uint32_t job,
 
 }  // namespace internal
 }  // namespace clustersim
+
+namespace clustersim::options {
+
+// ---- What transitions cost ----
+// <kind>_model, <kind>_s (checkpoint and restore: [scheduler] checkpoint_s and restore_s),
+// <kind>_gbps, <kind>_samples.
+namespace {
+
+void declare_cost_keys(KeyRegistry& keys, const std::string& kind,
+                       OverheadCost MechanismOptions::*cost) {
+  const bool restarts = kind == "migration" || kind == "resize";
+  using Model = OverheadCost::Model;
+  std::vector<std::pair<std::string, Model>> models = {
+      {"constant", Model::kConstant}, {"size", Model::kSize}, {"empirical", Model::kEmpirical}};
+  if (restarts) models.emplace_back("save_restore", Model::kSaveRestore);
+  const std::string seconds = restarts ? "`" + kind + "_s`" : "`[scheduler] " + kind + "_s`";
+  auto model = choice<SimOptions>(
+                   keys, "mechanisms." + kind + "_model",
+                   [cost](auto& o) -> auto& { return (o.mechanisms.*cost).model; }, models)
+                   .component("mechanism costs")
+                   .training_only();
+  model.doc("What a " + kind + " costs: `constant` (" + seconds + "), `size` (" + seconds +
+            " + the job's checkpoint GB / `" + kind + "_gbps`), `empirical` (a seeded draw from `" +
+            kind + "_samples`)" +
+            (restarts ? ", `save_restore` (the job's checkpoint cost plus its restore cost)" : "") +
+            ".");
+  if (restarts)
+    model.default_note("`\"save_restore\"`; `\"constant\"` when `" + kind + "_s` is set");
+  if (restarts) {
+    mechanism_key(
+        keys, "costs",
+        kind + "_s", [cost](auto& o) -> auto& { return (o.mechanisms.*cost).seconds; })
+        .range(0.0, 1e12)
+        .doc("Seconds of a " + kind + " (the `constant` model, and the fixed part of `size`).");
+  }
+  mechanism_key(
+      keys, "costs", kind + "_gbps", [cost](auto& o) -> auto& { return (o.mechanisms.*cost).gbps; })
+      .range(1e-9, 1e12)
+      .doc("GB/s at which the `size` model moves a checkpoint.");
+  mechanism_key(
+      keys, "costs",
+      kind + "_samples", [cost](auto& o) -> auto& { return (o.mechanisms.*cost).samples; })
+      .expected("a list of seconds")
+      .default_note("none")
+      .check([](const OptionValue& value) -> std::string {
+        const auto& samples = std::get<std::vector<double>>(value);
+        if (samples.empty()) return "expected a list of seconds";
+        for (double sample : samples)
+          if (!(sample >= 0.0) || !std::isfinite(sample)) return "expected seconds >= 0";
+        return "";
+      })
+      .check_target<SimOptions>([cost](const SimOptions& o) -> std::string {
+        const OverheadCost& c = o.mechanisms.*cost;
+        if (c.model == Model::kEmpirical && c.samples.empty())
+          return "the empirical model draws from these: set them";
+        return "";
+      })
+      .doc(
+          "Seconds the `empirical` model draws from (uniformly, from a seeded stream of its "
+          "own).");
+}
+
+}  // namespace
+
+void declare_transition_cost_keys(KeyRegistry& keys) {
+  declare_cost_keys(keys, "checkpoint", &MechanismOptions::checkpoint_cost);
+  declare_cost_keys(keys, "restore", &MechanismOptions::restore_cost);
+  declare_cost_keys(keys, "migration", &MechanismOptions::migration_cost);
+  declare_cost_keys(keys, "resize", &MechanismOptions::resize_cost);
+  mechanism_key(
+      keys, "costs", "default_checkpoint_gb",
+      [](auto& o) -> auto& { return o.mechanisms.default_checkpoint_gb; })
+      .range(0.0, 1e9)
+      .doc(
+          "Checkpoint size (GB) for the `size` model, of models without their own (in "
+          "`[mechanisms.checkpoint_gb]` or a profile's `checkpoint_gb`).");
+  custom(keys, "mechanisms.checkpoint_gb", KeyType::kTable)
+      .component("mechanism costs")
+      .training_only()
+      .default_note("profiles' `checkpoint_gb`")
+      .doc(
+          "`[mechanisms.checkpoint_gb] MODEL = GB`: checkpoint sizes for the `size` model (each "
+          "in [0, 1e+09]), over the profiles' `checkpoint_gb`.");
+}
+
+}  // namespace clustersim::options

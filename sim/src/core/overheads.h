@@ -38,3 +38,12 @@ class OverheadModel {
 };
 
 }  // namespace clustersim::internal
+
+namespace clustersim {
+class KeyRegistry;  // options.h
+}  // namespace clustersim
+namespace clustersim::options {
+// The keys of what transitions cost ([mechanisms] <kind>_model, _s, _gbps, _samples,
+// default_checkpoint_gb, [mechanisms.checkpoint_gb]), declared with the model that charges them.
+void declare_transition_cost_keys(KeyRegistry& keys);
+}  // namespace clustersim::options

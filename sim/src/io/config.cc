@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -15,13 +16,11 @@
 #include "clustersim/error.h"
 #include "clustersim/failure_trace.h"
 #include "clustersim/input_file.h"
-#include "clustersim/model_cache.h"
-#include "clustersim/placement.h"
-#include "clustersim/policy.h"
+#include "clustersim/options.h"
 #include "clustersim/serving.h"
 #include "clustersim/serving_catalog.h"
 #include "clustersim/simulation.h"
-#include "clustersim/task_placement.h"
+#include "options/declare.h"
 
 namespace clustersim {
 
@@ -96,10 +95,15 @@ class TableReader {
     return table_ ? table_->get(key) : nullptr;
   }
 
-  double number(const std::string& key, double fallback, double min, double max) {
+  bool present(const std::string& key) const { return table_ && table_->contains(key); }
+  const toml::table* table() const { return table_; }
+  // A key the table may hold: a candidate when suggesting what a misspelt key meant.
+  void declare(const std::string& key) { asked_.insert(key); }
+
+  // A number in [min, max] (the keys of tables of names: VC quotas, checkpoint sizes).
+  double number(const std::string& key, double min, double max) {
     const toml::node* n = node(key);
-    if (!n) return fallback;
-    double value;
+    double value = 0.0;
     if (auto i = n->value_exact<std::int64_t>())
       value = static_cast<double>(*i);
     else if (auto d = n->value_exact<double>())
@@ -114,43 +118,13 @@ class TableReader {
     return value;
   }
 
-  std::int64_t integer(const std::string& key, std::int64_t fallback, std::int64_t min,
-                       std::int64_t max) {
-    const toml::node* n = node(key);
-    if (!n) return fallback;
-    auto value = n->value_exact<std::int64_t>();
+  std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max) {
+    auto value = node(key)->value_exact<std::int64_t>();
     if (!value) fail(key, "expected an integer");
     if (*value < min || *value > max)
       fail(key, "must be in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " +
                     std::to_string(*value));
     return *value;
-  }
-
-  bool boolean(const std::string& key, bool fallback) {
-    const toml::node* n = node(key);
-    if (!n) return fallback;
-    auto value = n->value_exact<bool>();
-    if (!value) fail(key, "expected true or false");
-    return *value;
-  }
-
-  std::string string(const std::string& key, const std::string& fallback) {
-    const toml::node* n = node(key);
-    if (!n) return fallback;
-    auto value = n->value_exact<std::string>();
-    if (!value) fail(key, "expected a string");
-    return *value;
-  }
-
-  std::string choice(const std::string& key, const std::string& fallback,
-                     const std::vector<std::string>& allowed) {
-    std::string value = string(key, fallback);
-    if (std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
-      std::string list;
-      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      fail(key, "unknown value '" + excerpt(value) + "' (expected one of: " + list + ")");
-    }
-    return value;
   }
 
   // Call once every known key has been read.
@@ -216,55 +190,246 @@ void check_cluster_size(const ClusterSpec& spec, const TableReader& reader) {
   }
 }
 
-// Serving DAG workloads' keys of [cluster] and [[cluster.node_group]] (a group inherits the
-// [cluster] value). parse_run_config refuses them for training workloads.
-constexpr const char* kServingClusterKeys[] = {"gpu_mem_gb", "net_gbps", "net_latency_us"};
-void read_serving_cluster_keys(TableReader& reader, const NodeGroupSpec& inherited,
-                               NodeGroupSpec& group) {
-  group.gpu_mem_gb = reader.number("gpu_mem_gb", inherited.gpu_mem_gb, 1e-9, 1e6);
-  group.net_gbps = reader.number("net_gbps", inherited.net_gbps, 1e-9, 1e9);
-  group.net_latency_us = reader.number("net_latency_us", inherited.net_latency_us, 0.0, 1e12);
-}
+// The structs a table's keys are read into (KeyDecl::target); null where the config has none.
+struct Targets {
+  SimOptions* sim = nullptr;
+  NodeGroupSpec* group = nullptr;
+  GeneratorOptions* generator = nullptr;
+  ReaderOptions* reader = nullptr;
+  ProfileModelOptions* profile = nullptr;
+  WorkloadSource* workload = nullptr;
 
-// Serving keys set for a workload that is not a DAG workload would be silently ignored: refuse.
-void refuse_serving_keys(const toml::table& root, const std::string& source) {
-  const std::string why = "only for DAG workloads (format = \"dag\" or generator = \"query_dag\")";
-  const toml::table* cluster = subtable(root, "cluster", source);
-  TableReader cluster_reader(cluster, "cluster", source);
-  for (const char* key : kServingClusterKeys)
-    if (cluster_reader.has(key)) cluster_reader.fail(key, why);
-  if (const toml::node* groups = cluster ? cluster->get("node_group") : nullptr) {
-    if (const toml::array* array = groups->as_array()) {
-      for (std::size_t i = 0; i < array->size(); ++i) {
-        TableReader group_reader(array->get(i)->as_table(),
-                                 "cluster.node_group[" + std::to_string(i) + "]", source);
-        for (const char* key : kServingClusterKeys)
-          if (group_reader.has(key)) group_reader.fail(key, why);
+  void* of(KeyTarget target) const {
+    switch (target) {
+      case KeyTarget::kSimOptions:
+        return sim;
+      case KeyTarget::kNodeGroup:
+        return group;
+      case KeyTarget::kGenerator:
+        return generator;
+      case KeyTarget::kReader:
+        return reader;
+      case KeyTarget::kProfileModel:
+        return profile;
+      case KeyTarget::kWorkload:
+        return workload;
+      case KeyTarget::kNone:
+        return nullptr;
+    }
+    return nullptr;
+  }
+};
+
+// One config's parse through the key declarations (options.h): each key's value is checked
+// against its declaration (type, range, choices, rule, condition) and written to its field;
+// the values read so far decide the conditions of the others.
+class ConfigParse {
+ public:
+  ConfigParse(const std::string& source, const std::string& base_dir)
+      : source_(source), base_dir_(base_dir) {}
+
+  const KeyRegistry& keys() const { return keys_; }
+  const std::string& source() const { return source_; }
+  const std::string& base_dir() const { return base_dir_; }
+
+  const KeyDecl& decl(std::string_view name) const {
+    const KeyDecl* key = keys_.find(name);
+    if (!key) throw std::logic_error("config key not declared: " + std::string(name));
+    return *key;
+  }
+
+  // Makes every declared key of `section` a candidate for "did you mean".
+  void declare(TableReader& reader, std::string_view section) const {
+    for (const KeyDecl* key : keys_.in_section(section)) reader.declare(std::string(key->key()));
+  }
+
+  // The checked value of a key of reader's table that is present.
+  OptionValue value(TableReader& reader, const KeyDecl& key) {
+    const std::string name(key.key());
+    const toml::node* node = reader.node(name);
+    if (!node) return OptionValue{};
+    const std::string unmet = unmet_condition(key);
+    if (!unmet.empty()) reader.fail(name, unmet);
+    OptionValue value = convert(reader, key, name, *node);
+    const std::string problem = value_problem(key, value);
+    if (!problem.empty()) reader.fail(name, problem);
+    values_[key.name] = value;
+    return value;
+  }
+  std::string text(TableReader& reader, std::string_view name) {
+    return std::get<std::string>(value(reader, decl(name)));
+  }
+
+  // Reads the declared keys of `section` that reader's table holds into their fields: first the
+  // keys other keys' conditions name, then every key's condition (in the table's order), then
+  // the values in declaration order. Keys with hand-written parsing (KeyDecl::custom) are only
+  // checked for their condition and marked as known.
+  void read_section(TableReader& reader, std::string_view section, const Targets& targets) {
+    declare(reader, section);
+    const std::vector<const KeyDecl*> keys = keys_.in_section(section);
+    std::set<const KeyDecl*> done;
+    const auto read = [&](const KeyDecl& key) {
+      OptionValue value = this->value(reader, key);
+      if (key.type == KeyType::kPath) value = resolve_path(std::get<std::string>(value), base_dir_);
+      void* target = targets.of(key.target);
+      if (!target) throw std::logic_error("config key " + key.name + " has no struct to go to");
+      key.set(target, value);
+      done.insert(&key);
+    };
+    for (const KeyDecl* key : keys)
+      if (key->bound() && reader.present(std::string(key->key())) && controls_others(*key))
+        read(*key);
+    if (const toml::table* table = reader.table()) {
+      for (const auto& [name, node] : *table) {
+        for (const KeyDecl* key : keys) {
+          if (key->key() != name.str()) continue;
+          const std::string unmet = unmet_condition(*key);
+          if (!unmet.empty()) reader.fail(std::string(name.str()), unmet);
+        }
       }
     }
+    for (const KeyDecl* key : keys) {
+      if (!reader.present(std::string(key->key())) || done.count(key)) continue;
+      reader.node(std::string(key->key()));  // known, whoever parses it
+      if (key->bound()) read(*key);
+    }
   }
-  TableReader scheduler(subtable(root, "scheduler", source), "scheduler", source);
-  for (const char* key :
-       {"task_placement", "cache", "cache_lookahead", "reschedule_threshold", "compass_keep_joins"})
-    if (scheduler.has(key)) scheduler.fail(key, why);
-  TableReader metrics(subtable(root, "metrics", source), "metrics", source);
-  if (metrics.has("query_slo_s")) metrics.fail("query_slo_s", why);
+
+  // The section's rules on its structs once it is read (KeyDecl::check_target).
+  void check_section(TableReader& reader, std::string_view section, const Targets& targets) {
+    for (const KeyDecl* key : keys_.in_section(section)) {
+      const void* target = targets.of(key->target);
+      if (!key->check_target || !target) continue;
+      const std::string problem = key->check_target(target);
+      if (!problem.empty()) reader.fail(std::string(key->key()), problem);
+    }
+  }
+
+ private:
+  // "" when the key's condition holds, else the error: a key whose condition names a key that is
+  // itself out of place is refused for that key's condition (query_dag's burst_factor under
+  // generator = "philly": only with generator = "query_dag").
+  std::string unmet_condition(const KeyDecl& key) const {
+    if (!key.when) return "";
+    const KeyDecl* other = keys_.find(key.when->key);
+    if (other) {
+      std::string unmet = unmet_condition(*other);
+      if (!unmet.empty()) return unmet;
+    }
+    const auto found = values_.find(key.when->key);
+    bool holds = false;
+    if (key.when->values.empty()) {
+      holds = found != values_.end();
+    } else {
+      const OptionValue& value = found != values_.end() ? found->second
+                                 : other                ? other->default_value
+                                                        : OptionValue{};
+      const auto* text = std::get_if<std::string>(&value);
+      holds = text && std::find(key.when->values.begin(), key.when->values.end(), *text) !=
+                          key.when->values.end();
+    }
+    return holds ? "" : condition_text(key);
+  }
+
+  bool controls_others(const KeyDecl& key) const {
+    for (const KeyDecl& other : keys_.keys())
+      if (other.when && other.when->key == key.name) return true;
+    return false;
+  }
+
+  OptionValue convert(TableReader& reader, const KeyDecl& key, const std::string& name,
+                      const toml::node& node) const {
+    const auto expected = [&](const char* by_type) {
+      reader.fail(name, "expected " + (key.expected.empty() ? std::string(by_type) : key.expected));
+    };
+    switch (key.type) {
+      case KeyType::kBool:
+        if (auto value = node.value_exact<bool>()) return *value;
+        expected("true or false");
+        break;
+      case KeyType::kInteger:
+        if (auto value = node.value_exact<std::int64_t>()) return *value;
+        expected("an integer");
+        break;
+      case KeyType::kNumber:
+        if (auto value = node.value_exact<std::int64_t>()) return static_cast<double>(*value);
+        if (auto value = node.value_exact<double>()) return *value;
+        expected("a number");
+        break;
+      case KeyType::kString:
+      case KeyType::kChoice:
+      case KeyType::kPath:
+        if (auto value = node.value_exact<std::string>()) return *value;
+        expected("a string");
+        break;
+      case KeyType::kList: {
+        const toml::array* array = node.as_array();
+        if (!array)
+          expected(key.item == KeyType::kString ? "a list of strings" : "a list of numbers");
+        if (key.item == KeyType::kString) {
+          std::vector<std::string> items;
+          for (const auto& item : *array) {
+            auto value = item.value_exact<std::string>();
+            if (!value) expected("a list of strings");
+            items.push_back(*value);
+          }
+          return items;
+        }
+        std::vector<double> items;
+        for (const auto& item : *array) {
+          auto value = item.value<double>();
+          if (!value) expected("a list of numbers");
+          items.push_back(*value);
+        }
+        return items;
+      }
+      case KeyType::kTable:
+        break;
+    }
+    return OptionValue{};
+  }
+
+  const KeyRegistry& keys_ = config_keys();
+  const std::string& source_;
+  const std::string& base_dir_;
+  std::map<std::string, OptionValue, std::less<>> values_;  // keys read so far
+};
+
+// A key set for a workload kind it does not apply to would be ignored: refuse it, naming it.
+void refuse_inapplicable(const ConfigParse& parse, const toml::table& root, WorkloadKind kind) {
+  const auto refuse = [&](TableReader& reader, std::string_view section) {
+    for (const KeyDecl* key : parse.keys().in_section(section)) {
+      const std::string name(key->key());
+      if (!applies_to(key->applies, kind) && reader.present(name))
+        reader.fail(name, refusal_text(*key, kind));
+    }
+  };
+  for (const std::string& section : parse.keys().sections()) {
+    if (section == "cluster.node_group[]") {
+      const toml::table* cluster = subtable(root, "cluster", parse.source());
+      const toml::node* groups = cluster ? cluster->get("node_group") : nullptr;
+      if (const toml::array* array = groups ? groups->as_array() : nullptr) {
+        for (std::size_t i = 0; i < array->size(); ++i) {
+          TableReader reader(array->get(i)->as_table(),
+                             "cluster.node_group[" + std::to_string(i) + "]", parse.source());
+          refuse(reader, section);
+        }
+      }
+      continue;
+    }
+    TableReader reader(subtable(root, section, parse.source()), section, parse.source());
+    refuse(reader, section);
+  }
 }
 
-ClusterSpec parse_cluster(const toml::table& root, const std::string& source) {
+void parse_cluster(ConfigParse& parse, const toml::table& root, SimOptions& sim) {
+  const std::string& source = parse.source();
   const toml::table* table = subtable(root, "cluster", source);
   if (!table) throw InputError(source, 0, "cluster", "missing table [cluster]");
   TableReader reader(table, "cluster", source);
-  ClusterSpec spec;
-  spec.nodes_per_rack = static_cast<int>(reader.integer("nodes_per_rack", 32, 1, 1 << 20));
-  NodeGroupSpec simple;
-  simple.nodes = static_cast<int>(reader.integer("nodes", 0, 0, 1 << 22));
-  simple.gpus_per_node = static_cast<int>(reader.integer("gpus_per_node", 8, 1, 64));
-  simple.gpu_type = reader.string("gpu_type", "generic");
-  simple.cpus_per_node = reader.number("cpus_per_node", 0.0, 0.0, 1e6);
-  simple.mem_gb_per_node = reader.number("mem_gb_per_node", 0.0, 0.0, 1e9);
-  simple.storage_mbps_per_node = reader.number("storage_mbps_per_node", 0.0, 0.0, 1e9);
-  read_serving_cluster_keys(reader, simple, simple);
+  ClusterSpec& spec = sim.cluster;
+  NodeGroupSpec simple;  // [cluster]'s own nodes; node groups inherit its values
+  parse.read_section(reader, "cluster", Targets{.sim = &sim, .group = &simple});
   if (simple.nodes > 0) spec.groups.push_back(simple);
 
   if (const toml::node* groups = reader.node("node_group")) {
@@ -276,19 +441,11 @@ ClusterSpec parse_cluster(const toml::table& root, const std::string& source) {
       if (!group_table)
         throw InputError(source, array->get(i)->source().begin.line, section, "expected a table");
       TableReader group_reader(group_table, section, source);
-      NodeGroupSpec group;
-      group.name = group_reader.string("name", "group" + std::to_string(i));
-      group.nodes = static_cast<int>(group_reader.integer("nodes", 0, 1, 1 << 22));
+      NodeGroupSpec group = simple;
+      group.name = "group" + std::to_string(i);
+      group.nodes = 0;
+      parse.read_section(group_reader, "cluster.node_group[]", Targets{.group = &group});
       if (!group_reader.has("nodes")) group_reader.fail("nodes", "missing");
-      group.gpus_per_node =
-          static_cast<int>(group_reader.integer("gpus_per_node", simple.gpus_per_node, 1, 64));
-      group.gpu_type = group_reader.string("gpu_type", simple.gpu_type);
-      group.cpus_per_node = group_reader.number("cpus_per_node", simple.cpus_per_node, 0.0, 1e6);
-      group.mem_gb_per_node =
-          group_reader.number("mem_gb_per_node", simple.mem_gb_per_node, 0.0, 1e9);
-      group.storage_mbps_per_node =
-          group_reader.number("storage_mbps_per_node", simple.storage_mbps_per_node, 0.0, 1e9);
-      read_serving_cluster_keys(group_reader, simple, group);
       group_reader.reject_unknown_keys();
       spec.groups.push_back(group);
     }
@@ -304,48 +461,11 @@ ClusterSpec parse_cluster(const toml::table& root, const std::string& source) {
     for (const auto& [name, value] : *vc_table) {
       VcSpec vc;
       vc.name = std::string(name.str());
-      vc.gpu_quota = static_cast<int>(vc_reader.integer(vc.name, 0, 1, 1 << 30));
+      vc.gpu_quota = static_cast<int>(vc_reader.integer(vc.name, 1, 1 << 30));
       spec.vcs.push_back(vc);
     }
   }
   reader.reject_unknown_keys();
-  return spec;
-}
-
-// [workload] keys of generator = "query_dag" (GeneratorOptions, generator.h). A key that only
-// applies to another arrival process or shape is an error naming it, not an unknown key.
-void parse_query_dag(TableReader& reader, GeneratorOptions& g) {
-  g.queries = static_cast<std::size_t>(reader.integer("queries", 1000, 1, 100'000'000));
-  g.queries_per_s = reader.number("queries_per_s", g.queries_per_s, 1e-9, 1e9);
-  g.arrival = reader.choice("arrival", g.arrival, {"poisson", "mmpp"});
-  if (g.arrival == "mmpp") {
-    g.burst_factor = reader.number("burst_factor", g.burst_factor, 1.0, 1e6);
-    if (!(g.burst_factor > 1.0)) reader.fail("burst_factor", "must be > 1 (a burst is faster)");
-    g.burst_fraction = reader.number("burst_fraction", g.burst_fraction, 1e-6, 1.0 - 1e-6);
-    g.burst_mean_s = reader.number("burst_mean_s", g.burst_mean_s, 1e-9, 1e12);
-  } else {
-    for (const char* key : {"burst_factor", "burst_fraction", "burst_mean_s"})
-      if (reader.has(key)) reader.fail(key, "only with arrival = \"mmpp\"");
-  }
-  g.dag_shapes = reader.choice("dag_shapes", g.dag_shapes, {"compass", "synthetic"});
-  g.zipf_s = reader.number("zipf_s", g.zipf_s, 0.0, 100.0);
-  if (g.dag_shapes == "synthetic") {
-    g.chain_fraction = reader.number("chain_fraction", g.chain_fraction, 0.0, 1.0);
-    g.max_chain = static_cast<int>(reader.integer("max_chain", g.max_chain, 2, 1000));
-    g.max_fanout = static_cast<int>(reader.integer("max_fanout", g.max_fanout, 2, 1000));
-    if (const toml::node* models = reader.node("models")) {
-      const toml::array* array = models->as_array();
-      if (!array || array->empty()) reader.fail("models", "expected a non-empty list of models");
-      for (const auto& item : *array) {
-        auto name = item.value_exact<std::string>();
-        if (!name) reader.fail("models", "expected a list of model names");
-        g.dag_models.push_back(*name);
-      }
-    }
-  } else {
-    for (const char* key : {"chain_fraction", "max_chain", "max_fanout", "models"})
-      if (reader.has(key)) reader.fail(key, "only with dag_shapes = \"synthetic\"");
-  }
 }
 
 // The catalog must know every model the query_dag generator is to draw, with a compute time,
@@ -366,102 +486,49 @@ void check_query_dag_models(TableReader& reader, const GeneratorOptions& g) {
   }
 }
 
-WorkloadSource parse_workload(const toml::table& root, const std::string& source,
-                              const std::string& base_dir, int cluster_gpus) {
+WorkloadSource parse_workload(ConfigParse& parse, const toml::table& root, int cluster_gpus) {
+  const std::string& source = parse.source();
   const toml::table* table = subtable(root, "workload", source);
   if (!table) throw InputError(source, 0, "workload", "missing table [workload]");
   TableReader reader(table, "workload", source);
+  parse.declare(reader, "workload");
   WorkloadSource workload;
   const bool has_trace = reader.has("trace");
   const bool has_generator = reader.has("generator");
   if (has_trace == has_generator)
     reader.fail(has_trace ? "generator" : "trace",
                 "set exactly one of 'trace' (a file) or 'generator'");
-  workload.reader.skip_invalid = reader.boolean("skip_invalid", false);
   if (has_trace) {
-    workload.trace_path = resolve_path(reader.string("trace", ""), base_dir);
-    const std::string format =
-        reader.choice("format", "csv", {"csv", "gavel", "openb", "helios", "philly", "dag"});
-    workload.format = parse_trace_format(format);
-    if (reader.has("throughputs"))
-      workload.reader.gavel_throughputs_path =
-          resolve_path(reader.string("throughputs", ""), base_dir);
-    workload.reader.gavel_gpu_type =
-        reader.string("gavel_gpu_type", workload.reader.gavel_gpu_type);
+    workload.trace_path = resolve_path(parse.text(reader, "workload.trace"), parse.base_dir());
   } else {
-    GeneratorOptions generator;
-    generator.shape = reader.choice("generator", "philly", {"philly", "synergy", "query_dag"});
-    const bool synergy = generator.shape == "synergy";
-    const bool query_dag = generator.shape == "query_dag";
-    if (query_dag) {
-      if (reader.has("jobs")) reader.fail("jobs", "query_dag generates queries: set 'queries'");
-      parse_query_dag(reader, generator);
-    } else {
-      generator.jobs = static_cast<std::size_t>(reader.integer("jobs", 1000, 1, 100'000'000));
-    }
-    if (!synergy && !query_dag) generator.load = reader.number("load", 0.8, 1e-6, 100.0);
-    if (synergy) {
-      generator.jobs_per_hour = reader.number("jobs_per_hour", 5.0, 1e-9, 1e9);
-      if (const toml::node* split = reader.node("class_split")) {
-        const toml::array* array = split->as_array();
-        if (!array || array->size() != 3)
-          reader.fail("class_split", "expected [image, language, speech] in %");
-        double sum = 0.0;
-        for (std::size_t i = 0; i < 3; ++i) {
-          auto share = array->get(i)->value<double>();
-          if (!share || !(*share >= 0.0) || !std::isfinite(*share))
-            reader.fail("class_split", "expected [image, language, speech] in %, each >= 0");
-          generator.class_split[i] = *share;
-          sum += *share;
-        }
-        if (std::abs(sum - 100.0) > 1e-6) {
-          std::ostringstream message;
-          message << "the shares must sum to 100 (they sum to " << sum << ")";
-          reader.fail("class_split", message.str());
-        }
-      }
-      generator.gpu_demand = reader.choice("gpu_demand", "single", {"single", "philly"});
-    }
-    generator.seed = static_cast<std::uint64_t>(
-        reader.integer("seed", 1, 0, std::numeric_limits<std::int64_t>::max()));
-    generator.max_gpus_per_job =
-        static_cast<int>(reader.integer("max_gpus_per_job", 0, 0, 1 << 20));
-    generator.elastic_fraction = reader.number("elastic_fraction", 0.0, 0.0, 1.0);
-    generator.elastic_min_factor = reader.number("elastic_min_factor", 0.5, 1e-9, 1.0);
-    generator.elastic_max_factor = reader.number("elastic_max_factor", 2.0, 1.0, 1e6);
-    generator.cluster_gpus = cluster_gpus;
-    if (const toml::node* vcs = reader.node("vcs")) {
-      const toml::array* array = vcs->as_array();
-      if (!array) reader.fail("vcs", "expected a list of VC names");
-      for (const auto& item : *array) {
-        auto name = item.value_exact<std::string>();
-        if (!name) reader.fail("vcs", "expected a list of VC names");
-        generator.vcs.push_back(*name);
-      }
-    }
-    workload.generator = generator;
+    workload.generator.emplace();
+    workload.generator->shape = parse.text(reader, "workload.generator");
+    workload.generator->cluster_gpus = cluster_gpus;
   }
+  parse.read_section(reader, "workload",
+                     Targets{.generator = workload.generator ? &*workload.generator : nullptr,
+                             .reader = &workload.reader,
+                             .workload = &workload});
   // Serving DAG workloads: the catalog their models come from (default: the built-in copy of
-  // profiles/serving/models.json).
+  // profiles/serving/models.json). Elsewhere it is refused with the keys of the other kind.
   const bool dag =
       has_trace ? workload.format == TraceFormat::kDag : workload.generator->shape == "query_dag";
-  if (reader.has("catalog")) {
-    if (!dag)
-      reader.fail("catalog",
-                  "only for DAG workloads (format = \"dag\" or generator = "
-                  "\"query_dag\")");
-    const std::string path = resolve_path(reader.string("catalog", ""), base_dir);
-    workload.serving_catalog = std::make_shared<const ServingCatalog>(load_serving_catalog(path));
-  } else if (dag) {
-    workload.serving_catalog = std::shared_ptr<const ServingCatalog>(
-        std::shared_ptr<const ServingCatalog>(), &default_serving_catalog());
+  if (dag) {
+    if (reader.has("catalog")) {
+      const std::string path =
+          resolve_path(parse.text(reader, "workload.catalog"), parse.base_dir());
+      workload.serving_catalog = std::make_shared<const ServingCatalog>(load_serving_catalog(path));
+    } else {
+      workload.serving_catalog = std::shared_ptr<const ServingCatalog>(
+          std::shared_ptr<const ServingCatalog>(), &default_serving_catalog());
+    }
   }
   if (workload.generator && dag) {
     workload.generator->catalog = workload.serving_catalog;
     check_query_dag_models(reader, *workload.generator);
   }
   if (const toml::node* window = reader.node("window")) {
-    if (dag) reader.fail("window", "not supported for DAG workloads yet");
+    if (dag) reader.fail("window", refusal_text(parse.decl("workload.window"), WorkloadKind::kDag));
     const toml::array* array = window->as_array();
     std::optional<std::int64_t> first, last;
     if (array && array->size() == 2) {
@@ -491,113 +558,64 @@ WorkloadSource parse_workload(const toml::table& root, const std::string& source
   return workload;
 }
 
-void parse_scheduler(const toml::table& root, const std::string& source, SimOptions& sim,
-                     bool& reject_impossible) {
-  TableReader reader(subtable(root, "scheduler", source), "scheduler", source);
-  SchedulerOptions& s = sim.scheduler;
-  s.policy = reader.choice("policy", s.policy, scheduling_policy_names());
-  s.placement = reader.choice("placement", s.placement, placement_policy_names());
-  s.allocation = reader.choice("allocation", s.allocation, allocation_mechanism_names());
-  s.best_demand_tolerance =
-      reader.number("best_demand_tolerance", s.best_demand_tolerance, 0.0, 0.999999);
-  s.realloc_s = reader.number("realloc_s", s.realloc_s, 0.0, 1e12);
-  s.lease_s = reader.number("lease_s", s.lease_s, 0.0, 1e12);
-  if (s.lease_s > 0.0 && s.lease_s < 1e-3)
-    reader.fail("lease_s", "must be 0 (a round at every arrival and completion) or >= 0.001");
-  s.plan_interval_s = reader.number("plan_interval_s", s.plan_interval_s, 0.0, 1e12);
-  s.checkpoint_s = reader.number("checkpoint_s", s.checkpoint_s, 0.0, 1e12);
-  s.restore_s = reader.number("restore_s", s.restore_s, 0.0, 1e12);
-  s.backfill = reader.boolean("backfill", s.backfill);
-  s.honor_priority = reader.boolean("honor_priority", s.honor_priority);
-  s.strict_locality = reader.choice("locality", "any", {"any", "strict"}) == "strict";
-  if (s.strict_locality && s.placement != "consolidate")
-    reader.fail("locality", "\"strict\" needs placement = \"consolidate\" (placement \"" +
-                                s.placement + "\" may split a job over more nodes than it needs)");
-  s.locality_relax_s = reader.number("locality_relax_s", s.locality_relax_s, 0.0, 1e12);
-  if (reader.has("preemption")) s.preemption = reader.boolean("preemption", false);
-  s.vc_quota = reader.choice("vc_quota", "strict", {"strict", "lend"}) == "lend"
-                   ? VcQuotaMode::kLend
-                   : VcQuotaMode::kStrict;
-  if (const toml::node* thresholds = reader.node("tiresias_thresholds")) {
-    const toml::array* array = thresholds->as_array();
-    if (!array || array->empty())
-      reader.fail("tiresias_thresholds", "expected a non-empty list of GPU-seconds");
-    s.tiresias_thresholds.clear();
-    for (const auto& item : *array) {
-      auto value = item.value<double>();
-      if (!value || !(*value > 0.0) ||
-          (!s.tiresias_thresholds.empty() && *value <= s.tiresias_thresholds.back()))
-        reader.fail("tiresias_thresholds", "expected positive, ascending GPU-seconds");
-      s.tiresias_thresholds.push_back(*value);
-    }
-  }
-  ServingOptions& serving = sim.serving;
-  serving.task_placement =
-      reader.choice("task_placement", serving.task_placement, task_placement_names());
-  serving.cache = reader.choice("cache", serving.cache, cache_policy_names());
-  serving.cache_lookahead =
-      static_cast<int>(reader.integer("cache_lookahead", serving.cache_lookahead, 0, 1 << 20));
-  serving.reschedule_threshold =
-      reader.number("reschedule_threshold", serving.reschedule_threshold, 0.0, 1e12);
-  serving.compass_keep_joins = reader.boolean("compass_keep_joins", serving.compass_keep_joins);
-  sim.seed = static_cast<std::uint64_t>(
-      reader.integer("seed", 1, 0, std::numeric_limits<std::int64_t>::max()));
-  reject_impossible = reader.boolean("reject_impossible", false);
+// A table made only of declared keys, each read into its field.
+void parse_table(ConfigParse& parse, const toml::table& root, const std::string& section,
+                 const Targets& targets) {
+  TableReader reader(subtable(root, section, parse.source()), section, parse.source());
+  parse.read_section(reader, section, targets);
+  parse.check_section(reader, section, targets);
   reader.reject_unknown_keys();
 }
 
-// One transition's cost: <kind>_model, <kind>_s (for checkpoint and restore: [scheduler]'s
-// checkpoint_s and restore_s), <kind>_gbps, <kind>_samples.
-OverheadCost parse_cost(TableReader& reader, const std::string& kind, OverheadCost cost,
-                        bool has_seconds) {
-  std::vector<std::string> models = {"constant", "size", "empirical"};
-  const bool restarts = kind == "migration" || kind == "resize";
-  if (restarts) models.push_back("save_restore");
-  const std::string seconds_key = kind + "_s";
-  std::string fallback =
-      restarts && !(has_seconds && reader.has(seconds_key)) ? "save_restore" : "constant";
-  const std::string model = reader.choice(kind + "_model", fallback, models);
-  cost.model = model == "size"        ? OverheadCost::Model::kSize
-               : model == "empirical" ? OverheadCost::Model::kEmpirical
-               : model == "constant"  ? OverheadCost::Model::kConstant
-                                      : OverheadCost::Model::kSaveRestore;
-  if (has_seconds) cost.seconds = reader.number(seconds_key, 0.0, 0.0, 1e12);
-  cost.gbps = reader.number(kind + "_gbps", cost.gbps, 1e-9, 1e12);
-  if (const toml::node* samples = reader.node(kind + "_samples")) {
-    const toml::array* array = samples->as_array();
-    if (!array || array->empty()) reader.fail(kind + "_samples", "expected a list of seconds");
-    for (const auto& item : *array) {
-      auto value = item.value<double>();
-      if (!value || !(*value >= 0.0) || !std::isfinite(*value))
-        reader.fail(kind + "_samples", "expected seconds >= 0");
-      cost.samples.push_back(*value);
-    }
+void parse_throughput(ConfigParse& parse, const toml::table& root, RunConfig& config) {
+  const std::string& source = parse.source();
+  TableReader throughput(subtable(root, "throughput", source), "throughput", source);
+  parse.declare(throughput, "throughput");
+  const bool profile =
+      throughput.has("model") && parse.text(throughput, "throughput.model") == "profile";
+  ProfileModelOptions& options = config.profile_options;
+  if (profile) {
+    // The trace's durations hold at the GPU-proportional share: by default the cluster's own
+    // share per GPU when all nodes have the same, else each profile's reference.
+    const auto uniform_share = [&](auto member) -> std::optional<double> {
+      std::optional<double> share;
+      for (const auto& group : config.sim.cluster.groups) {
+        const double per_gpu = group.*member / group.gpus_per_node;
+        if (per_gpu <= 0.0 || (share && *share != per_gpu)) return std::nullopt;
+        share = per_gpu;
+      }
+      return share;
+    };
+    options.ref_cpus_per_gpu = uniform_share(&NodeGroupSpec::cpus_per_node);
+    options.ref_mem_gb_per_gpu = uniform_share(&NodeGroupSpec::mem_gb_per_node);
   }
-  if (cost.model == OverheadCost::Model::kEmpirical && cost.samples.empty())
-    reader.fail(kind + "_samples", "the empirical model draws from these: set them");
-  return cost;
+  parse.read_section(throughput, "throughput", Targets{.sim = &config.sim, .profile = &options});
+  if (profile) {
+    if (!throughput.has("profiles"))
+      throughput.fail("profiles", "the profile model needs a folder of profiles");
+    config.profiles = std::make_shared<const ProfileLibrary>(load_profile_dir(
+        resolve_path(parse.text(throughput, "throughput.profiles"), parse.base_dir())));
+    options.penalty = config.sim.penalty;
+    config.throughput_model = make_profile_throughput_model(config.profiles, options);
+    config.sim.throughput = config.throughput_model.get();
+  }
+  throughput.reject_unknown_keys();
 }
 
-void parse_mechanisms(const toml::table& root, const std::string& source,
-                      const std::string& base_dir, RunConfig& config) {
+void parse_mechanisms(ConfigParse& parse, const toml::table& root, RunConfig& config) {
+  const std::string& source = parse.source();
   const toml::table* table = subtable(root, "mechanisms", source);
   TableReader reader(table, "mechanisms", source);
   MechanismOptions& m = config.sim.mechanisms;
   for (const char* key : {"checkpoint_s", "restore_s", "realloc_s"})
     if (reader.has(key))
       reader.fail(key, std::string("set it in [scheduler] (") + key + " has one place)");
-  m.preempt_on_arrival = reader.boolean("preempt_on_arrival", m.preempt_on_arrival);
-  const std::string migration = reader.choice("migration", "off", {"off", "on_demand", "periodic"});
-  m.migration = migration == "on_demand"  ? MechanismOptions::Migration::kOnDemand
-                : migration == "periodic" ? MechanismOptions::Migration::kPeriodic
-                                          : MechanismOptions::Migration::kOff;
-  m.defrag_threshold = reader.number("defrag_threshold", m.defrag_threshold, 0.0, 1.0);
-  m.defrag_period_s = reader.number("defrag_period_s", m.defrag_period_s, 1e-3, 1e12);
-  m.defrag_max_moves =
-      static_cast<int>(reader.integer("defrag_max_moves", m.defrag_max_moves, 1, 1 << 20));
+  parse.read_section(reader, "mechanisms", Targets{.sim = &config.sim});
+  // Migration and resize cost a save plus a restore, unless their own seconds are set.
+  for (auto [kind, cost] : {std::pair{"migration", &m.migration_cost}, {"resize", &m.resize_cost}})
+    if (reader.has(std::string(kind) + "_s") && !reader.has(std::string(kind) + "_model"))
+      cost->model = OverheadCost::Model::kConstant;
 
-  m.elastic = reader.boolean("elastic", m.elastic);
-  m.parallel_fraction = reader.number("parallel_fraction", m.parallel_fraction, 0.0, 1.0);
   if (const toml::node* scaling = reader.node("scaling")) {
     const toml::table* models = scaling->as_table();
     if (!models) reader.fail("scaling", "expected a table of model = [[GPUs, speed-up], ...]");
@@ -624,24 +642,10 @@ void parse_mechanisms(const toml::table& root, const std::string& source,
       }
     }
   }
-
-  m.mtbf_h = reader.number("mtbf_h", m.mtbf_h, 0.0, 1e12);
-  m.failure_model =
-      reader.choice("failure_model", "exponential", {"exponential", "weibull"}) == "weibull"
-          ? MechanismOptions::FailureModel::kWeibull
-          : MechanismOptions::FailureModel::kExponential;
-  m.weibull_shape = reader.number("weibull_shape", m.weibull_shape, 1e-3, 1e3);
-  m.repair_h = reader.number("repair_h", m.repair_h, 0.0, 1e12);
   if (reader.has("failure_trace"))
-    m.failure_trace = load_failure_trace(resolve_path(reader.string("failure_trace", ""), base_dir),
-                                         config.sim.cluster);
-  m.checkpoint_interval_s =
-      reader.number("checkpoint_interval_s", m.checkpoint_interval_s, 0.0, 1e12);
-
-  m.checkpoint_cost = parse_cost(reader, "checkpoint", m.checkpoint_cost, false);
-  m.restore_cost = parse_cost(reader, "restore", m.restore_cost, false);
-  m.migration_cost = parse_cost(reader, "migration", m.migration_cost, true);
-  m.resize_cost = parse_cost(reader, "resize", m.resize_cost, true);
+    m.failure_trace = load_failure_trace(
+        resolve_path(parse.text(reader, "mechanisms.failure_trace"), parse.base_dir()),
+        config.sim.cluster);
   // Checkpoint sizes: the profiles' (any GPU type; under every alias), then this table's.
   if (config.profiles) {
     for (const auto& [type, models] : config.profiles->by_gpu_type)
@@ -652,21 +656,48 @@ void parse_mechanisms(const toml::table& root, const std::string& source,
           m.checkpoint_gb.emplace(normalize_model_name(alias), *profile.checkpoint_gb);
       }
   }
-  m.default_checkpoint_gb =
-      reader.number("default_checkpoint_gb", m.default_checkpoint_gb, 0.0, 1e9);
   if (const toml::node* sizes = reader.node("checkpoint_gb")) {
     const toml::table* models = sizes->as_table();
     if (!models) reader.fail("checkpoint_gb", "expected a table of model = GB");
     TableReader size_reader(models, "mechanisms.checkpoint_gb", source);
     for (const auto& [name, value] : *models) {
       const std::string model(name.str());
-      m.checkpoint_gb[normalize_model_name(model)] = size_reader.number(model, 0.0, 0.0, 1e9);
+      m.checkpoint_gb[normalize_model_name(model)] = size_reader.number(model, 0.0, 1e9);
     }
   }
+  parse.check_section(reader, "mechanisms", Targets{.sim = &config.sim});
   reader.reject_unknown_keys();
 }
 
 }  // namespace
+
+// Every key of a run config: the simulator's, the workload's, and the steady-state window.
+const KeyRegistry& config_keys() {
+  static const KeyRegistry registry = [] {
+    KeyRegistry workload;
+    options::declare_reader_keys(workload);
+    options::declare_gavel_keys(workload);
+    options::declare_generator_keys(workload);
+    options::declare_catalog_keys(workload);
+    options::custom(workload, "workload.window", KeyType::kList)
+        .item(KeyType::kInteger)
+        .component("config")
+        .training_only()
+        .refusal("not supported for DAG workloads yet")
+        .default_note("none")
+        .doc(
+            "`[first, last]`: steady state: metrics over these job positions only (0-based; "
+            "the synergy generator's job ids); a generated workload keeps arriving until they "
+            "have all finished ([`sim/README.md`](sim/README.md#workloads)).");
+    std::vector<KeyDecl> all = simulator_keys().keys();
+    all.insert(all.end(), workload.keys().begin(), workload.keys().end());
+    options::sort_by_table(all);
+    KeyRegistry keys;
+    for (KeyDecl& key : all) keys.add(std::move(key));
+    return keys;
+  }();
+  return registry;
+}
 
 std::string_view default_config_text() { return kDefaultConfig; }
 
@@ -700,65 +731,22 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
                            const std::string& base_dir) {
   RunConfig config;
   config.source_name = source_name;
+  ConfigParse parse(source_name, base_dir);
+  const std::vector<std::string> tables = parse.keys().tables();
   for (const auto& [key, value] : root) {
-    static const std::set<std::string> kTables = {
-        "cluster", "workload", "scheduler", "throughput", "metrics", "mechanisms", "debug"};
-    if (!kTables.count(std::string(key.str())))
+    if (std::find(tables.begin(), tables.end(), key.str()) == tables.end())
       throw InputError(source_name, value.source().begin.line, excerpt(key.str()), "unknown table");
   }
-  config.sim.cluster = parse_cluster(root, source_name);
-  config.workload = parse_workload(root, source_name, base_dir, config.sim.cluster.total_gpus());
+  parse_cluster(parse, root, config.sim);
+  config.workload = parse_workload(parse, root, config.sim.cluster.total_gpus());
   config.sim.window = config.workload.window;
-  if (!config.workload.serving_catalog) refuse_serving_keys(root, source_name);
-  parse_scheduler(root, source_name, config.sim, config.sim.reject_impossible);
-
-  TableReader throughput(subtable(root, "throughput", source_name), "throughput", source_name);
-  const std::string model = throughput.choice("model", "placement", {"placement", "profile"});
-  config.sim.penalty.cross_node_factor = throughput.number("cross_node_factor", 1.0, 1e-6, 1.0);
-  config.sim.penalty.cross_rack_factor = throughput.number("cross_rack_factor", 1.0, 1e-6, 1.0);
-  if (model == "profile") {
-    if (!throughput.has("profiles"))
-      throughput.fail("profiles", "the profile model needs a folder of profiles");
-    config.profiles = std::make_shared<const ProfileLibrary>(
-        load_profile_dir(resolve_path(throughput.string("profiles", ""), base_dir)));
-    ProfileModelOptions& options = config.profile_options;
-    options.on_missing = throughput.choice("on_missing", "error", {"error", "neutral"}) == "neutral"
-                             ? MissingProfile::kNeutral
-                             : MissingProfile::kError;
-    // The trace's durations hold at the GPU-proportional share: by default the cluster's own
-    // share per GPU when all nodes have the same, else each profile's reference.
-    const auto uniform_share = [&](auto member) -> std::optional<double> {
-      std::optional<double> share;
-      for (const auto& group : config.sim.cluster.groups) {
-        const double per_gpu = group.*member / group.gpus_per_node;
-        if (per_gpu <= 0.0 || (share && *share != per_gpu)) return std::nullopt;
-        share = per_gpu;
-      }
-      return share;
-    };
-    options.ref_cpus_per_gpu = uniform_share(&NodeGroupSpec::cpus_per_node);
-    options.ref_mem_gb_per_gpu = uniform_share(&NodeGroupSpec::mem_gb_per_node);
-    if (throughput.has("ref_cpus_per_gpu"))
-      options.ref_cpus_per_gpu = throughput.number("ref_cpus_per_gpu", 0.0, 1e-6, 1e6);
-    if (throughput.has("ref_mem_gb_per_gpu"))
-      options.ref_mem_gb_per_gpu = throughput.number("ref_mem_gb_per_gpu", 0.0, 1e-6, 1e9);
-    options.penalty = config.sim.penalty;
-    config.throughput_model = make_profile_throughput_model(config.profiles, options);
-    config.sim.throughput = config.throughput_model.get();
-  }
-  throughput.reject_unknown_keys();
-
-  parse_mechanisms(root, source_name, base_dir, config);
-
-  TableReader metrics(subtable(root, "metrics", source_name), "metrics", source_name);
-  config.sim.sample_interval_s =
-      metrics.number("sample_interval_s", config.sim.sample_interval_s, 0.0, 1e12);
-  config.sim.serving.query_slo_s = metrics.number("query_slo_s", 0.0, 0.0, 1e12);
-  metrics.reject_unknown_keys();
-
-  TableReader debug(subtable(root, "debug", source_name), "debug", source_name);
-  config.sim.check_invariants = debug.boolean("check_invariants", false);
-  debug.reject_unknown_keys();
+  refuse_inapplicable(
+      parse, root, config.workload.serving_catalog ? WorkloadKind::kDag : WorkloadKind::kTraining);
+  parse_table(parse, root, "scheduler", Targets{.sim = &config.sim});
+  parse_throughput(parse, root, config);
+  parse_mechanisms(parse, root, config);
+  parse_table(parse, root, "metrics", Targets{.sim = &config.sim});
+  parse_table(parse, root, "debug", Targets{.sim = &config.sim});
   return config;
 }
 

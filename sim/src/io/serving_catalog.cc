@@ -13,6 +13,7 @@
 #include "clustersim/input_file.h"
 #include "clustersim/profile.h"
 #include "io/internal/json_error.h"
+#include "options/declare.h"
 
 namespace clustersim {
 
@@ -370,5 +371,20 @@ ServingSetup make_serving_setup(const Workload& workload, const ClusterSpec& clu
   check_models_fit(workload, setup.task_model, catalog, gpu_memory, source_name);
   return setup;
 }
+
+namespace options {
+
+void declare_catalog_keys(KeyRegistry& keys) {
+  custom(keys, "workload.catalog", KeyType::kPath)
+      .component("serving catalog")
+      .dag_only()
+      .default_note("built-in `profiles/serving/models.json`")
+      .doc(
+          "The serving catalog: model footprints and compute times, GPU and network defaults "
+          "([`profiles/README.md`](profiles/"
+          "README.md#serving-catalog-profilesservingmodelsjson)).");
+}
+
+}  // namespace options
 
 }  // namespace clustersim

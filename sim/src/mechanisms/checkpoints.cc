@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "mechanisms/keys.h"
+
 namespace clustersim::internal {
 
 bool Checkpoints::needed(const SimOptions& options, std::span<const JobSpec> jobs) {
@@ -33,3 +35,18 @@ void Checkpoints::on_timer(const Timer& timer) {
 }
 
 }  // namespace clustersim::internal
+
+namespace clustersim::options {
+
+// ---- Periodic checkpoints ----
+void declare_checkpoint_keys(KeyRegistry& keys) {
+  mechanism_key(
+      keys, "checkpoints", "checkpoint_interval_s",
+      [](auto& o) -> auto& { return o.mechanisms.checkpoint_interval_s; })
+      .range(0.0, 1e12)
+      .doc(
+          "A running job saves after every this many seconds of running (its CSV "
+          "`checkpoint_interval_s` wins); a failure rolls it back to its last save.");
+}
+
+}  // namespace clustersim::options

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 
 #include "decider/default_decider.h"
 #include "decider/type_choice.h"
+#include "mechanisms/keys.h"
 
 namespace clustersim::internal {
 
@@ -246,3 +248,43 @@ bool Elastic::grow(Plan& plan, bool only_not_begun) {
 }
 
 }  // namespace clustersim::internal
+
+namespace clustersim::options {
+
+// ---- Elastic jobs ----
+void declare_elastic_keys(KeyRegistry& keys) {
+  mechanism_key(
+      keys, "elastic", "elastic", [](auto& o) -> auto& { return o.mechanisms.elastic; })
+      .doc(
+          "Jobs with `min_gpus < max_gpus` shrink to admit jobs ranked before them and grow "
+          "into idle GPUs.");
+  mechanism_key(
+      keys, "elastic", "parallel_fraction",
+      [](auto& o) -> auto& { return o.mechanisms.parallel_fraction; })
+      .range(0.0, 1.0)
+      .doc(
+          "Elastic speed-up with g GPUs by Amdahl's law, 1 / ((1 - p) + p / g), for models "
+          "without a `[mechanisms.scaling]` table.");
+  custom(keys, "mechanisms.scaling", KeyType::kTable)
+      .component("mechanism elastic")
+      .training_only()
+      .default_note("none")
+      .check_target<SimOptions>([](const SimOptions& o) -> std::string {
+        for (const auto& [model, points] : o.mechanisms.scaling) {
+          if (points.empty()) return "model '" + model + "': expected [[GPUs, speed-up], ...]";
+          for (std::size_t i = 0; i < points.size(); ++i)
+            if (points[i].first < 1 || !(points[i].second > 0.0) ||
+                !std::isfinite(points[i].second) ||
+                (i > 0 && points[i].first <= points[i - 1].first))
+              return "model '" + model +
+                     "': expected [GPUs, speed-up] pairs: GPUs >= 1 ascending, speed-ups > 0";
+        }
+        return "";
+      })
+      .doc(
+          "`[mechanisms.scaling] MODEL = [[gpus, speedup], ...]`: a model's speed-up with that "
+          "many GPUs, relative to 1 GPU (GPUs >= 1 ascending, speed-ups > 0; interpolated "
+          "linearly, flat beyond the ends), instead of Amdahl's law.");
+}
+
+}  // namespace clustersim::options

@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
+
+#include "mechanisms/keys.h"
 
 namespace clustersim::internal {
 
@@ -84,3 +87,47 @@ void Failures::node_up(std::uint32_t node, bool generated) {
 }
 
 }  // namespace clustersim::internal
+
+namespace clustersim::options {
+
+// ---- Failures ----
+void declare_failure_keys(KeyRegistry& keys) {
+  mechanism_key(
+      keys, "failures", "mtbf_h", [](auto& o) -> auto& { return o.mechanisms.mtbf_h; })
+      .range(0.0, 1e12)
+      .doc("Node failures: each node's mean time between failures, hours (0 = none generated).");
+  using FailureModel = MechanismOptions::FailureModel;
+  choice<SimOptions>(
+      keys, "mechanisms.failure_model", [](auto& o) -> auto& { return o.mechanisms.failure_model; },
+      std::vector<std::pair<std::string, FailureModel>>{{"exponential", FailureModel::kExponential},
+                                                        {"weibull", FailureModel::kWeibull}})
+      .component("mechanism failures")
+      .training_only()
+      .doc("Up-times between a node's failures: `exponential` or `weibull`, with mean `mtbf_h`.");
+  mechanism_key(
+      keys, "failures", "weibull_shape",
+      [](auto& o) -> auto& { return o.mechanisms.weibull_shape; })
+      .range(1e-3, 1e3)
+      .doc("Weibull k (< 1: infant mortality), scaled to the MTBF.");
+  mechanism_key(
+      keys, "failures", "repair_h", [](auto& o) -> auto& { return o.mechanisms.repair_h; })
+      .range(0.0, 1e12)
+      .doc("A failed node is down this long, hours.");
+  custom(keys, "mechanisms.failure_trace", KeyType::kPath)
+      .component("mechanism failures")
+      .training_only()
+      .default_note("none")
+      .check_target<SimOptions>([](const SimOptions& o) -> std::string {
+        const auto nodes = static_cast<std::uint32_t>(o.cluster.total_nodes());
+        for (const NodeOutage& outage : o.mechanisms.failure_trace)
+          if (outage.node >= nodes || !(outage.down >= 0.0) || !(outage.up > outage.down) ||
+              !std::isfinite(outage.up))
+            return "an outage needs a node of the cluster and 0 <= down < up";
+        return "";
+      })
+      .doc(
+          "A CSV of node outages `node,down,up` (node: an index from 0 or `GROUP/K`; seconds on "
+          "the workload's clock), replayed with the generated failures, if any.");
+}
+
+}  // namespace clustersim::options

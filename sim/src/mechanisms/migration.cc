@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "decider/default_decider.h"
+#include "mechanisms/keys.h"
 
 namespace clustersim::internal {
 
@@ -352,3 +353,41 @@ double Migration::fragmented_fraction(std::uint32_t job) const {
 }
 
 }  // namespace clustersim::internal
+
+namespace clustersim::options {
+
+// ---- Migration and defragmentation ----
+void declare_migration_keys(KeyRegistry& keys) {
+  using Migration = MechanismOptions::Migration;
+  choice<SimOptions>(
+      keys, "mechanisms.migration", [](auto& o) -> auto& { return o.mechanisms.migration; },
+      std::vector<std::pair<std::string, Migration>>{{"off", Migration::kOff},
+                                                     {"on_demand", Migration::kOnDemand},
+                                                     {"periodic", Migration::kPeriodic}})
+      .component("mechanism migration")
+      .training_only()
+      .doc(
+          "`on_demand`: move running jobs when the queue's head fits only after moves, and "
+          "compact when more than `defrag_threshold` of the GPUs are fragmented; `periodic`: "
+          "also compact every `defrag_period_s`. Fewest, then cheapest, moves "
+          "([`sim/README.md`](sim/README.md#mechanisms)).");
+  mechanism_key(
+      keys, "migration", "defrag_threshold",
+      [](auto& o) -> auto& { return o.mechanisms.defrag_threshold; })
+      .range(0.0, 1.0)
+      .doc(
+          "Compact when more than this fraction of the cluster's GPUs are fragmented (0: only "
+          "for a blocked queue head).");
+  mechanism_key(
+      keys, "migration", "defrag_period_s",
+      [](auto& o) -> auto& { return o.mechanisms.defrag_period_s; })
+      .range(1e-3, 1e12)
+      .doc("With `migration = \"periodic\"`: compact every this many seconds.");
+  mechanism_key(
+      keys, "migration", "defrag_max_moves",
+      [](auto& o) -> auto& { return o.mechanisms.defrag_max_moves; })
+      .range(1, 1 << 20)
+      .doc("At most this many moves per defragmentation pass.");
+}
+
+}  // namespace clustersim::options

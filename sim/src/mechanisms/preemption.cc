@@ -5,6 +5,7 @@
 
 #include "decider/default_decider.h"
 #include "decider/type_choice.h"
+#include "mechanisms/keys.h"
 
 namespace clustersim::internal {
 
@@ -315,3 +316,17 @@ void Preemption::simple_round(int capacity) {
 }
 
 }  // namespace clustersim::internal
+
+namespace clustersim::options {
+
+// ---- Preemption ----
+void declare_preemption_keys(KeyRegistry& keys) {
+  mechanism_key(
+      keys, "preemption", "preempt_on_arrival",
+      [](auto& o) -> auto& { return o.mechanisms.preempt_on_arrival; })
+      .doc(
+          "With `honor_priority` on a preemptive policy: a higher-priority arrival evicts "
+          "lower-priority jobs at once, not at the next lease.");
+}
+
+}  // namespace clustersim::options

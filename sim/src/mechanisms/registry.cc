@@ -4,6 +4,7 @@
 #include "mechanisms/checkpoints.h"
 #include "mechanisms/elastic.h"
 #include "mechanisms/failures.h"
+#include "mechanisms/keys.h"
 #include "mechanisms/migration.h"
 #include "mechanisms/preemption.h"
 
@@ -36,3 +37,17 @@ Mechanisms make_mechanisms(const SimOptions& options, std::span<const JobSpec> j
 }
 
 }  // namespace clustersim::internal
+
+namespace clustersim::options {
+
+// Every [mechanisms] key, declared beside its mechanism, in the order the README lists them.
+void declare_mechanism_keys(KeyRegistry& keys) {
+  declare_preemption_keys(keys);
+  declare_migration_keys(keys);
+  declare_elastic_keys(keys);
+  declare_failure_keys(keys);
+  declare_checkpoint_keys(keys);
+  declare_transition_cost_keys(keys);
+}
+
+}  // namespace clustersim::options

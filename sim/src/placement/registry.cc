@@ -1,6 +1,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "clustersim/simulator.h"
+#include "options/declare.h"
 #include "placement/factories.h"
 
 namespace clustersim {
@@ -33,5 +35,18 @@ std::vector<std::string> placement_policy_names() {
   for (const auto& entry : kPlacements) names.emplace_back(entry.name);
   return names;
 }
+
+namespace options {
+
+void declare_placement_keys(KeyRegistry& keys) {
+  field<SimOptions>(
+      keys, "scheduler.placement", [](auto& o) -> auto& { return o.scheduler.placement; })
+      .choices(placement_policy_names())
+      .component("placement")
+      .training_only()
+      .doc("Which nodes' GPUs a job gets ([`sim/README.md`](sim/README.md#placement)).");
+}
+
+}  // namespace options
 
 }  // namespace clustersim

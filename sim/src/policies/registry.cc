@@ -1,6 +1,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "clustersim/simulator.h"
+#include "options/declare.h"
 #include "policies/factories.h"
 
 namespace clustersim {
@@ -40,5 +42,21 @@ std::vector<std::string> scheduling_policy_names() {
   for (const auto& entry : kPolicies) names.emplace_back(entry.name);
   return names;
 }
+
+namespace options {
+
+void declare_policy_keys(KeyRegistry& keys) {
+  field<SimOptions>(
+      keys, "scheduler.policy", [](auto& o) -> auto& { return o.scheduler.policy; })
+      .choices(scheduling_policy_names())
+      .component("policies")
+      .training_only()
+      .doc(
+          "The ordering policy: which waiting job goes next ([`sim/README.md`]"
+          "(sim/README.md#scheduling)).");
+  declare_tiresias_keys(keys);
+}
+
+}  // namespace options
 
 }  // namespace clustersim

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "clustersim/simulator.h"
+#include "options/declare.h"
 #include "policies/factories.h"
 
 namespace clustersim::policies {
@@ -38,3 +40,25 @@ std::unique_ptr<SchedulingPolicy> make_tiresias(const SchedulerOptions& options)
 }
 
 }  // namespace clustersim::policies
+
+namespace clustersim::options {
+
+void declare_tiresias_keys(KeyRegistry& keys) {
+  field<SimOptions>(
+      keys, "scheduler.tiresias_thresholds",
+      [](auto& o) -> auto& { return o.scheduler.tiresias_thresholds; })
+      .component("policy tiresias")
+      .training_only()
+      .expected("a non-empty list of GPU-seconds")
+      .check([](const OptionValue& value) -> std::string {
+        const auto& thresholds = std::get<std::vector<double>>(value);
+        if (thresholds.empty()) return "expected a non-empty list of GPU-seconds";
+        for (std::size_t i = 0; i < thresholds.size(); ++i)
+          if (!(thresholds[i] > 0.0) || (i > 0 && thresholds[i] <= thresholds[i - 1]))
+            return "expected positive, ascending GPU-seconds";
+        return "";
+      })
+      .doc("Tiresias queue boundaries, in attained GPU-seconds (positive, ascending).");
+}
+
+}  // namespace clustersim::options

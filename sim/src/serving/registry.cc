@@ -1,6 +1,9 @@
 // Task placement and cache policies by name.
 #include <stdexcept>
 
+#include "clustersim/cluster.h"
+#include "clustersim/simulator.h"
+#include "options/declare.h"
 #include "serving/factories.h"
 
 namespace clustersim {
@@ -33,5 +36,70 @@ std::unique_ptr<CachePolicy> make_cache_policy(const std::string& name, int comp
   if (name == "compass") return serving_internal::make_compass_cache(compass_lookahead);
   throw std::invalid_argument("unknown cache policy '" + name + "' (expected lru or compass)");
 }
+
+namespace options {
+
+// The serving engine's keys (simulate_serving): the cluster's memory and network, the task
+// placement and cache policies, the SLO.
+void declare_serving_keys(KeyRegistry& keys) {
+  const auto group = [&](std::string key, auto ref) {
+    return field<NodeGroupSpec>(keys, "cluster." + std::move(key), ref)
+        .component("serving")
+        .dag_only();
+  };
+  group(
+      "gpu_mem_gb", [](auto& g) -> auto& { return g.gpu_mem_gb; })
+      .range(1e-9, 1e6)
+      .default_note("the catalog's, for `gpu_type`")
+      .doc("Each GPU's memory (GB): the model cache (also per node group).");
+  group(
+      "net_gbps", [](auto& g) -> auto& { return g.net_gbps; })
+      .range(1e-9, 1e9)
+      .default_note("the catalog's network")
+      .doc("The node's network bandwidth, Gb/s (also per node group).");
+  group(
+      "net_latency_us", [](auto& g) -> auto& { return g.net_latency_us; })
+      .range(0.0, 1e12)
+      .default_note("the catalog's network")
+      .doc("Per-transfer network latency, us (also per node group).");
+
+  const auto key = [&](std::string name, auto ref) {
+    return field<SimOptions>(keys, std::move(name), ref).component("serving").dag_only();
+  };
+  key(
+      "scheduler.task_placement", [](auto& o) -> auto& { return o.serving.task_placement; })
+      .choices(task_placement_names())
+      .doc(
+          "Where each ready task runs (`task_placement.h`; [`sim/README.md`]"
+          "(sim/README.md#serving-dag-workloads)).");
+  key(
+      "scheduler.cache", [](auto& o) -> auto& { return o.serving.cache; })
+      .choices(cache_policy_names())
+      .doc(
+          "Which models stay in GPU memory: `lru`, or `compass` (keeps the models of the next "
+          "`cache_lookahead` queued tasks).");
+  key(
+      "scheduler.cache_lookahead", [](auto& o) -> auto& { return o.serving.cache_lookahead; })
+      .range(0, 1 << 20)
+      .doc("Queued tasks the `compass` cache looks at.");
+  key(
+      "scheduler.reschedule_threshold",
+      [](auto& o) -> auto& { return o.serving.reschedule_threshold; })
+      .range(0.0, 1e12)
+      .doc(
+          "`compass` placement: its tolerated wait on a planned GPU (x the task's compute "
+          "time).");
+  key(
+      "scheduler.compass_keep_joins", [](auto& o) -> auto& { return o.serving.compass_keep_joins; })
+      .doc(
+          "`compass` placement: the study's rule that a join keeps its planned GPU whatever the "
+          "wait.");
+  key(
+      "metrics.query_slo_s", [](auto& o) -> auto& { return o.serving.query_slo_s; })
+      .range(0.0, 1e12)
+      .doc("`query_slo_attainment` = share of queries with latency <= this (0 = not computed).");
+}
+
+}  // namespace options
 
 }  // namespace clustersim

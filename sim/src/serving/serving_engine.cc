@@ -16,6 +16,7 @@
 #include <string>
 
 #include "clustersim/model_cache.h"
+#include "clustersim/options.h"
 #include "clustersim/serving.h"
 #include "clustersim/task_placement.h"
 #include "core/event_queue.h"
@@ -459,6 +460,7 @@ RunResult simulate_serving(const SimOptions& options, const Workload& workload,
                            const ServingSetup& setup) {
   if (!workload.dag)
     throw std::invalid_argument("simulate_serving: the workload has no DAG (dag.h)");
+  validate(options, WorkloadKind::kDag);  // the declared ranges of the keys it uses (options.h)
   ServingEngine engine(options, workload, setup);
   return engine.run();
 }

@@ -3,12 +3,12 @@
 #include <stdexcept>
 #include <utility>
 
+#include "clustersim/options.h"
 #include "core/engine.h"
 #include "decider/admission.h"
 #include "decider/default_decider.h"
 #include "decider/placement_stage.h"
 #include "mechanisms/registry.h"
-#include "simulation/validate_options.h"
 #include "throughput/job_speed.h"
 
 namespace clustersim {
@@ -100,7 +100,7 @@ void Simulation::reset(std::optional<std::uint64_t> seed) {
 }
 
 void Simulation::start() {
-  internal::validate_options(options_);
+  validate(options_);  // the declared ranges of every key (options.h)
   // Assembled in place, so that deciders and mechanisms may read the simulation (view(),
   // context()) as they attach; a failure leaves it unstarted.
   parts_ = std::make_unique<Parts>();

@@ -10,6 +10,7 @@
 
 #include "clustersim/error.h"
 #include "clustersim/profile.h"
+#include "options/declare.h"
 
 namespace clustersim {
 
@@ -308,5 +309,49 @@ std::unique_ptr<ThroughputModel> make_profile_throughput_model(
     std::shared_ptr<const ProfileLibrary> library, const ProfileModelOptions& options) {
   return std::make_unique<ProfileThroughputModel>(std::move(library), options);
 }
+
+namespace options {
+
+void declare_profile_model_keys(KeyRegistry& keys) {
+  const std::vector<std::string> profile = {"profile"};
+  custom(keys, "throughput.profiles", KeyType::kPath)
+      .when("throughput.model", profile)
+      .component("throughput profile")
+      .training_only()
+      .doc("The profiles folder (e.g. `profiles/v100`; required by the profile model).");
+  choice<ProfileModelOptions>(
+      keys, "throughput.on_missing", [](auto& o) -> auto& { return o.on_missing; },
+      std::vector<std::pair<std::string, MissingProfile>>{{"error", MissingProfile::kError},
+                                                          {"neutral", MissingProfile::kNeutral}})
+      .when("throughput.model", profile)
+      .component("throughput profile")
+      .training_only()
+      .doc(
+          "What a job whose model has no profile does: `error`, or `neutral` (it runs at rate 1, "
+          "times the placement factors).");
+  field<ProfileModelOptions>(
+      keys, "throughput.ref_cpus_per_gpu", [](auto& o) -> auto& { return o.ref_cpus_per_gpu; })
+      .range(1e-6, 1e6)
+      .when("throughput.model", profile)
+      .component("throughput profile")
+      .training_only()
+      .default_note("the cluster's share")
+      .doc(
+          "The allocation at which trace durations hold, CPU cores per GPU (default: the "
+          "cluster's cores per GPU when all node groups have the same, else each profile's "
+          "reference).");
+  field<ProfileModelOptions>(
+      keys, "throughput.ref_mem_gb_per_gpu", [](auto& o) -> auto& { return o.ref_mem_gb_per_gpu; })
+      .range(1e-6, 1e9)
+      .when("throughput.model", profile)
+      .component("throughput profile")
+      .training_only()
+      .default_note("the cluster's share")
+      .doc(
+          "The allocation at which trace durations hold, GB of memory per GPU (default: as "
+          "`ref_cpus_per_gpu`).");
+}
+
+}  // namespace options
 
 }  // namespace clustersim

@@ -27,6 +27,7 @@
 #include "clustersim/input_file.h"
 #include "clustersim/workload.h"
 #include "io/internal/json_error.h"
+#include "options/declare.h"
 #include "workload/internal/gavel_throughputs.h"
 #include "workload/internal/row_collector.h"
 #include "workload/internal/text_parsing.h"
@@ -153,5 +154,26 @@ Workload read_gavel(std::istream& in, const std::string& source_name,
       options.gavel_throughputs_path, options.gavel_gpu_type);
   return workload_internal::read_gavel_with_throughputs(in, source_name, options, throughputs);
 }
+
+namespace options {
+
+void declare_gavel_keys(KeyRegistry& keys) {
+  field<ReaderOptions>(
+      keys, "workload.throughputs", [](auto& r) -> auto& { return r.gavel_throughputs_path; })
+      .when("workload.trace", {})
+      .component("reader gavel")
+      .training_only()
+      .default_note("—")
+      .path()
+      .doc("`format = \"gavel\"`: Gavel's `simulation_throughputs.json` (required by it).");
+  field<ReaderOptions>(
+      keys, "workload.gavel_gpu_type", [](auto& r) -> auto& { return r.gavel_gpu_type; })
+      .when("workload.trace", {})
+      .component("reader gavel")
+      .training_only()
+      .doc("`format = \"gavel\"`: the GPU type whose steps/s give durations.");
+}
+
+}  // namespace options
 
 }  // namespace clustersim

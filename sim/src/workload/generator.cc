@@ -13,8 +13,10 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "clustersim/random.h"
+#include "options/declare.h"
 
 namespace clustersim {
 
@@ -230,5 +232,75 @@ Workload generate_philly_workload(const GeneratorOptions& options) {
 }
 
 }  // namespace
+
+namespace options {
+
+// Keys of every generator, and philly's; synergy's and query_dag's are in their files.
+void declare_generator_keys(KeyRegistry& keys) {
+  custom(keys, "workload.generator", KeyType::kChoice)
+      .choices({"philly", "synergy", "query_dag"})
+      .component("generators")
+      .doc(
+          "A synthetic workload instead of `trace`: `philly` (Poisson arrivals at a target "
+          "`load`, Philly-shaped GPU demands and durations, a model mix), `synergy` (the Synergy "
+          "study's), `query_dag` (serving queries as DAGs of model tasks, run on the serving "
+          "engine) ([`sim/README.md`](sim/README.md#workloads)).");
+  const auto key = [&](std::string name, auto ref) {
+    return field<GeneratorOptions>(keys, "workload." + std::move(name), ref)
+        .when("workload.generator", {})
+        .component("generators");
+  };
+  key(
+      "jobs", [](auto& g) -> auto& { return g.jobs; })
+      .range(1, 100'000'000)
+      .training_only()
+      .refusal("query_dag generates queries: set 'queries'")
+      .doc(
+          "Jobs to generate (with a `window` and no `jobs`: enough to reach the window and keep "
+          "arriving past it).");
+  key(
+      "load", [](auto& g) -> auto& { return g.load; })
+      .range(1e-6, 100.0)
+      .when("workload.generator", {"philly"})
+      .training_only()
+      .doc("Offered load: GPU-seconds asked per second, over the cluster's GPUs.");
+  key(
+      "seed", [](auto& g) -> auto& { return g.seed; })
+      .range(std::int64_t{0}, std::numeric_limits<std::int64_t>::max())
+      .input_only_range()
+      .doc("The generator's seed (a sweep derives it per point).");
+  key(
+      "max_gpus_per_job", [](auto& g) -> auto& { return g.max_gpus_per_job; })
+      .range(0, 1 << 20)
+      .training_only()
+      .doc("Larger GPU demands are clamped to this (0 = no cap).");
+  key(
+      "vcs", [](auto& g) -> auto& { return g.vcs; })
+      .expected("a list of VC names")
+      .doc("Jobs are spread uniformly over these VCs (empty = none).");
+  key(
+      "elastic_fraction", [](auto& g) -> auto& { return g.elastic_fraction; })
+      .range(0.0, 1.0)
+      .training_only()
+      .doc(
+          "This fraction of the jobs is elastic, within [request x `elastic_min_factor`, "
+          "request x `elastic_max_factor`] GPUs (a stream of its own: other draws unchanged).");
+  key(
+      "elastic_min_factor", [](auto& g) -> auto& { return g.elastic_min_factor; })
+      .range(1e-9, 1.0)
+      .training_only()
+      .doc("An elastic job's fewest GPUs, x its request (at least 1).");
+  key(
+      "elastic_max_factor", [](auto& g) -> auto& { return g.elastic_max_factor; })
+      .range(1.0, 1e6)
+      .training_only()
+      .doc(
+          "An elastic job's most GPUs, x its request (capped at `max_gpus_per_job`, else the "
+          "cluster's GPUs).");
+  declare_synergy_keys(keys);
+  declare_query_dag_keys(keys);
+}
+
+}  // namespace options
 
 }  // namespace clustersim

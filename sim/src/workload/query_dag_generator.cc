@@ -17,6 +17,7 @@
 #include "clustersim/generator.h"
 #include "clustersim/random.h"
 #include "clustersim/serving_catalog.h"
+#include "options/declare.h"
 
 namespace clustersim {
 
@@ -232,5 +233,82 @@ Workload generate_query_dag_workload(const GeneratorOptions& o) {
   check_dag(workload);
   return workload;
 }
+
+namespace options {
+
+void declare_query_dag_keys(KeyRegistry& keys) {
+  const auto key = [&](std::string name, auto ref, std::string when, std::string value) {
+    return field<GeneratorOptions>(keys, "workload." + std::move(name), ref)
+        .when("workload." + std::move(when), {std::move(value)})
+        .component("generator query_dag")
+        .dag_only();
+  };
+  key(
+      "queries", [](auto& g) -> auto& { return g.queries; }, "generator", "query_dag")
+      .range(1, 100'000'000)
+      .doc("Queries to generate ([`sim/README.md`](sim/README.md#serving-dag-workloads)).");
+  key(
+      "queries_per_s", [](auto& g) -> auto& { return g.queries_per_s; }, "generator", "query_dag")
+      .range(1e-9, 1e9)
+      .doc("Mean arrival rate of queries.");
+  key(
+      "arrival", [](auto& g) -> auto& { return g.arrival; }, "generator", "query_dag")
+      .choices({"poisson", "mmpp"})
+      .doc(
+          "`poisson`, or `mmpp`: a 2-state Markov-modulated Poisson process (bursts), its calm "
+          "rate set so that the mean is `queries_per_s`.");
+  key(
+      "burst_factor", [](auto& g) -> auto& { return g.burst_factor; }, "arrival", "mmpp")
+      .range(1.0, 1e6)
+      .check([](const OptionValue& value) -> std::string {
+        return std::get<double>(value) > 1.0 ? "" : "must be > 1 (a burst is faster)";
+      })
+      .doc("A burst's rate, x the calm rate (> 1).");
+  key(
+      "burst_fraction", [](auto& g) -> auto& { return g.burst_fraction; }, "arrival", "mmpp")
+      .range(1e-6, 1.0 - 1e-6)
+      .doc("Share of the time in bursts.");
+  key(
+      "burst_mean_s", [](auto& g) -> auto& { return g.burst_mean_s; }, "arrival", "mmpp")
+      .range(1e-9, 1e12)
+      .doc("Mean length of a burst, seconds (exponentially distributed).");
+  key(
+      "dag_shapes", [](auto& g) -> auto& { return g.dag_shapes; }, "generator", "query_dag")
+      .choices({"compass", "synthetic"})
+      .doc(
+          "`compass`: the Compass study's four pipelines (from the catalog); `synthetic`: chains "
+          "and fan-out/fan-in DAGs of catalog models.");
+  key(
+      "zipf_s", [](auto& g) -> auto& { return g.zipf_s; }, "generator", "query_dag")
+      .range(0.0, 100.0)
+      .doc("Zipf popularity exponent over pipelines (catalog order) or `models`.");
+  key(
+      "chain_fraction", [](auto& g) -> auto& { return g.chain_fraction; }, "dag_shapes",
+      "synthetic")
+      .range(0.0, 1.0)
+      .doc("Share of chains among the synthetic queries (the others fan out and in).");
+  key(
+      "max_chain", [](auto& g) -> auto& { return g.max_chain; }, "dag_shapes", "synthetic")
+      .range(2, 1000)
+      .doc("A chain has 2 to this many tasks.");
+  key(
+      "max_fanout", [](auto& g) -> auto& { return g.max_fanout; }, "dag_shapes", "synthetic")
+      .range(2, 1000)
+      .doc("A fan-out has 2 to this many branches (between a source and a join).");
+  key(
+      "models", [](auto& g) -> auto& { return g.dag_models; }, "dag_shapes", "synthetic")
+      .expected("a list of model names")
+      .check([](const OptionValue& value) -> std::string {
+        return std::get<std::vector<std::string>>(value).empty()
+                   ? "expected a non-empty list of models"
+                   : "";
+      })
+      .default_note("catalog models with a compute time")
+      .doc(
+          "The models tasks are drawn from, most popular first (each in the catalog, with a "
+          "compute time).");
+}
+
+}  // namespace options
 
 }  // namespace clustersim

@@ -4,9 +4,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "clustersim/config.h"
 #include "clustersim/error.h"
 #include "clustersim/input_file.h"
 #include "clustersim/workload.h"
+#include "options/declare.h"
 
 namespace clustersim {
 
@@ -58,5 +60,34 @@ Workload read_trace(const std::string& path, TraceFormat format, const ReaderOpt
   }
   throw std::invalid_argument("unknown trace format");
 }
+
+namespace options {
+
+void declare_reader_keys(KeyRegistry& keys) {
+  custom(keys, "workload.trace", KeyType::kPath)
+      .component("readers")
+      .doc(
+          "A trace file (relative to the config file); set exactly one of `trace` and "
+          "`generator`.");
+  choice<WorkloadSource>(
+      keys, "workload.format", [](auto& w) -> auto& { return w.format; },
+      std::vector<std::pair<std::string, TraceFormat>>{{"csv", TraceFormat::kCsv},
+                                                       {"gavel", TraceFormat::kGavel},
+                                                       {"openb", TraceFormat::kOpenb},
+                                                       {"helios", TraceFormat::kHelios},
+                                                       {"philly", TraceFormat::kPhilly},
+                                                       {"dag", TraceFormat::kDag}})
+      .when("workload.trace", {})
+      .component("readers")
+      .doc(
+          "The trace's format ([`sim/README.md`](sim/README.md#trace-formats)); `dag`: serving "
+          "query DAGs (below), run on the serving engine.");
+  field<ReaderOptions>(
+      keys, "workload.skip_invalid", [](auto& r) -> auto& { return r.skip_invalid; })
+      .component("readers")
+      .doc("Skip (count and report) malformed rows instead of failing.");
+}
+
+}  // namespace options
 
 }  // namespace clustersim

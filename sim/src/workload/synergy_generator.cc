@@ -10,12 +10,15 @@
 // its realised split is exact); multi-GPU demands follow Philly's proportions over 1, 2, 4, 8
 // and 16 GPUs (Synergy reads them from the Philly trace; its synthetic fallback draws 1/2/4/8 at
 // 70/10/15/5%).
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "clustersim/generator.h"
 #include "clustersim/random.h"
+#include "options/declare.h"
 
 namespace clustersim {
 
@@ -106,5 +109,60 @@ Workload generate_synergy_workload(const GeneratorOptions& options) {
   }
   return workload;
 }
+
+namespace options {
+
+void declare_synergy_keys(KeyRegistry& keys) {
+  const std::vector<std::string> synergy = {"synergy"};
+  field<GeneratorOptions>(
+      keys, "workload.jobs_per_hour", [](auto& g) -> auto& { return g.jobs_per_hour; })
+      .range(1e-9, 1e9)
+      .when("workload.generator", synergy)
+      .component("generator synergy")
+      .training_only()
+      .doc("Poisson arrival rate ([`sim/README.md`](sim/README.md#workloads)).");
+  bound<GeneratorOptions>(
+      keys, "workload.class_split", KeyType::kList,
+      [](const GeneratorOptions& g) -> OptionValue {
+        return std::vector<double>(g.class_split.begin(), g.class_split.end());
+      },
+      [](GeneratorOptions& g, const OptionValue& value) {
+        const auto& shares = std::get<std::vector<double>>(value);
+        std::copy(shares.begin(), shares.end(), g.class_split.begin());
+      })
+      .item(KeyType::kNumber)
+      .when("workload.generator", synergy)
+      .component("generator synergy")
+      .training_only()
+      .expected("[image, language, speech] in %")
+      .check([](const OptionValue& value) -> std::string {
+        const auto& shares = std::get<std::vector<double>>(value);
+        if (shares.size() != 3) return "expected [image, language, speech] in %";
+        double sum = 0.0;
+        for (double share : shares) {
+          if (!(share >= 0.0) || !std::isfinite(share))
+            return "expected [image, language, speech] in %, each >= 0";
+          sum += share;
+        }
+        if (std::abs(sum - 100.0) > 1e-6) {
+          std::ostringstream message;
+          message << "the shares must sum to 100 (they sum to " << sum << ")";
+          return message.str();
+        }
+        return "";
+      })
+      .doc(
+          "Image, language and speech models, in % of the jobs (each model uniformly within its "
+          "class).");
+  field<GeneratorOptions>(
+      keys, "workload.gpu_demand", [](auto& g) -> auto& { return g.gpu_demand; })
+      .choices({"single", "philly"})
+      .when("workload.generator", synergy)
+      .component("generator synergy")
+      .training_only()
+      .doc("GPUs per job: `single` (1) or `philly` (1-16, in Philly's proportions).");
+}
+
+}  // namespace options
 
 }  // namespace clustersim

@@ -39,10 +39,7 @@ class AllocationContext : public View {
   // start on the fewest nodes (strict locality, until relaxed).
   virtual PlacementRequest request_of(std::uint32_t job) const = 0;
   // Whether the job states its own CPU or memory needs in the trace (mechanisms then respect them).
-  bool has_own_request(std::uint32_t job) const {
-    const JobSpec& spec = *jobs()[job].spec;
-    return spec.cpus > 0.0 || spec.mem_gb > 0.0;
-  }
+  bool has_own_request(std::uint32_t job) const { return jobs()[job].own_request; }
   // GPU types a job may start on now, in the order to try them (its own type; or, for an untyped
   // job, the types with enough free GPUs, most free first). Reused storage: valid until the next
   // call.

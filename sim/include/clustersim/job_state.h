@@ -42,6 +42,10 @@ struct JobState {
   std::uint32_t grant_count = 0;  // grants held now (one per node; what it holds: grants_of)
   OverheadKind pause = OverheadKind::kRestore;  // what a kRestoring phase is spent on
   bool has_checkpoint = false;  // a saved state exists (a restart restores it, at a cost)
+  // Copies of its spec's request, so that starting a job reads no JobSpec: the GPUs it asks for
+  // (an elastic job may hold others), and whether it states its own CPUs or memory.
+  bool own_request = false;
+  int requested_gpus = 0;
   // Mechanisms ([mechanisms]): the work left as of the last saved state (a failure rolls back
   // to it), and the running since that save: seconds, and GPU-seconds (what a failure loses).
   double saved_remaining = 0.0;

@@ -136,7 +136,8 @@ void Engine::load_job(std::uint32_t i, JobAdmission& admission) {
   JobState& job = jobs_[i];
   job.spec = &spec;
   job.index = i;
-  job.gpus = spec.num_gpus;
+  job.gpus = job.requested_gpus = spec.num_gpus;
+  job.own_request = spec.cpus > 0.0 || spec.mem_gb > 0.0;
   job.submit = spec.submit_time;
   job.work = job.remaining = job.saved_remaining = spec.duration;
   JobRecord& record = records_[i];
@@ -153,6 +154,7 @@ void Engine::load_job(std::uint32_t i, JobAdmission& admission) {
                                 "': needs 1 <= min_gpus <= num_gpus <= max_gpus");
   if (!(spec.checkpoint_interval_s >= 0.0) || !std::isfinite(spec.checkpoint_interval_s))
     throw std::invalid_argument("job '" + spec.id + "': checkpoint_interval_s must be >= 0");
+  any_job_checkpoint_interval_ = any_job_checkpoint_interval_ || spec.checkpoint_interval_s > 0.0;
 
   // Its VC: the cluster's VCs when it defines some (-1: not one of them), else discovered.
   auto found = std::find(vc_names_.begin(), vc_names_.end(), spec.vc);
@@ -194,7 +196,8 @@ Allocation Engine::allocation_of(std::span<const Grant> grants) const {
 
 double Engine::rate_if(std::uint32_t index, std::span<const Grant> grants) const {
   const int type = cluster_.node(grants.front().node).gpu_type;
-  return speed_.rate(*jobs_[index].spec, resolved(index, type), allocation_of(grants));
+  const JobState& job = jobs_[index];
+  return speed_.rate(*job.spec, job.requested_gpus, resolved(index, type), allocation_of(grants));
 }
 
 double Engine::rate_per_gpu(std::uint32_t index, int gpu_type, const PerGpu& per_gpu) const {
@@ -500,7 +503,7 @@ void Engine::leave_waiting(std::uint32_t job) {
 
 void Engine::requeue(JobState& job) {
   drop_holding(job);
-  job.gpus = job.spec->num_gpus;  // an elastic job asks for its request again
+  job.gpus = job.requested_gpus;  // an elastic job asks for its request again
   job.phase = JobPhase::kWaiting;
   job.phase_since = now_;
   ++job.epoch;
@@ -899,7 +902,7 @@ void Engine::check_invariants() const {
       ++listed[grant.node];
     }
     if (gpus != job.gpus) throw std::logic_error("invariant: job holds the wrong number of GPUs");
-    if (job.gpus != job.spec->num_gpus &&
+    if (job.gpus != job.requested_gpus &&
         !(resizable(index) && job.gpus >= min_gpus(index) && job.gpus <= max_gpus(index)))
       throw std::logic_error("invariant: a job holds a GPU count outside its range");
     vc[job.vc] += job.gpus;

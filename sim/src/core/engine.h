@@ -63,6 +63,8 @@ class Engine final : public View, public Host {
   // Validates each, resolves its VC and GPU type, asks `admission` whether it can ever run.
   // `specs` must outlive the engine's use of it (until the next call).
   void load(std::span<const JobSpec> specs, JobAdmission& admission);
+  // Whether a loaded job has its own periodic checkpoint interval (JobSpec).
+  bool any_job_checkpoint_interval() const { return any_job_checkpoint_interval_; }
   // Who hears of jobs waiting, arriving and resources coming back (null: nobody, e.g. an external
   // controller that reads the view), and the mechanisms that hear of jobs beginning to run.
   void set_decider(Decider* decider) { decider_ = decider; }
@@ -175,6 +177,7 @@ class Engine final : public View, public Host {
   std::function<bool()> extend_;
   std::function<void()> after_decision_;
   bool loaded_ = false;
+  bool any_job_checkpoint_interval_ = false;
   std::size_t type_count_ = 1;
   std::vector<const void*> resolved_;     // throughput model's lookup, by (job, GPU type)
   std::vector<std::uint32_t> type_node_;  // a node of each type: its proportional shares

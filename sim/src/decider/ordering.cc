@@ -23,16 +23,10 @@ Ordering::Ordering(const SimOptions& options, const View& view, const Admission&
   preemptive_ = options.scheduler.preemption.value_or(policy_->preemptive());
   ranks_vcs_ = policy_->ranks_vcs();
   rekeys_ = policy_->rekeys_on_finish();
-  queue_.reset(1);
+  queue_.reset(64);
 }
 
-void Ordering::grow() {
-  const auto jobs = view_.jobs();
-  keys_.resize(jobs.size());
-  int max_gpus = 1;
-  for (const JobState& job : jobs) max_gpus = std::max(max_gpus, job.gpus);
-  queue_.grow(max_gpus);
-}
+void Ordering::grow() { keys_.resize(view_.jobs().size()); }
 
 bool Ordering::before(std::uint32_t a, std::uint32_t b) const {
   const auto all = view_.jobs();

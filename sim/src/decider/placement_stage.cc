@@ -27,6 +27,7 @@ PlacementRequest PlacementStage::base_request(const JobState& job) {
   PlacementRequest request;
   request.gpus = job.gpus;
   request.gpu_type = job.gpu_type;
+  if (!job.own_request) return request;  // proportional: no need to read the spec
   // Per GPU of its request: an elastic job keeps the same share per GPU at any size.
   if (job.spec->cpus > 0.0) request.cpus_per_gpu = job.spec->cpus / job.spec->num_gpus;
   if (job.spec->mem_gb > 0.0) request.mem_per_gpu = job.spec->mem_gb / job.spec->num_gpus;

@@ -26,6 +26,8 @@ std::uint32_t WaitingQueue::bucket_for(int vc, int gpus, int gpu_type) {
 }
 
 void WaitingQueue::count_in(int gpus) {
+  if (static_cast<std::size_t>(gpus) >= demand_.size())
+    demand_.resize(static_cast<std::size_t>(gpus) + 1, 0);
   ++size_;
   if (demand_[gpus]++ == 0 && (min_demand_ == 0 || gpus < min_demand_)) min_demand_ = gpus;
 }

@@ -195,12 +195,8 @@ class WaitingQueue {
     ChunkedJobs jobs;  // in policy order
   };
 
+  // Empty, with room for jobs of up to `max_gpus` GPUs (it grows for larger ones).
   void reset(int max_gpus);
-  // Room for jobs of up to `max_gpus` GPUs (the workload grew).
-  void grow(int max_gpus) {
-    if (static_cast<std::size_t>(max_gpus) + 1 > demand_.size())
-      demand_.resize(static_cast<std::size_t>(max_gpus) + 1, 0);
-  }
 
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }

@@ -6,12 +6,6 @@
 
 namespace clustersim::internal {
 
-bool Checkpoints::needed(const SimOptions& options, std::span<const JobSpec> jobs) {
-  if (options.mechanisms.checkpoint_interval_s > 0.0) return true;
-  return std::any_of(jobs.begin(), jobs.end(),
-                     [](const JobSpec& job) { return job.checkpoint_interval_s > 0.0; });
-}
-
 void Checkpoints::attach(Host& host) {
   host_ = &host;
   due_ = host.add_timer_kind(*this, TimerPhase::kBeforeArrivals);

@@ -18,8 +18,11 @@ class Checkpoints final : public Mechanism {
  public:
   explicit Checkpoints(const SimOptions& options) : options_(options.mechanisms) {}
 
-  // Whether any job saves periodically (else the mechanism is not needed).
-  static bool needed(const SimOptions& options, std::span<const JobSpec> jobs);
+  // Whether any job saves periodically (else the mechanism is not needed): the option, or a job
+  // of the workload's own interval (`any_job_interval`, which the engine's load finds).
+  static bool needed(const SimOptions& options, bool any_job_interval) {
+    return options.mechanisms.checkpoint_interval_s > 0.0 || any_job_interval;
+  }
 
   std::string_view name() const override { return "checkpoints"; }
   void attach(Host& host) override;

@@ -21,10 +21,10 @@ T* add(Mechanisms& out, std::unique_ptr<T> mechanism) {
 
 }  // namespace
 
-Mechanisms make_mechanisms(const SimOptions& options, std::span<const JobSpec> jobs) {
+Mechanisms make_mechanisms(const SimOptions& options, bool any_job_checkpoint_interval) {
   Mechanisms out;
   const MechanismOptions& m = options.mechanisms;
-  if (Checkpoints::needed(options, jobs))
+  if (Checkpoints::needed(options, any_job_checkpoint_interval))
     out.any_decider.push_back(add(out, std::make_unique<Checkpoints>(options)));
   if (m.fails()) out.any_decider.push_back(add(out, std::make_unique<Failures>(options)));
   // Whether the policy preempts comes from the policy itself (scheduler.preemption overrides).

@@ -28,7 +28,8 @@ struct Mechanisms {
   std::vector<DecisionMechanism*> built_in_decider;  // plug into the built-in decider
 };
 
-// The mechanisms `options` turn on for `jobs` (the first jobs of the workload).
-Mechanisms make_mechanisms(const SimOptions& options, std::span<const JobSpec> jobs);
+// The mechanisms `options` turn on, given whether a job of the workload has its own periodic
+// checkpoint interval (its spec's checkpoint_interval_s).
+Mechanisms make_mechanisms(const SimOptions& options, bool any_job_checkpoint_interval);
 
 }  // namespace clustersim::internal

@@ -126,7 +126,9 @@ void Simulation::assemble(Parts& parts) {
   parts.placement = std::make_unique<internal::PlacementStage>(options_, engine);
   if (parts.placement->uses_free_gpu_prefix_sums()) engine.track_free_gpu_prefix_sums();
   parts.admission = std::make_unique<internal::Admission>(options_, engine.cluster());
-  parts.mechanisms = internal::make_mechanisms(options_, jobs_);
+  engine.load(jobs_, *parts.admission);
+  parts.admission->vcs_known(engine.vc_names().size());
+  parts.mechanisms = internal::make_mechanisms(options_, engine.any_job_checkpoint_interval());
   if (user_decider_) {
     parts.decider = user_decider_.get();
   } else if (!external_) {
@@ -134,8 +136,6 @@ void Simulation::assemble(Parts& parts) {
         options_, *parts.admission, *parts.placement, parts.mechanisms.built_in_decider);
     parts.decider = parts.built_in.get();
   }
-  engine.load(jobs_, *parts.admission);
-  parts.admission->vcs_known(engine.vc_names().size());
   engine.set_decider(parts.decider);
   // Timer kinds are registered in this order (host.h): mechanisms for any decider (the
   // registry's, then the user's), the built-in decider's mechanisms, the decider.

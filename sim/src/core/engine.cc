@@ -834,7 +834,7 @@ std::optional<DecisionPoint> Engine::advance() {
   return std::nullopt;
 }
 
-void Engine::conclude() {
+void Engine::conclude_rarely() {
   if (options_.check_invariants) check_invariants();
   if (after_decision_) after_decision_();
   if (sample_due_) {

@@ -82,8 +82,12 @@ class Engine final : public View, public Host {
   // the window has drained, or (with endless mechanisms) no job is left.
   std::optional<DecisionPoint> advance();
   // Ends the instant after its decision: invariant checks, the time-series sample, the stall
-  // check (jobs wait, nothing runs, nothing will arrive or free resources).
-  void conclude();
+  // check (jobs wait, nothing runs, nothing will arrive or free resources). Inline: most
+  // instants need none of them.
+  void conclude() {
+    if (options_.check_invariants || after_decision_ || sample_due_ || holders_.empty())
+      conclude_rarely();
+  }
   // Measurements of the run so far (once it is over: the results).
   RunResult collect_results();
 
@@ -126,6 +130,7 @@ class Engine final : public View, public Host {
     return resolved_[static_cast<std::size_t>(job) * type_count_ +
                      static_cast<std::size_t>(gpu_type)];
   }
+  void conclude_rarely();
   void begin();  // before the first event: timer ranks, first sample, mechanisms' first timers
   std::uint8_t timer_rank(TimerKind kind) const { return timer_ranks_[kind]; }
   // Hands a popped event to its handler (job events here, timers to their client).

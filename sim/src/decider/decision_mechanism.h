@@ -25,12 +25,20 @@ class DefaultDecider;
 
 class DecisionMechanism : public Mechanism {
  public:
+  // The hooks it implements: the decider calls only those (no call per decision for the others).
+  enum Hook : unsigned {
+    kOnArrival = 1,
+    kBeforePass = 2,
+    kMakeRoom = 4,
+    kAfterPass = 8,
+    kUseIdle = 16,
+    kAfterDecision = 32,
+  };
+  virtual unsigned hooks() const = 0;
   // Once, after the decider is attached: the decider it plugs into.
   virtual void bind(DefaultDecider& decider) = 0;
   virtual void on_arrival(std::uint32_t job) { (void)job; }
   virtual void before_pass(const DecisionPoint& point) { (void)point; }
-  // Whether make_room can ever do anything (the pass then checks the fewest-nodes room).
-  virtual bool makes_room() const { return false; }
   virtual bool make_room(std::uint32_t job, Plan& plan) { return (void)job, (void)plan, false; }
   virtual bool after_pass(Plan& plan) { return (void)plan, false; }
   virtual bool use_idle(Plan& plan) { return (void)plan, false; }

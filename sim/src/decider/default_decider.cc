@@ -17,8 +17,19 @@ DefaultDecider::DefaultDecider(const SimOptions& options, Admission& admission,
                                           : make_allocation_mechanism(options.scheduler)),
       mechanisms_(std::move(mechanisms)) {
   if (!allocation_) throw std::invalid_argument("make_allocation returned no mechanism");
-  for (DecisionMechanism* mechanism : mechanisms_)
-    if (mechanism->makes_room()) room_makers_.push_back(mechanism);
+  rebalances_ = allocation_->rebalances();
+  for (DecisionMechanism* mechanism : mechanisms_) {
+    const unsigned hooks = mechanism->hooks();
+    const auto add = [&](unsigned hook, std::vector<DecisionMechanism*>& list) {
+      if (hooks & hook) list.push_back(mechanism);
+    };
+    add(DecisionMechanism::kOnArrival, on_arrival_);
+    add(DecisionMechanism::kBeforePass, before_pass_);
+    add(DecisionMechanism::kMakeRoom, room_makers_);
+    add(DecisionMechanism::kAfterPass, after_pass_);
+    add(DecisionMechanism::kUseIdle, use_idle_);
+    add(DecisionMechanism::kAfterDecision, after_decision_);
+  }
 }
 
 DefaultDecider::~DefaultDecider() = default;
@@ -40,7 +51,7 @@ void DefaultDecider::jobs_added() {
 }
 
 void DefaultDecider::on_arrival(std::uint32_t job) {
-  for (DecisionMechanism* mechanism : mechanisms_) mechanism->on_arrival(job);
+  for (DecisionMechanism* mechanism : on_arrival_) mechanism->on_arrival(job);
 }
 
 void DefaultDecider::on_timer(const Timer& timer) {
@@ -50,7 +61,7 @@ void DefaultDecider::on_timer(const Timer& timer) {
 
 void DefaultDecider::decide(const DecisionPoint& point) {
   const Time now = point.now;
-  for (DecisionMechanism* mechanism : mechanisms_) mechanism->before_pass(point);
+  for (DecisionMechanism* mechanism : before_pass_) mechanism->before_pass(point);
   bool gated = false;
   const double period = options_.scheduler.plan_interval_s;
   if (period > 0.0) {
@@ -59,16 +70,16 @@ void DefaultDecider::decide(const DecisionPoint& point) {
   }
   if (!gated) {
     scheduling_pass();
-    if (released_ && allocation_->rebalances()) {
+    if (released_ && rebalances_) {
       plan_.clear();
       allocation_->rebalance(placement_, plan_);
       if (!plan_.empty()) apply(plan_);
     }
-    after_pass_mechanisms();
+    if (!after_pass_.empty() || !use_idle_.empty()) after_pass_mechanisms();
     released_ = false;
     started_ = false;
   }
-  for (DecisionMechanism* mechanism : mechanisms_) mechanism->after_decision(now);
+  for (DecisionMechanism* mechanism : after_decision_) mechanism->after_decision(now);
   if (auto boundary = next_plan(now)) host_->schedule(*boundary, plan_timer_);
   plan_event_ = false;
 }
@@ -76,7 +87,7 @@ void DefaultDecider::decide(const DecisionPoint& point) {
 void DefaultDecider::after_pass_mechanisms() {
   // Free GPUs for the queue's head (each success is followed by another pass), then put idle
   // GPUs to use.
-  for (DecisionMechanism* mechanism : mechanisms_) {
+  for (DecisionMechanism* mechanism : after_pass_) {
     plan_.clear();
     if (mechanism->after_pass(plan_)) {
       apply(plan_);
@@ -84,7 +95,7 @@ void DefaultDecider::after_pass_mechanisms() {
       scheduling_pass();
     }
   }
-  for (DecisionMechanism* mechanism : mechanisms_) {
+  for (DecisionMechanism* mechanism : use_idle_) {
     plan_.clear();
     if (mechanism->use_idle(plan_)) apply(plan_);
   }
@@ -124,7 +135,14 @@ void DefaultDecider::scheduling_pass() {
   const auto all = view().jobs();
   // With lending, jobs within their VC's quota go first; borrowers take what is left.
   const int phases = admission_.lends() ? 2 : 1;
-  walk_buckets_ = queue.active_buckets();
+  // With backfill, a bucket whose jobs need more GPUs of their type than are free now is left
+  // out of the walk: free GPUs only shrink during a pass, so the walk would drop it at its first
+  // job anyway (in strict order that job must be seen: it blocks the rest).
+  walk_buckets_.clear();
+  for (std::uint32_t b : queue.active_buckets()) {
+    const auto& bucket = queue.bucket(b);
+    if (!backfill || bucket.gpus <= cluster.free_gpus(bucket.gpu_type)) walk_buckets_.push_back(b);
+  }
   walk_lists_.clear();
   for (std::uint32_t b : walk_buckets_) walk_lists_.push_back({&queue.bucket(b).jobs, nullptr});
   walk_reached_.assign(walk_buckets_.size(), 0);

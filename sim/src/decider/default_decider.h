@@ -87,8 +87,11 @@ class DefaultDecider final : public Decider, public TimerClient {
   PlacementStage& placement_;
   Ordering ordering_;
   std::unique_ptr<AllocationMechanism> allocation_;
+  bool rebalances_ = false;                     // allocation_->rebalances(), asked once
   std::vector<DecisionMechanism*> mechanisms_;  // registry order
-  std::vector<DecisionMechanism*> room_makers_;
+  // Those implementing each hook, in registry order.
+  std::vector<DecisionMechanism*> on_arrival_, before_pass_, room_makers_, after_pass_, use_idle_,
+      after_decision_;
   Host* host_ = nullptr;
   const View* view_ = nullptr;  // host_->view(), kept: the hot path reads it
   bool bound_ = false;

@@ -5,16 +5,6 @@
 
 namespace clustersim::internal {
 
-namespace {
-
-bool key_less(const PriorityKey& a, std::uint32_t ia, const PriorityKey& b, std::uint32_t ib) {
-  if (a.primary != b.primary) return a.primary < b.primary;
-  if (a.secondary != b.secondary) return a.secondary < b.secondary;
-  return ia < ib;
-}
-
-}  // namespace
-
 Ordering::Ordering(const SimOptions& options, const View& view, const Admission& admission)
     : view_(view),
       admission_(admission),
@@ -27,13 +17,6 @@ Ordering::Ordering(const SimOptions& options, const View& view, const Admission&
 }
 
 void Ordering::grow() { keys_.resize(view_.jobs().size()); }
-
-bool Ordering::before(std::uint32_t a, std::uint32_t b) const {
-  const auto all = view_.jobs();
-  if (honor_priority_ && all[a].spec->priority != all[b].spec->priority)
-    return all[a].spec->priority > all[b].spec->priority;
-  return key_less(keys_[a], a, keys_[b], b);
-}
 
 PolicyContext Ordering::policy_context(Time now) const {
   PolicyContext ctx;

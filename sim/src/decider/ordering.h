@@ -43,8 +43,20 @@ class Ordering {
   void finished(std::uint32_t job, Time now);
   PolicyContext policy_context(Time now) const;
 
-  // Policy order (priority first with honor_priority; the policy's keys; the index).
-  bool before(std::uint32_t a, std::uint32_t b) const;
+  // Policy order (priority first with honor_priority; the policy's keys; the index). Inline:
+  // every walk, sort and insertion compares with it.
+  bool before(std::uint32_t a, std::uint32_t b) const {
+    if (honor_priority_) {
+      const auto all = view_.jobs();
+      if (all[a].spec->priority != all[b].spec->priority)
+        return all[a].spec->priority > all[b].spec->priority;
+    }
+    const PriorityKey& x = keys_[a];
+    const PriorityKey& y = keys_[b];
+    if (x.primary != y.primary) return x.primary < y.primary;
+    if (x.secondary != y.secondary) return x.secondary < y.secondary;
+    return a < b;
+  }
   auto order() const {
     return [this](std::uint32_t a, std::uint32_t b) { return before(a, b); };
   }

@@ -32,6 +32,7 @@ class Elastic final : public DecisionMechanism {
   Elastic() = default;
 
   std::string_view name() const override { return "elastic"; }
+  unsigned hooks() const override { return kAfterPass | kUseIdle; }
   void attach(Host& host) override { (void)host; }
   void bind(DefaultDecider& decider) override;
   // After the pass: shrink for the queue's head (tried once per head until something is

@@ -31,12 +31,14 @@ class Migration final : public DecisionMechanism {
   explicit Migration(const SimOptions& options);
 
   std::string_view name() const override { return "migration"; }
+  // On demand: make room for a job the pass would start split (make_room); after the pass,
+  // compact when fragmentation is above the threshold or a periodic compaction is due.
   void attach(Host& host) override;
   void bind(DefaultDecider& decider) override;
   void on_timer(const Timer& timer) override;  // a periodic compaction is due
-  // On demand: make room for a job the pass would start split (make_room); after the pass,
-  // compact when fragmentation is above the threshold or a periodic compaction is due.
-  bool makes_room() const override { return on_demand_; }
+  unsigned hooks() const override {
+    return (on_demand_ ? kMakeRoom : 0u) | kAfterPass | kAfterDecision;
+  }
   bool make_room(std::uint32_t job, Plan& plan) override;
   bool after_pass(Plan& plan) override;
   void after_decision(Time now) override;

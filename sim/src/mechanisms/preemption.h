@@ -30,6 +30,9 @@ class Preemption final : public DecisionMechanism {
   explicit Preemption(const SimOptions& options);
 
   std::string_view name() const override { return "preemption"; }
+  unsigned hooks() const override {
+    return (evicts_on_arrival_ ? kOnArrival : 0u) | kBeforePass | kAfterDecision;
+  }
   void attach(Host& host) override;
   void bind(DefaultDecider& decider) override;
   void on_timer(const Timer& timer) override;

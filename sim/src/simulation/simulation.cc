@@ -216,8 +216,16 @@ RunResult Simulation::run() {
   if (!parts_) start();
   if (!parts_->decider)
     throw std::logic_error("Simulation::run: no decider (step() and apply() instead)");
-  while (step()) {
+  // step()'s loop without its bookkeeping between instants.
+  internal::Engine& engine = *parts_->engine;
+  Decider& decider = *parts_->decider;
+  if (in_point_) engine.conclude();
+  in_point_ = false;
+  while (const auto point = engine.advance()) {
+    decider.decide(*point);
+    engine.conclude();
   }
+  over_ = true;
   RunResult result = parts_->engine->collect_results();  // moves the per-job records out
   result_taken_ = true;
   return result;

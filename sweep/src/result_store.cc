@@ -1,6 +1,8 @@
 #include "clustersim/sweep/result_store.h"
 
 #include <hdf5.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -12,6 +14,7 @@
 
 #include "clustersim/error.h"
 #include "clustersim/internal/atomic_file.h"
+#include "clustersim/sweep/row_spool.h"
 
 namespace clustersim::sweep {
 
@@ -176,66 +179,255 @@ void write_axis_column(hid_t group, const Axis& axis, std::size_t axis_index,
   }
 }
 
-// A /jobs or /timeseries column from a field table: int32 counts, float64 reals.
-template <typename Field, typename Rows>
-void write_field_column(hid_t group, const Field& field, const std::vector<PointResult>& results,
-                        Rows rows) {
-  if (field.type == FieldType::kCount) {
-    std::vector<std::int32_t> values;
-    for (const auto& result : results)
-      for (const auto& row : rows(result)) values.push_back(row.*field.count);
-    write_column(group, std::string(field.name), H5T_NATIVE_INT32, values, true);
-  } else {
-    std::vector<double> values;
-    for (const auto& result : results)
-      for (const auto& row : rows(result)) values.push_back(row.*field.real);
-    write_column(group, std::string(field.name), H5T_NATIVE_DOUBLE, values, true);
-  }
-}
+// ---- /jobs and /timeseries: row tables built in chunks from the results or their spools ------
+//
+// A row table's rows are every point's rows in point_id order. They are written chunk by chunk
+// (kRowChunk rows, as before: chunked, shuffled, deflated), never whole in memory: a block of
+// chunks is gathered from the results (rows that travelled with a result) or the row spools
+// (rows the computing rank wrote, row_spool.h), its chunks are shuffled and deflated on all of
+// this process' threads (zlib, the same format as HDF5's own filters) and written as they are
+// (H5Dwrite_chunk), in order.
+
+constexpr hsize_t kRowChunk = hsize_t{1} << 16;
+constexpr hsize_t kBlockChunks = 8;  // chunks gathered and compressed together
+constexpr int kRowDeflateLevel = 4;
+
+enum class ColumnKind { kPointId, kJobIndex, kRejected, kCount, kReal };
+
+struct RowColumn {
+  std::string name;
+  ColumnKind kind;
+  std::size_t size;  // bytes per value in memory and in the file
+  const JobField* job = nullptr;
+  const SampleField* sample = nullptr;
+};
 
 // point_id, job_index, the original job fields, rejected, then fields added since.
-void write_jobs(hid_t file, const std::vector<PointResult>& results) {
-  Handle group = create_group(file, "jobs");
-  std::vector<std::int64_t> point_id, job_index;
-  std::vector<std::int8_t> rejected;
-  for (const auto& result : results) {
-    for (const auto& job : result.jobs) {
-      point_id.push_back(static_cast<std::int64_t>(result.point_id));
-      job_index.push_back(job.index);
-      rejected.push_back(job.rejected ? 1 : 0);
-    }
-  }
-  write_column(group, "point_id", H5T_NATIVE_INT64, point_id, true);
-  write_column(group, "job_index", H5T_NATIVE_INT64, job_index, true);
-  const auto jobs_of = [](const PointResult& result) -> const std::vector<JobRecord>& {
-    return result.jobs;
+std::vector<RowColumn> job_columns() {
+  std::vector<RowColumn> columns{{"point_id", ColumnKind::kPointId, 8},
+                                 {"job_index", ColumnKind::kJobIndex, 8}};
+  auto add = [&](const JobField& field) {
+    columns.push_back({std::string(field.name),
+                       field.type == FieldType::kCount ? ColumnKind::kCount : ColumnKind::kReal,
+                       field.type == FieldType::kCount ? std::size_t{4} : std::size_t{8}, &field});
   };
   for (const JobField& field : job_record_fields())
-    if (field.first_block) write_field_column(group, field, results, jobs_of);
-  Handle type = bool_type();
-  write_column(group, "rejected", type, rejected, true);
+    if (field.first_block) add(field);
+  columns.push_back({"rejected", ColumnKind::kRejected, 1});
   for (const JobField& field : job_record_fields())
-    if (!field.first_block) write_field_column(group, field, results, jobs_of);
+    if (!field.first_block) add(field);
+  return columns;
 }
 
-void write_timeseries(hid_t file, const std::vector<PointResult>& results) {
-  Handle group = create_group(file, "timeseries");
-  std::vector<std::int64_t> point_id;
-  for (const auto& result : results)
-    for (std::size_t i = 0; i < result.samples.size(); ++i)
-      point_id.push_back(static_cast<std::int64_t>(result.point_id));
-  write_column(group, "point_id", H5T_NATIVE_INT64, point_id, true);
+std::vector<RowColumn> sample_columns() {
+  std::vector<RowColumn> columns{{"point_id", ColumnKind::kPointId, 8}};
   for (const SampleField& field : sample_fields())
-    write_field_column(
-        group, field, results,
-        [](const PointResult& result) -> const std::vector<Sample>& { return result.samples; });
+    columns.push_back({std::string(field.name),
+                       field.type == FieldType::kCount ? ColumnKind::kCount : ColumnKind::kReal,
+                       field.type == FieldType::kCount ? std::size_t{4} : std::size_t{8}, nullptr,
+                       &field});
+  return columns;
+}
+
+void put_value(const RowColumn& column, std::int64_t point_id, const JobRecord& job, char* out) {
+  switch (column.kind) {
+    case ColumnKind::kPointId:
+      std::memcpy(out, &point_id, 8);
+      break;
+    case ColumnKind::kJobIndex: {
+      const std::int64_t index = job.index;
+      std::memcpy(out, &index, 8);
+      break;
+    }
+    case ColumnKind::kRejected:
+      *out = job.rejected ? 1 : 0;
+      break;
+    case ColumnKind::kCount: {
+      const std::int32_t value = job.*(column.job->count);
+      std::memcpy(out, &value, 4);
+      break;
+    }
+    case ColumnKind::kReal:
+      std::memcpy(out, &(job.*(column.job->real)), 8);
+      break;
+  }
+}
+
+void put_value(const RowColumn& column, std::int64_t point_id, const Sample& sample, char* out) {
+  switch (column.kind) {
+    case ColumnKind::kPointId:
+      std::memcpy(out, &point_id, 8);
+      break;
+    case ColumnKind::kCount: {
+      const std::int32_t value = sample.*(column.sample->count);
+      std::memcpy(out, &value, 4);
+      break;
+    }
+    default:
+      std::memcpy(out, &(sample.*(column.sample->real)), 8);
+      break;
+  }
+}
+
+// HDF5's shuffle filter (byte j of every value, then byte j + 1...) and deflate filter (a zlib
+// stream) applied to one whole chunk, as H5Dwrite would store it.
+std::string shuffle_and_deflate(const std::vector<char>& chunk, std::size_t value_size) {
+  std::vector<char> shuffled(chunk.size());
+  const std::size_t values = chunk.size() / value_size;
+  if (value_size == 1) {
+    shuffled = chunk;
+  } else {
+    for (std::size_t byte = 0; byte < value_size; ++byte) {
+      char* plane = shuffled.data() + byte * values;
+      const char* in = chunk.data() + byte;
+      for (std::size_t i = 0; i < values; ++i) plane[i] = in[i * value_size];
+    }
+  }
+  uLongf size = compressBound(static_cast<uLong>(shuffled.size()));
+  std::string out(size, '\0');
+  const int status = compress2(reinterpret_cast<Bytef*>(out.data()), &size,
+                               reinterpret_cast<const Bytef*>(shuffled.data()),
+                               static_cast<uLong>(shuffled.size()), kRowDeflateLevel);
+  if (status != Z_OK) throw std::runtime_error("zlib: cannot compress a chunk");
+  out.resize(size);
+  return out;
+}
+
+// The rows of one point: those carried by the result, or loaded from its spool record.
+template <typename Row>
+class PointRows {
+ public:
+  PointRows(const std::string& rows_folder, std::vector<Row> PointResult::*member)
+      : folder_(rows_folder), member_(member) {}
+
+  const std::vector<Row>& of(const PointResult& result) {
+    if (!result.rows) return result.*member_;
+    if (loaded_for_ != &result) {
+      if (folder_.empty())
+        throw std::runtime_error("point " + std::to_string(result.point_id) +
+                                 ": its rows are in a row spool, but no rows folder was given");
+      loaded_ = read_spooled_rows(folder_, *result.rows);
+      loaded_for_ = &result;
+    }
+    return loaded_.*member_;
+  }
+
+ private:
+  std::string folder_;
+  std::vector<Row> PointResult::*member_;
+  const PointResult* loaded_for_ = nullptr;
+  PointResult loaded_;
+};
+
+inline std::size_t row_count(const PointResult& result, std::vector<JobRecord> PointResult::*) {
+  return result.job_count();
+}
+inline std::size_t row_count(const PointResult& result, std::vector<Sample> PointResult::*) {
+  return result.sample_count();
+}
+
+template <typename Row>
+void write_row_table(hid_t file, const std::string& group_name,
+                     const std::vector<RowColumn>& columns, const std::vector<PointResult>& results,
+                     std::vector<Row> PointResult::*member, const std::string& rows_folder) {
+  Handle group = create_group(file, group_name);
+  hsize_t total = 0;
+  for (const auto& result : results) total += row_count(result, member);
+  Handle bool_file_type = bool_type();
+  auto file_type = [&](const RowColumn& column) -> hid_t {
+    switch (column.kind) {
+      case ColumnKind::kPointId:
+      case ColumnKind::kJobIndex:
+        return H5T_NATIVE_INT64;
+      case ColumnKind::kRejected:
+        return bool_file_type;
+      case ColumnKind::kCount:
+        return H5T_NATIVE_INT32;
+      case ColumnKind::kReal:
+        break;
+    }
+    return H5T_NATIVE_DOUBLE;
+  };
+  if (total == 0) {
+    for (const RowColumn& column : columns)
+      write_dataset(group, column.name, file_type(column), 0, nullptr, true);
+    return;
+  }
+  const hsize_t chunk_rows = std::min(total, kRowChunk);
+  std::vector<Handle> datasets;
+  {
+    hsize_t dims[1] = {total};
+    Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, "create a dataspace");
+    Handle create(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
+    hsize_t chunk[1] = {chunk_rows};
+    check(H5Pset_chunk(create, 1, chunk), "chunk /" + group_name);
+    check(H5Pset_shuffle(create), "shuffle /" + group_name);
+    check(H5Pset_deflate(create, kRowDeflateLevel), "compress /" + group_name);
+    for (const RowColumn& column : columns)
+      datasets.emplace_back(H5Dcreate2(group, column.name.c_str(), file_type(column), space,
+                                       H5P_DEFAULT, create, H5P_DEFAULT),
+                            H5Dclose, "create dataset /" + group_name + "/" + column.name);
+  }
+
+  PointRows<Row> point_rows(rows_folder, member);
+  std::size_t result_index = 0;  // cursor: the next row is row `row_in_result` of this result
+  std::size_t row_in_result = 0;
+  const hsize_t chunks = (total + chunk_rows - 1) / chunk_rows;
+  for (hsize_t first_chunk = 0; first_chunk < chunks; first_chunk += kBlockChunks) {
+    const hsize_t block_chunks = std::min(kBlockChunks, chunks - first_chunk);
+    const hsize_t first_row = first_chunk * chunk_rows;
+    const hsize_t rows = std::min(total - first_row, block_chunks * chunk_rows);
+    // The block's rows, in order: values are copied out of each point's rows while it is loaded.
+    std::vector<std::vector<char>> buffers(columns.size() * block_chunks);
+    for (std::size_t c = 0; c < columns.size(); ++c)
+      for (hsize_t k = 0; k < block_chunks; ++k)
+        buffers[c * block_chunks + k].assign(chunk_rows * columns[c].size, '\0');
+    hsize_t filled = 0;
+    while (filled < rows) {
+      const PointResult& result = results[result_index];
+      const std::size_t count = row_count(result, member);
+      if (row_in_result == count) {  // done with this point (or it has no rows)
+        ++result_index;
+        row_in_result = 0;
+        continue;
+      }
+      const std::vector<Row>& point = point_rows.of(result);
+      if (point.size() != count)
+        throw std::runtime_error("point " + std::to_string(result.point_id) + ": " +
+                                 std::to_string(point.size()) + " rows, its result says " +
+                                 std::to_string(count));
+      const std::size_t take = std::min<std::size_t>(count - row_in_result, rows - filled);
+      const auto point_id = static_cast<std::int64_t>(result.point_id);
+      for (std::size_t i = 0; i < take; ++i) {
+        const hsize_t row = filled + i;
+        const hsize_t k = row / chunk_rows, at = row % chunk_rows;
+        for (std::size_t c = 0; c < columns.size(); ++c)
+          put_value(columns[c], point_id, point[row_in_result + i],
+                    buffers[c * block_chunks + k].data() + at * columns[c].size);
+      }
+      filled += take;
+      row_in_result += take;
+    }
+    std::vector<std::string> compressed(buffers.size());
+    tbb::parallel_for(std::size_t{0}, buffers.size(), [&](std::size_t task) {
+      compressed[task] = shuffle_and_deflate(buffers[task], columns[task / block_chunks].size);
+    });
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      for (hsize_t k = 0; k < block_chunks; ++k) {
+        const std::string& bytes = compressed[c * block_chunks + k];
+        hsize_t offset[1] = {(first_chunk + k) * chunk_rows};
+        check(H5Dwrite_chunk(datasets[c], H5P_DEFAULT, 0, offset, bytes.size(), bytes.data()),
+              "write /" + group_name + "/" + columns[c].name);
+      }
+    }
+  }
 }
 
 }  // namespace
 
 void write_result_file(const std::string& path, const Grid& grid,
                        const std::vector<PointResult>& results, const ResultFileOptions& options,
-                       const Provenance& provenance) {
+                       const Provenance& provenance, const std::string& rows_folder) {
   // Unique per host and process: two writers never share a temporary (see output_lock.h for why
   // there is only ever one writer of `path` anyway).
   const std::string temporary = temporary_path_for(path);
@@ -288,8 +480,11 @@ void write_result_file(const std::string& path, const Grid& grid,
     write_column(points, "rank", H5T_NATIVE_INT64, rank);
     write_column(points, "elapsed_s", H5T_NATIVE_DOUBLE, elapsed);
 
-    if (options.save_jobs) write_jobs(file, results);
-    if (options.save_timeseries) write_timeseries(file, results);
+    if (options.save_jobs)
+      write_row_table(file, "jobs", job_columns(), results, &PointResult::jobs, rows_folder);
+    if (options.save_timeseries)
+      write_row_table(file, "timeseries", sample_columns(), results, &PointResult::samples,
+                      rows_folder);
 
     write_attribute(file, "schema_version", kResultSchemaVersion);
     write_attribute(file, "grid_text", grid.text);

@@ -31,6 +31,7 @@
 #include "clustersim/sweep/point_runner.h"
 #include "clustersim/sweep/progress.h"
 #include "clustersim/sweep/result_store.h"
+#include "clustersim/sweep/row_spool.h"
 
 #ifndef CLUSTERSIM_VERSION
 #define CLUSTERSIM_VERSION "unknown"
@@ -174,8 +175,80 @@ class WorkloadCache {
   std::map<std::string, std::shared_ptr<const Workload>> cache_;
 };
 
+void print_error(const std::string& message) {
+  std::cerr << "clustersim sweep: error: " << message << "\n";
+}
+
+// A rank's per-job rows and samples: its row spool for this session (row_spool.h), written by
+// the threads that ran the simulations. A spool that cannot be written (disk full) is an I/O
+// failure of the sweep, kept here until the main thread, which talks MPI, stops the run.
+class RankRows {
+ public:
+  RankRows(const std::string& folder, std::int64_t session, int rank)
+      : folder_(folder), spool_(folder, spool_file_name(session, rank)) {}
+  RowSpool& spool() { return spool_; }
+  const std::string& folder() const { return folder_; }
+  void fail(const std::string& message) {
+    std::lock_guard lock(mutex_);
+    if (failure_.empty()) failure_ = message;
+  }
+  std::string failure() const {
+    std::lock_guard lock(mutex_);
+    return failure_;
+  }
+
+ private:
+  std::string folder_;
+  RowSpool spool_;
+  mutable std::mutex mutex_;
+  std::string failure_;
+};
+
+// A result that must not be recorded: its rows could not be spooled (RankRows::fail).
+constexpr std::uint64_t kDroppedPoint = ~std::uint64_t{0};
+
+// A result travels in an MPI message (an int count of bytes, several results per message) and
+// is a journal record (a 32-bit size): one larger than this fails its point instead of wrapping.
+constexpr std::size_t kMaxResultBytes = std::size_t{1} << 30;
+
+PointResult failed_for_size(const PointResult& result, std::size_t bytes) {
+  PointResult failed;
+  failed.point_id = result.point_id;
+  failed.rank = result.rank;
+  failed.elapsed_s = result.elapsed_s;
+  failed.error = "the result is " + std::to_string(bytes) + " bytes (" +
+                 std::to_string(result.jobs.size()) + " saved jobs, " +
+                 std::to_string(result.samples.size()) + " samples), over the limit of " +
+                 std::to_string(kMaxResultBytes) +
+                 " per point: save fewer jobs or samples (--save-jobs, --save-timeseries)";
+  return failed;
+}
+
+// Writes the point's rows to this rank's spool (on the calling, simulating thread) and leaves
+// only their reference in the result, so that the rows never travel to rank 0.
+void spool_rows(PointResult& result, RankRows& rows) {
+  if (!result.error.empty()) return;
+  PointResult only_rows;
+  only_rows.point_id = result.point_id;
+  only_rows.jobs = std::move(result.jobs);
+  only_rows.samples = std::move(result.samples);
+  const std::string payload = encode_result(only_rows);
+  if (payload.size() > kMaxResultBytes) {
+    result.jobs = std::move(only_rows.jobs);
+    result.samples = std::move(only_rows.samples);
+    result = failed_for_size(result, payload.size());
+    return;
+  }
+  try {
+    result.rows = rows.spool().append(payload, only_rows.jobs.size(), only_rows.samples.size());
+  } catch (const SpoolWriteError& error) {
+    rows.fail(error.what());
+    result.point_id = kDroppedPoint;
+  }
+}
+
 PointResult run_point(const Grid& grid, const SweepOptions& options, WorkloadCache& workloads,
-                      int rank, std::uint64_t point_id) {
+                      int rank, std::uint64_t point_id, RankRows* rows) {
   PointResult result;
   result.point_id = point_id;
   result.rank = rank;
@@ -201,28 +274,16 @@ PointResult run_point(const Grid& grid, const SweepOptions& options, WorkloadCac
     result.error = "simulation failed (unknown exception)";
   }
   result.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
+  if (rows) spool_rows(result, *rows);
   return result;
 }
 
-// A result travels in an MPI message (an int count of bytes, several results per message) and
-// is a journal record (a 32-bit size): one larger than this fails its point instead of wrapping.
-constexpr std::size_t kMaxResultBytes = std::size_t{1} << 30;
-
-// encode_result, or, for a result over kMaxResultBytes (--save-jobs of a huge workload), the
+// encode_result, or, for a result over kMaxResultBytes (rows that were not spooled), the
 // encoding of the point failed for that reason.
 std::string encode_checked(const PointResult& result) {
   std::string bytes = encode_result(result);
   if (bytes.size() <= kMaxResultBytes) return bytes;
-  PointResult failed;
-  failed.point_id = result.point_id;
-  failed.rank = result.rank;
-  failed.elapsed_s = result.elapsed_s;
-  failed.error = "the result is " + std::to_string(bytes.size()) + " bytes (" +
-                 std::to_string(result.jobs.size()) + " saved jobs, " +
-                 std::to_string(result.samples.size()) + " samples), over the limit of " +
-                 std::to_string(kMaxResultBytes) +
-                 " per point: save fewer jobs or samples (--save-jobs, --save-timeseries)";
-  return encode_result(failed);
+  return encode_result(failed_for_size(result, bytes.size()));
 }
 
 // CPU time of the calling thread: rank 0's main thread does all dispatch, journal and HDF5 work
@@ -253,6 +314,7 @@ struct Plan {
   ShardSpec shard;                           // --shard: this run's share of the grid (shard.h)
   std::vector<bool> members;                 // per point_id: in this run's share
   std::size_t scope_points = 0;              // points in this run's share (grid.size() unsharded)
+  std::size_t rows_lost = 0;  // journaled points whose spooled rows are gone: they rerun
 };
 
 std::string read_grid_text(const SweepOptions& options) {
@@ -286,6 +348,13 @@ std::map<std::string, std::string> journal_header(const Grid& grid, const SweepO
       {"git_commit", CLUSTERSIM_GIT_COMMIT}};
   if (!options.shard.empty()) header["shard"] = options.shard;
   return header;
+}
+
+// Whether the rows of a journaled result are there: always for rows that travelled with it
+// (journals of older builds); for spooled rows, their record must be whole in its spool.
+bool rows_intact(const std::string& encoded, const std::string& out) {
+  PointResult result = decode_result(encoded);
+  return !result.rows || spooled_rows_intact(rows_folder_for(out), *result.rows);
 }
 
 // Reads what an earlier session left (journal, else a finished result file). Throws InputError
@@ -332,6 +401,10 @@ void load_previous_session(Plan& plan, const SweepOptions& options) {
         if (id >= grid.size())
           throw InputError(journal, 0, "",
                            "names point " + std::to_string(id) + ", not in the grid");
+        if (plan.done[id].empty() && !rows_intact(record.payload, options.out)) {
+          ++plan.rows_lost;  // its rows did not survive (a node crash): it runs again
+          continue;
+        }
         if (plan.done[id].empty()) {
           plan.done[id] = std::move(record.payload);
           ++plan.already_done;
@@ -399,11 +472,17 @@ void remove_stale_temporaries(const std::string& out) {
 void set_aside_previous_results(Plan& plan, const SweepOptions& options) {
   const std::string journal = journal_path_for(options.out);
   const std::string replaced = replaced_journal_path_for(options.out);
+  // The spooled rows go with their journal.
+  const std::string rows = rows_folder_for(options.out);
+  const std::string replaced_rows = rows_folder_for(replaced);
   if (std::filesystem::exists(journal)) {
     if (std::filesystem::exists(replaced)) {
       std::filesystem::remove(journal);
+      std::filesystem::remove_all(rows);
     } else {
+      std::filesystem::remove_all(replaced_rows);
       std::filesystem::rename(journal, replaced);
+      if (std::filesystem::exists(rows)) std::filesystem::rename(rows, replaced_rows);
     }
   }
   plan.replaces_existing = std::filesystem::exists(options.out);
@@ -492,8 +571,20 @@ class Coordinator {
                           DispatchOptions{2.0, options_.max_chunk});
     const int threads = session_.threads_per_rank[0];
     WorkloadCache workloads;
-    PointRunner runner(
-        threads, [&](std::uint64_t id) { return run_point(grid, options_, workloads, 0, id); });
+    const std::string rows_folder = rows_folder_for(options_.out);
+    std::optional<RankRows> rows;
+    if (options_.save_jobs || options_.save_timeseries)
+      rows.emplace(rows_folder, plan_.sessions, 0);
+    RankRows* rows_of_rank = rows ? &*rows : nullptr;
+    PointRunner runner(threads, [&](std::uint64_t id) {
+      return run_point(grid, options_, workloads, 0, id, rows_of_rank);
+    });
+    // This rank's rows could not be spooled: an I/O failure (see run_worker).
+    auto check_rows = [&] {
+      if (!rows) return;
+      const std::string failure = rows->failure();
+      if (!failure.empty()) throw SpoolWriteError(failure + "; free space");
+    };
     ProgressReporter progress(
         options_.quiet ? nullptr : stderr, plan_.scope_points, plan_.already_done, pending_cost,
         isatty(STDERR_FILENO) != 0,
@@ -501,6 +592,12 @@ class Coordinator {
     if (plan_.already_done > 0 && !options_.quiet) {
       std::fprintf(stderr, "sweep: resuming %s: %zu of %zu points already done\n",
                    options_.out.c_str(), plan_.already_done, plan_.scope_points);
+    }
+    if (plan_.rows_lost > 0) {
+      std::fprintf(stderr,
+                   "sweep: %zu journaled points rerun: their spooled rows (%s) are missing or "
+                   "damaged (lost with a node?)\n",
+                   plan_.rows_lost, rows_folder.c_str());
     }
 
     const auto session_start = Clock::now();
@@ -539,6 +636,7 @@ class Coordinator {
         record(encode_checked(result));
         backoff.activity();
       }
+      check_rows();
       Message message;
       while (mpi_.poll(message)) {
         backoff.activity();
@@ -595,7 +693,10 @@ class Coordinator {
     }
 
     for (PointResult& result : runner.take_completed()) record(encode_checked(result));
+    check_rows();
+    if (rows && !stopping) rows->spool().sync();
     journal->sync();
+    const double run_cpu_s = thread_cpu_seconds() - cpu_start;
     std::vector<PointResult> results = decode_done(plan_.done);
     const bool complete = results.size() == plan_.scope_points;
     // A file that --overwrite replaces stays until this sweep is complete.
@@ -604,26 +705,29 @@ class Coordinator {
     if (!keep_previous) {
       write_result_file(options_.out, grid, results,
                         ResultFileOptions{options_.save_jobs, options_.save_timeseries},
-                        make_provenance(plan_, session_));
+                        make_provenance(plan_, session_), rows_folder);
     }
     journal.reset();
     if (complete) {
       std::filesystem::remove(journal_path);
       std::filesystem::remove(replaced_journal_path_for(options_.out));
+      std::filesystem::remove_all(rows_folder);
+      std::filesystem::remove_all(rows_folder_for(replaced_journal_path_for(options_.out)));
     }
     const double overhead_s = thread_cpu_seconds() - cpu_start;
     progress.finish();
 
     const double wall = std::chrono::duration<double>(Clock::now() - session_start).count();
-    const double overhead_us =
-        session_points ? 1e6 * overhead_s / static_cast<double>(session_points) : 0.0;
+    const double per_point = session_points ? 1e6 / static_cast<double>(session_points) : 0.0;
     if (!options_.quiet) {
       std::fprintf(stderr,
                    "sweep: %zu points in %.3f s (%.2f points/s) on %d ranks x %s threads; rank-0 "
                    "main thread "
-                   "(dispatch+journal+HDF5) %.1f us CPU/point\n",
+                   "(dispatch+journal+HDF5) %.1f us CPU/point (run %.1f, final file %.1f)\n",
                    session_points, wall, wall > 0 ? session_points / wall : 0.0, mpi_.size(),
-                   make_provenance(plan_, session_).text["threads_per_rank"].c_str(), overhead_us);
+                   make_provenance(plan_, session_).text["threads_per_rank"].c_str(),
+                   overhead_s * per_point, run_cpu_s * per_point,
+                   (overhead_s - run_cpu_s) * per_point);
       write_summary_table(std::cout, grid, results, options_.summary_by);
       if (keep_previous) {
         std::cout << "kept the previous " << options_.out << " (this sweep replaces it once "
@@ -662,17 +766,40 @@ class Coordinator {
 };
 
 // Ranks 1..N-1: ask for chunks ahead of need, run them, send results back as they finish.
-int run_worker(MpiSession& mpi, const Grid& grid, const SweepOptions& options, int threads) {
+int run_worker(MpiSession& mpi, const Grid& grid, const SweepOptions& options, int threads,
+               std::int64_t session) {
   WorkloadCache workloads;
   const int rank = mpi.rank();
-  PointRunner runner(
-      threads, [&](std::uint64_t id) { return run_point(grid, options, workloads, rank, id); });
+  std::optional<RankRows> rows;
+  try {
+    if (options.save_jobs || options.save_timeseries)
+      rows.emplace(rows_folder_for(options.out), session, rank);
+  } catch (const SpoolWriteError& error) {
+    print_error(error.what());
+    mpi.abort(kExitFailure);
+  }
+  RankRows* rows_of_rank = rows ? &*rows : nullptr;
+  PointRunner runner(threads, [&](std::uint64_t id) {
+    return run_point(grid, options, workloads, rank, id, rows_of_rank);
+  });
+  // Rows that could not be spooled end the sweep as an I/O failure: rank 0 has journaled every
+  // result it received, and --resume reruns the rest.
+  auto check_rows = [&] {
+    if (!rows) return;
+    const std::string failure = rows->failure();
+    if (failure.empty()) return;
+    print_error("rank " + std::to_string(rank) + ": " + failure +
+                " (the journal keeps the finished points: free space and rerun with --resume)");
+    std::fflush(nullptr);
+    mpi.abort(kExitFailure);
+  };
   std::deque<std::uint64_t> backlog;
   bool requested = false, no_more_work = false, stopping = false, interrupted_sent = false;
 
   PollBackoff backoff;
   auto send_completed = [&] {
     auto done = runner.take_completed();
+    check_rows();
     if (done.empty()) return;
     backoff.activity();
     // Messages stay under 2 GiB (MPI counts bytes in an int): each result is at most
@@ -722,6 +849,14 @@ int run_worker(MpiSession& mpi, const Grid& grid, const SweepOptions& options, i
     runner.wait_for_completion(backoff.next());
   }
   send_completed();
+  if (rows && !stopping) {
+    try {
+      rows->spool().sync();  // the rows reach the disk before this rank reports it is done
+    } catch (const SpoolWriteError& error) {
+      rows->fail(error.what());
+      check_rows();
+    }
+  }
   mpi.send(0, MessageTag::kFinished, {});
   mpi.drain_sends();
   if (stopping) {
@@ -738,10 +873,6 @@ bool is_first_process() {
     if (const char* value = std::getenv(name)) return std::atoi(value) == 0;
   }
   return true;
-}
-
-void print_error(const std::string& message) {
-  std::cerr << "clustersim sweep: error: " << message << "\n";
 }
 
 int run_sweep(const SweepOptions& options, int* argc, char*** argv,
@@ -796,7 +927,15 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
           static_cast<std::size_t>(std::count(plan->members.begin(), plan->members.end(), true));
       if (options.resume) load_previous_session(*plan, options);
       if (options.overwrite) set_aside_previous_results(*plan, options);
-      verdict = plan->nothing_to_do ? "D" : "K" + plan->grid.text;
+      if (!plan->nothing_to_do && (options.save_jobs || options.save_timeseries)) {
+        // Every rank spools its rows here (row_spool.h). A fresh sweep starts with an empty
+        // folder: spools that no journal names are leftovers.
+        const std::string rows = rows_folder_for(options.out);
+        if (plan->sessions == 1) std::filesystem::remove_all(rows);
+        std::filesystem::create_directories(rows);
+      }
+      verdict =
+          plan->nothing_to_do ? "D" : "K" + std::to_string(plan->sessions) + "\n" + plan->grid.text;
     } catch (const OutputBusyError& error) {
       print_error(error.what());
       verdict = "B";
@@ -838,9 +977,11 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
       return kExitFailure;
     }
   }
-  Grid grid = parse_grid(std::string_view(verdict).substr(1), grid_source_name(options),
+  const std::size_t newline = verdict.find('\n');
+  const std::int64_t spool_session = std::stoll(verdict.substr(1, newline - 1));
+  Grid grid = parse_grid(std::string_view(verdict).substr(newline + 1), grid_source_name(options),
                          grid_base_dir(options));
-  return run_worker(mpi, grid, options, threads);
+  return run_worker(mpi, grid, options, threads, spool_session);
 }
 
 std::string format_number(double value) {

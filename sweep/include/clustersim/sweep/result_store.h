@@ -28,10 +28,13 @@ struct Provenance {
   std::map<std::string, std::int64_t> integers;
 };
 
-// Writes the file. `results`: sorted by point_id, each point at most once.
+// Writes the file. `results`: sorted by point_id, each point at most once. A result's jobs and
+// samples are its own, or, where it holds a RowsRef, read from the row spool it names in
+// `rows_folder` (row_spool.h); the /jobs and /timeseries tables are written chunk by chunk, so
+// memory does not grow with their size.
 void write_result_file(const std::string& path, const Grid& grid,
                        const std::vector<PointResult>& results, const ResultFileOptions& options,
-                       const Provenance& provenance);
+                       const Provenance& provenance, const std::string& rows_folder = "");
 
 struct ResultFileSummary {
   std::int64_t schema_version = 0;

@@ -58,7 +58,11 @@ class Fd {
 std::string rows_folder_for(const std::string& result_path) { return result_path + ".rows"; }
 
 std::string spool_file_name(std::int64_t session, int rank) {
-  return "s" + std::to_string(session) + ".r" + std::to_string(rank);
+  std::string name = "s";
+  name += std::to_string(session);
+  name += ".r";
+  name += std::to_string(rank);
+  return name;
 }
 
 std::uint64_t spool_checksum(std::string_view bytes) {

@@ -36,6 +36,7 @@ for round in 1 2 3; do
   rm -rf run.h5*
   victim=$(((round + 1) % 2))   # 0, 1, 0
   delay_ms=$((300 + RANDOM % 2500))
+  [ $victim -eq 1 ] && delay_ms=$((400 + RANDOM % 1000))  # while rank 1 still has work
   "$MPIEXEC" -np 2 --oversubscribe "$BIN" sweep grid.toml --out run.h5 --threads 1 "${ROWS[@]}" -q &
   MPIRUN=$!
   sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <variant>
@@ -304,31 +305,6 @@ std::string shuffle_and_deflate(const std::vector<char>& chunk, std::size_t valu
 }
 
 // The rows of one point: those carried by the result, or loaded from its spool record.
-template <typename Row>
-class PointRows {
- public:
-  PointRows(const std::string& rows_folder, std::vector<Row> PointResult::*member)
-      : folder_(rows_folder), member_(member) {}
-
-  const std::vector<Row>& of(const PointResult& result) {
-    if (!result.rows) return result.*member_;
-    if (loaded_for_ != &result) {
-      if (folder_.empty())
-        throw std::runtime_error("point " + std::to_string(result.point_id) +
-                                 ": its rows are in a row spool, but no rows folder was given");
-      loaded_ = read_spooled_rows(folder_, *result.rows);
-      loaded_for_ = &result;
-    }
-    return loaded_.*member_;
-  }
-
- private:
-  std::string folder_;
-  std::vector<Row> PointResult::*member_;
-  const PointResult* loaded_for_ = nullptr;
-  PointResult loaded_;
-};
-
 inline std::size_t row_count(const PointResult& result, std::vector<JobRecord> PointResult::*) {
   return result.job_count();
 }
@@ -379,48 +355,88 @@ void write_row_table(hid_t file, const std::string& group_name,
                             H5Dclose, "create dataset /" + group_name + "/" + column.name);
   }
 
-  PointRows<Row> point_rows(rows_folder, member);
-  std::size_t result_index = 0;  // cursor: the next row is row `row_in_result` of this result
-  std::size_t row_in_result = 0;
+  // Where each point's rows start in the table (points without rows take no place).
+  std::vector<hsize_t> starts(results.size() + 1, 0);
+  for (std::size_t i = 0; i < results.size(); ++i)
+    starts[i + 1] = starts[i] + row_count(results[i], member);
+  // Spooled rows of the points in the current block, loaded on all threads; a point that goes
+  // on into the next block is kept for it.
+  std::map<std::size_t, std::shared_ptr<const PointResult>> loaded;
+  auto rows_of = [&](std::size_t index) -> const std::vector<Row>& {
+    static const std::vector<Row> kNone;
+    const PointResult& result = results[index];
+    if (!result.rows) return result.*member;
+    if (starts[index + 1] == starts[index]) return kNone;
+    return loaded.at(index).get()->*member;
+  };
   const hsize_t chunks = (total + chunk_rows - 1) / chunk_rows;
   for (hsize_t first_chunk = 0; first_chunk < chunks; first_chunk += kBlockChunks) {
     const hsize_t block_chunks = std::min(kBlockChunks, chunks - first_chunk);
     const hsize_t first_row = first_chunk * chunk_rows;
-    const hsize_t rows = std::min(total - first_row, block_chunks * chunk_rows);
-    // The block's rows, in order: values are copied out of each point's rows while it is loaded.
-    std::vector<std::vector<char>> buffers(columns.size() * block_chunks);
-    for (std::size_t c = 0; c < columns.size(); ++c)
-      for (hsize_t k = 0; k < block_chunks; ++k)
-        buffers[c * block_chunks + k].assign(chunk_rows * columns[c].size, '\0');
-    hsize_t filled = 0;
-    while (filled < rows) {
-      const PointResult& result = results[result_index];
-      const std::size_t count = row_count(result, member);
-      if (row_in_result == count) {  // done with this point (or it has no rows)
-        ++result_index;
-        row_in_result = 0;
-        continue;
+    const hsize_t end_row = std::min(total, first_row + block_chunks * chunk_rows);
+    // The points with rows in [first_row, end_row).
+    const std::size_t first_point = static_cast<std::size_t>(
+        std::upper_bound(starts.begin(), starts.end(), first_row) - starts.begin() - 1);
+    std::size_t end_point = first_point;
+    while (end_point < results.size() && starts[end_point] < end_row) ++end_point;
+    std::map<std::size_t, std::shared_ptr<const PointResult>> block_loaded;
+    std::vector<std::size_t> to_load;
+    for (std::size_t i = first_point; i < end_point; ++i) {
+      if (!results[i].rows || starts[i + 1] == starts[i]) continue;
+      if (auto kept = loaded.find(i); kept != loaded.end()) {
+        block_loaded.emplace(i, kept->second);
+      } else {
+        block_loaded.emplace(i, nullptr);
+        to_load.push_back(i);
       }
-      const std::vector<Row>& point = point_rows.of(result);
-      if (point.size() != count)
-        throw std::runtime_error("point " + std::to_string(result.point_id) + ": " +
-                                 std::to_string(point.size()) + " rows, its result says " +
-                                 std::to_string(count));
-      const std::size_t take = std::min<std::size_t>(count - row_in_result, rows - filled);
-      const auto point_id = static_cast<std::int64_t>(result.point_id);
-      for (std::size_t i = 0; i < take; ++i) {
-        const hsize_t row = filled + i;
-        const hsize_t k = row / chunk_rows, at = row % chunk_rows;
-        for (std::size_t c = 0; c < columns.size(); ++c)
-          put_value(columns[c], point_id, point[row_in_result + i],
-                    buffers[c * block_chunks + k].data() + at * columns[c].size);
-      }
-      filled += take;
-      row_in_result += take;
     }
+    if (!to_load.empty() && rows_folder.empty())
+      throw std::runtime_error("point " + std::to_string(results[to_load[0]].point_id) +
+                               ": its rows are in a row spool, but no rows folder was given");
+    std::vector<std::shared_ptr<const PointResult>> fresh(to_load.size());
+    tbb::parallel_for(std::size_t{0}, to_load.size(), [&](std::size_t n) {
+      fresh[n] = std::make_shared<const PointResult>(
+          read_spooled_rows(rows_folder, *results[to_load[n]].rows));
+    });
+    for (std::size_t n = 0; n < to_load.size(); ++n) block_loaded[to_load[n]] = fresh[n];
+    loaded = std::move(block_loaded);
+    for (std::size_t i = first_point; i < end_point; ++i) {
+      if (rows_of(i).size() != starts[i + 1] - starts[i])
+        throw std::runtime_error("point " + std::to_string(results[i].point_id) + ": " +
+                                 std::to_string(rows_of(i).size()) + " rows, its result says " +
+                                 std::to_string(starts[i + 1] - starts[i]));
+    }
+
+    // Gather each chunk's values in one pass over its rows (all columns), then shuffle and
+    // deflate every column's chunk: both on all threads.
+    std::vector<std::vector<char>> buffers(columns.size() * block_chunks);
+    tbb::parallel_for(hsize_t{0}, block_chunks, [&](hsize_t k) {
+      const hsize_t chunk_first = first_row + k * chunk_rows;
+      const hsize_t chunk_end = std::min(end_row, chunk_first + chunk_rows);
+      std::vector<char*> out(columns.size());
+      for (std::size_t c = 0; c < columns.size(); ++c) {
+        buffers[c * block_chunks + k].assign(chunk_rows * columns[c].size, '\0');
+        out[c] = buffers[c * block_chunks + k].data();
+      }
+      std::size_t point = static_cast<std::size_t>(
+          std::upper_bound(starts.begin(), starts.end(), chunk_first) - starts.begin() - 1);
+      for (hsize_t row = chunk_first; row < chunk_end; ++point) {
+        const hsize_t point_end = std::min(chunk_end, starts[point + 1]);
+        if (point_end <= row) continue;
+        const std::vector<Row>& rows = rows_of(point);
+        const auto point_id = static_cast<std::int64_t>(results[point].point_id);
+        for (; row < point_end; ++row) {
+          const Row& source = rows[row - starts[point]];
+          const hsize_t at = row - chunk_first;
+          for (std::size_t c = 0; c < columns.size(); ++c)
+            put_value(columns[c], point_id, source, out[c] + at * columns[c].size);
+        }
+      }
+    });
     std::vector<std::string> compressed(buffers.size());
     tbb::parallel_for(std::size_t{0}, buffers.size(), [&](std::size_t task) {
       compressed[task] = shuffle_and_deflate(buffers[task], columns[task / block_chunks].size);
+      std::vector<char>().swap(buffers[task]);
     });
     for (std::size_t c = 0; c < columns.size(); ++c) {
       for (hsize_t k = 0; k < block_chunks; ++k) {

@@ -19,6 +19,7 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include "clustersim/error.h"
 #include "clustersim/internal/atomic_file.h"
@@ -26,6 +27,7 @@
 #include "clustersim/simulator.h"
 #include "clustersim/sweep/communicator.h"
 #include "clustersim/sweep/dispatcher.h"
+#include "clustersim/sweep/hash.h"
 #include "clustersim/sweep/journal.h"
 #include "clustersim/sweep/output_lock.h"
 #include "clustersim/sweep/point_runner.h"
@@ -196,10 +198,27 @@ class RankRows {
     std::lock_guard lock(mutex_);
     return failure_;
   }
+  // CPU the simulating threads spent encoding and spooling rows (capacity benchmark).
+  void add_cpu(double seconds) {
+    std::lock_guard lock(mutex_);
+    cpu_s_ += seconds;
+    ++points_;
+  }
+  std::string report(int rank) const {
+    std::lock_guard lock(mutex_);
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "sweep: rank %d spooled %.1f MB of rows for %zu points, %.1f us CPU/point\n",
+                  rank, static_cast<double>(spool_.bytes_written()) / 1e6, points_,
+                  points_ ? 1e6 * cpu_s_ / static_cast<double>(points_) : 0.0);
+    return line;
+  }
 
  private:
   std::string folder_;
   RowSpool spool_;
+  double cpu_s_ = 0.0;
+  std::size_t points_ = 0;
   mutable std::mutex mutex_;
   std::string failure_;
 };
@@ -247,34 +266,115 @@ void spool_rows(PointResult& result, RankRows& rows) {
   }
 }
 
+double thread_cpu_seconds();
+
+// Benchmark hook (sweep/bench/capacity_bench.sh): with CLUSTERSIM_SWEEP_SYNTHETIC set to
+// "jobs=N,samples=S,ms=T", points are not simulated: each result gets N job rows and S samples
+// of varied, deterministic values after T ms of sleep (no CPU), so that rank 0 and the row
+// writers can be driven at a chosen rate and size, and ranks that only sleep can stand for many
+// more ranks than there are cores.
+struct Synthetic {
+  bool on = false;
+  std::size_t jobs = 0, samples = 0;
+  double ms = 0.0;
+};
+
+const Synthetic& synthetic() {
+  static const Synthetic parsed = [] {
+    Synthetic value;
+    const char* text = std::getenv("CLUSTERSIM_SWEEP_SYNTHETIC");
+    if (!text || !*text) return value;
+    value.on = true;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+      const auto equals = item.find('=');
+      if (equals == std::string::npos) continue;
+      const std::string key = item.substr(0, equals);
+      const double number = std::atof(item.c_str() + equals + 1);
+      if (key == "jobs") value.jobs = static_cast<std::size_t>(number);
+      if (key == "samples") value.samples = static_cast<std::size_t>(number);
+      if (key == "ms") value.ms = number;
+    }
+    return value;
+  }();
+  return parsed;
+}
+
+double unit_double(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
+
+void fill_synthetic(PointResult& result, std::uint64_t seed) {
+  const Synthetic& spec = synthetic();
+  if (spec.ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(spec.ms));
+  RunMetrics& m = result.metrics;
+  m.jobs = spec.jobs;
+  m.jct_mean = 1000.0 * (1.0 + unit_double(splitmix64(seed)));
+  m.makespan = 1e6 * (1.0 + unit_double(splitmix64(seed + 1)));
+  m.gpu_util = unit_double(splitmix64(seed + 2));
+  m.events = 3 * spec.jobs;
+  result.jobs.resize(spec.jobs);
+  double clock = 0.0;
+  for (std::size_t j = 0; j < spec.jobs; ++j) {
+    const std::uint64_t h = splitmix64(seed ^ (j * 0x9E3779B97F4A7C15ull));
+    JobRecord& job = result.jobs[j];
+    job.index = static_cast<std::uint32_t>(j);
+    clock += 60.0 * unit_double(h);
+    job.submit_time = clock;
+    job.queue_delay = (h & 7) == 0 ? 3600.0 * unit_double(splitmix64(h)) : 0.0;
+    job.start_time = job.submit_time + job.queue_delay;
+    const double duration = 60.0 + 36000.0 * unit_double(splitmix64(h + 1));
+    job.finish_time = job.start_time + duration;
+    job.jct = job.finish_time - job.submit_time;
+    job.num_gpus = 1 << (h >> 60 & 3);
+    job.nodes = 1;
+    job.gpu_seconds = duration * job.num_gpus;
+  }
+  result.samples.resize(spec.samples);
+  for (std::size_t i = 0; i < spec.samples; ++i) {
+    Sample& sample = result.samples[i];
+    sample.time = 600.0 * static_cast<double>(i);
+    sample.busy_gpus = static_cast<int>(splitmix64(seed + i) % 1024);
+    sample.idle_gpus = 1024 - sample.busy_gpus;
+  }
+}
+
 PointResult run_point(const Grid& grid, const SweepOptions& options, WorkloadCache& workloads,
                       int rank, std::uint64_t point_id, RankRows* rows) {
   PointResult result;
   result.point_id = point_id;
   result.rank = rank;
   auto start = Clock::now();
-  try {
-    GridPoint point = grid_point(grid, point_id);
-    RunConfig config = make_point_config(grid, point);
-    config.sim.record_samples = options.save_timeseries;
-    ConfigRun config_run;
+  if (synthetic().on) {
+    fill_synthetic(result, grid_point(grid, point_id).seed);
+    if (!options.save_jobs) result.jobs.clear();
+    if (!options.save_timeseries) result.samples.clear();
+  } else
     try {
-      config_run = simulate_config(config, workloads.get(config));
-    } catch (const ImpossibleJobError& error) {
-      throw impossible_job_error(config, error);  // TRACE:LINE: field 'num_gpus': ...
+      GridPoint point = grid_point(grid, point_id);
+      RunConfig config = make_point_config(grid, point);
+      config.sim.record_samples = options.save_timeseries;
+      ConfigRun config_run;
+      try {
+        config_run = simulate_config(config, workloads.get(config));
+      } catch (const ImpossibleJobError& error) {
+        throw impossible_job_error(config, error);  // TRACE:LINE: field 'num_gpus': ...
+      }
+      RunResult& run = config_run.result;
+      result.metrics = run.metrics;
+      if (options.save_jobs) result.jobs = std::move(run.jobs);
+      if (options.save_timeseries) result.samples = std::move(run.samples);
+    } catch (const std::exception& error) {
+      result.error = error.what();
+      if (result.error.empty()) result.error = "simulation failed";
+    } catch (...) {
+      result.error = "simulation failed (unknown exception)";
     }
-    RunResult& run = config_run.result;
-    result.metrics = run.metrics;
-    if (options.save_jobs) result.jobs = std::move(run.jobs);
-    if (options.save_timeseries) result.samples = std::move(run.samples);
-  } catch (const std::exception& error) {
-    result.error = error.what();
-    if (result.error.empty()) result.error = "simulation failed";
-  } catch (...) {
-    result.error = "simulation failed (unknown exception)";
-  }
   result.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
-  if (rows) spool_rows(result, *rows);
+  if (rows) {
+    const double cpu = thread_cpu_seconds();
+    spool_rows(result, *rows);
+    rows->add_cpu(thread_cpu_seconds() - cpu);
+  }
   return result;
 }
 
@@ -697,6 +797,7 @@ class Coordinator {
     if (rows && !stopping) rows->spool().sync();
     journal->sync();
     const double run_cpu_s = thread_cpu_seconds() - cpu_start;
+    const auto final_start = Clock::now();
     std::vector<PointResult> results = decode_done(plan_.done);
     const bool complete = results.size() == plan_.scope_points;
     // A file that --overwrite replaces stays until this sweep is complete.
@@ -715,6 +816,15 @@ class Coordinator {
       std::filesystem::remove_all(rows_folder_for(replaced_journal_path_for(options_.out)));
     }
     const double overhead_s = thread_cpu_seconds() - cpu_start;
+    if (synthetic().on && !options_.quiet) {
+      std::error_code ignored;
+      const auto bytes = std::filesystem::file_size(options_.out, ignored);
+      std::fprintf(
+          stderr, "sweep: final file %.1f MB in %.3f s\n",
+          bytes == static_cast<std::uintmax_t>(-1) ? 0.0 : static_cast<double>(bytes) / 1e6,
+          std::chrono::duration<double>(Clock::now() - final_start).count());
+      if (rows) std::fputs(rows->report(0).c_str(), stderr);
+    }
     progress.finish();
 
     const double wall = std::chrono::duration<double>(Clock::now() - session_start).count();
@@ -857,6 +967,7 @@ int run_worker(MpiSession& mpi, const Grid& grid, const SweepOptions& options, i
       check_rows();
     }
   }
+  if (rows && synthetic().on) std::fputs(rows->report(rank).c_str(), stderr);
   mpi.send(0, MessageTag::kFinished, {});
   mpi.drain_sends();
   if (stopping) {

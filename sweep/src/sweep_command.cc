@@ -978,6 +978,8 @@ int run_worker(MpiSession& mpi, const Grid& grid, const SweepOptions& options, i
   return kExitOk;
 }
 
+void write_scaling_estimate(std::ostream& out, const Grid& grid, const GridCheck& check);
+
 // Lowest rank that may print when run without MPI (dry runs launched under mpirun/srun).
 bool is_first_process() {
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
@@ -992,7 +994,10 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
     Grid grid =
         parse_grid(read_grid_text(options), grid_source_name(options), grid_base_dir(options));
     GridCheck check = validate_grid(grid);
-    if (is_first_process()) write_dry_run(std::cout, grid, check, parse_shard(options.shard));
+    if (is_first_process()) {
+      write_dry_run(std::cout, grid, check, parse_shard(options.shard));
+      write_scaling_estimate(std::cerr, grid, check);
+    }
     return kExitOk;
   }
 
@@ -1093,6 +1098,37 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
   Grid grid = parse_grid(std::string_view(verdict).substr(newline + 1), grid_source_name(options),
                          grid_base_dir(options));
   return run_worker(mpi, grid, options, threads, spool_session);
+}
+
+// The capacity model of sweep/README.md ("Capacity"), with the constants its benchmark
+// (sweep/bench/capacity_bench.sh) measured on the 2-core development VM, and the simulation
+// speed of sweep/bench/philly1024_grid.toml there (seconds per unit of estimated cost).
+constexpr double kRank0SecondsPerPoint = 12e-6;  // rank 0's main thread, saturated
+constexpr double kFinalRowsPerSecond = 1.2e6;    // the final file's row tables, 2 cores
+constexpr double kSecondsPerCostUnit = 2.5e-7;   // one thread of the VM
+constexpr double kBytesPerJobRow = 25;           // compressed, in the final file
+
+void write_scaling_estimate(std::ostream& out, const Grid& grid, const GridCheck& check) {
+  if (grid.size() == 0 || check.config_cost.empty()) return;
+  double seconds = 0.0, rows = 0.0;
+  for (std::size_t c = 0; c < check.config_cost.size(); ++c) {
+    seconds += check.config_cost[c] * kSecondsPerCostUnit;
+    rows += static_cast<double>(check.config_jobs[c]);
+  }
+  seconds /= static_cast<double>(check.config_cost.size());
+  rows /= static_cast<double>(check.config_cost.size());
+  const double run_ranks = seconds / kRank0SecondsPerPoint;
+  const double rows_ranks = seconds * kFinalRowsPerSecond / std::max(rows, 1.0);
+  char line[640];
+  std::snprintf(line, sizeof line,
+                "# scaling estimate (sweep/README.md, Capacity): points of ~%.3g s on one thread "
+                "(estimated cost x %.2g s); rank 0 takes ~%.0f us per point, so the sweep stops "
+                "scaling near %.0f threads in all; with --save-jobs (~%.0f job rows, ~%.1f MB "
+                "per point) the final file, built by one process at ~%.2g rows/s, takes as long "
+                "as the run from ~%.0f threads on\n",
+                seconds, kSecondsPerCostUnit, kRank0SecondsPerPoint * 1e6, run_ranks, rows,
+                rows * kBytesPerJobRow / 1e6, kFinalRowsPerSecond, std::max(1.0, rows_ranks));
+  out << line;
 }
 
 std::string format_number(double value) {

@@ -155,6 +155,63 @@ std::uint64_t peek_point_id(const std::string& encoded) {
   return id;
 }
 
+// What the ranks need to write the final file's row tables together (kAssemble): the temporary
+// file, and every result's point id, row counts and spool reference, in point_id order.
+std::string encode_assembly(const std::string& temporary, const std::vector<PointResult>& results) {
+  std::string bytes;
+  auto put = [&](auto value) { bytes.append(reinterpret_cast<const char*>(&value), sizeof value); };
+  auto put_text = [&](const std::string& text) {
+    put(static_cast<std::uint64_t>(text.size()));
+    bytes += text;
+  };
+  put_text(temporary);
+  put(static_cast<std::uint64_t>(results.size()));
+  for (const PointResult& result : results) {
+    put(result.point_id);
+    const RowsRef none;
+    const RowsRef& ref = result.rows ? *result.rows : none;
+    put_text(ref.file);
+    put(ref.offset);
+    put(ref.bytes);
+    put(ref.checksum);
+    put(ref.jobs);
+    put(ref.samples);
+  }
+  return bytes;
+}
+
+std::vector<PointResult> decode_assembly(const std::string& bytes, std::string& temporary) {
+  std::size_t offset = 0;
+  auto get = [&](auto& value) {
+    if (bytes.size() - offset < sizeof value) throw std::runtime_error("truncated assembly");
+    std::memcpy(&value, bytes.data() + offset, sizeof value);
+    offset += sizeof value;
+  };
+  auto get_text = [&](std::string& text) {
+    std::uint64_t size = 0;
+    get(size);
+    if (bytes.size() - offset < size) throw std::runtime_error("truncated assembly");
+    text.assign(bytes, offset, size);
+    offset += size;
+  };
+  get_text(temporary);
+  std::uint64_t count = 0;
+  get(count);
+  std::vector<PointResult> results(count);
+  for (PointResult& result : results) {
+    get(result.point_id);
+    RowsRef ref;
+    get_text(ref.file);
+    get(ref.offset);
+    get(ref.bytes);
+    get(ref.checksum);
+    get(ref.jobs);
+    get(ref.samples);
+    if (!ref.file.empty()) result.rows = std::move(ref);
+  }
+  return results;
+}
+
 // Trace files are read once per rank and shared by every point that uses them; generated
 // workloads depend on the point's seed and are built per point.
 class WorkloadCache {
@@ -705,6 +762,8 @@ class Coordinator {
     auto last_sync = Clock::now();
     std::deque<std::uint64_t> backlog;
     std::vector<bool> finished(static_cast<std::size_t>(mpi_.size()), false);
+    // Workers that finished normally wait for kAssemble or kDone.
+    std::vector<bool> waiting(static_cast<std::size_t>(mpi_.size()), false);
     int workers_left = mpi_.size() - 1;
     bool stopping = false;
     Clock::time_point stop_deadline;
@@ -752,6 +811,7 @@ class Coordinator {
           case MessageTag::kFinished:
             if (!finished[message.source]) --workers_left;
             finished[message.source] = true;
+            waiting[message.source] = message.bytes == "W";
             break;
           case MessageTag::kInterrupted:
             request_stop();
@@ -803,10 +863,45 @@ class Coordinator {
     // A file that --overwrite replaces stays until this sweep is complete.
     const bool keep_previous =
         !complete && plan_.replaces_existing && std::filesystem::exists(options_.out);
-    if (!keep_previous) {
-      write_result_file(options_.out, grid, results,
-                        ResultFileOptions{options_.save_jobs, options_.save_timeseries},
-                        make_provenance(plan_, session_), rows_folder);
+    // With spooled rows on several ranks, all of them write the row tables (each an equal
+    // share of whole chunks, through MPI-IO); otherwise rank 0 writes the file alone.
+    const ResultFileOptions file_options{options_.save_jobs, options_.save_timeseries};
+    // (CLUSTERSIM_SWEEP_FINAL=serial keeps rank 0 the only writer: for the capacity benchmark.)
+    const char* final_mode = std::getenv("CLUSTERSIM_SWEEP_FINAL");
+    bool together = !keep_previous && rows && mpi_.size() > 1 && !stopping &&
+                    !(final_mode && std::string(final_mode) == "serial");
+    for (const PointResult& result : results)
+      together = together && (result.rows || (result.jobs.empty() && result.samples.empty()));
+    for (int rank = 1; rank < mpi_.size() && together; ++rank) together = waiting[rank];
+    if (together) {
+      const std::string temporary = temporary_path_for(options_.out);
+      try {
+        write_result_skeleton(temporary, grid, results, file_options,
+                              make_provenance(plan_, session_));
+      } catch (...) {
+        for (int rank = 1; rank < mpi_.size(); ++rank) mpi_.send(rank, MessageTag::kDone, {});
+        mpi_.drain_sends();
+        std::error_code ignored;
+        std::filesystem::remove(temporary, ignored);
+        throw;
+      }
+      for (int rank = 1; rank < mpi_.size(); ++rank) mpi_.send(rank, MessageTag::kAssemble, {});
+      std::string assembly = encode_assembly(temporary, results);
+      mpi_.broadcast(assembly, 0);
+      try {
+        write_row_tables_collectively(temporary, results, file_options, rows_folder);
+      } catch (...) {
+        std::error_code ignored;
+        std::filesystem::remove(temporary, ignored);
+        throw;
+      }
+      std::filesystem::rename(temporary, options_.out);
+    } else {
+      for (int rank = 1; rank < mpi_.size(); ++rank)
+        if (waiting[rank]) mpi_.send(rank, MessageTag::kDone, {});
+      if (!keep_previous)
+        write_result_file(options_.out, grid, results, file_options,
+                          make_provenance(plan_, session_), rows_folder);
     }
     journal.reset();
     if (complete) {
@@ -968,12 +1063,37 @@ int run_worker(MpiSession& mpi, const Grid& grid, const SweepOptions& options, i
     }
   }
   if (rows && synthetic().on) std::fputs(rows->report(rank).c_str(), stderr);
-  mpi.send(0, MessageTag::kFinished, {});
+  mpi.send(0, MessageTag::kFinished, stopping ? "" : "W");
   mpi.drain_sends();
   if (stopping) {
     std::fflush(nullptr);
     mpi.finalize();
     std::_Exit(kExitInterrupted);
+  }
+  // Rank 0 says whether the ranks write the final file's row tables together (kAssemble).
+  Message message;
+  while (true) {
+    if (!mpi.poll(message)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      continue;
+    }
+    if (message.tag == MessageTag::kDone || message.tag == MessageTag::kStop) break;
+    if (message.tag != MessageTag::kAssemble) continue;
+    std::string assembly;
+    mpi.broadcast(assembly, 0);
+    try {
+      std::string temporary;
+      const std::vector<PointResult> results = decode_assembly(assembly, temporary);
+      write_row_tables_collectively(temporary, results,
+                                    ResultFileOptions{options.save_jobs, options.save_timeseries},
+                                    rows_folder_for(options.out));
+    } catch (const std::exception& error) {
+      print_error("rank " + std::to_string(rank) + ": writing the final file: " + error.what() +
+                  " (the journal keeps the finished points: rerun with --resume)");
+      std::fflush(nullptr);
+      mpi.abort(kExitFailure);
+    }
+    break;
   }
   return kExitOk;
 }

@@ -71,6 +71,8 @@ class PollBackoff {
 // A stopping rank 0 waits this long for the other ranks' last results before it writes the file.
 constexpr auto kStopGrace = std::chrono::seconds(10);
 constexpr auto kJournalSyncInterval = std::chrono::seconds(5);
+// From this many ranks on, every rank writes its share of the final file's row tables.
+constexpr int kCollectiveRanks = 16;
 
 volatile std::sig_atomic_t g_stop_signal = 0;
 
@@ -863,13 +865,16 @@ class Coordinator {
     // A file that --overwrite replaces stays until this sweep is complete.
     const bool keep_previous =
         !complete && plan_.replaces_existing && std::filesystem::exists(options_.out);
-    // With spooled rows on several ranks, all of them write the row tables (each an equal
-    // share of whole chunks, through MPI-IO); otherwise rank 0 writes the file alone.
+    // With spooled rows on many ranks, all of them write the row tables (each an equal share
+    // of whole chunks, through MPI-IO: collective writes); otherwise rank 0 writes the file
+    // alone, on all its threads. Measured (sweep/README.md, Capacity): on a few ranks rank 0
+    // alone is faster; the ranks together take rank 0 out of the rows' path, which a sweep on
+    // many ranks needs. CLUSTERSIM_SWEEP_FINAL=serial or =collective overrides the choice.
     const ResultFileOptions file_options{options_.save_jobs, options_.save_timeseries};
-    // (CLUSTERSIM_SWEEP_FINAL=serial keeps rank 0 the only writer: for the capacity benchmark.)
     const char* final_mode = std::getenv("CLUSTERSIM_SWEEP_FINAL");
+    const std::string mode = final_mode ? final_mode : "";
     bool together = !keep_previous && rows && mpi_.size() > 1 && !stopping &&
-                    !(final_mode && std::string(final_mode) == "serial");
+                    (mode == "collective" || (mode != "serial" && mpi_.size() >= kCollectiveRanks));
     for (const PointResult& result : results)
       together = together && (result.rows || (result.jobs.empty() && result.samples.empty()));
     for (int rank = 1; rank < mpi_.size() && together; ++rank) together = waiting[rank];

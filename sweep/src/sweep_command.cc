@@ -1229,7 +1229,8 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
 // (sweep/bench/capacity_bench.sh) measured on the 2-core development VM, and the simulation
 // speed of sweep/bench/philly1024_grid.toml there (seconds per unit of estimated cost).
 constexpr double kRank0SecondsPerPoint = 12e-6;  // rank 0's main thread, saturated
-constexpr double kFinalRowsPerSecond = 1.2e6;    // the final file's row tables, 2 cores
+constexpr double kSerialRowsPerSecond = 0.86e6;  // final row tables by rank 0 alone, 2 cores
+constexpr double kRankRowsPerSecond = 1.06e5;    // ... by each rank, its share (MPI-IO)
 constexpr double kSecondsPerCostUnit = 2.5e-7;   // one thread of the VM
 constexpr double kBytesPerJobRow = 25;           // compressed, in the final file
 
@@ -1242,17 +1243,20 @@ void write_scaling_estimate(std::ostream& out, const Grid& grid, const GridCheck
   }
   seconds /= static_cast<double>(check.config_cost.size());
   rows /= static_cast<double>(check.config_cost.size());
-  const double run_ranks = seconds / kRank0SecondsPerPoint;
-  const double rows_ranks = seconds * kFinalRowsPerSecond / std::max(rows, 1.0);
-  char line[640];
-  std::snprintf(line, sizeof line,
-                "# scaling estimate (sweep/README.md, Capacity): points of ~%.3g s on one thread "
-                "(estimated cost x %.2g s); rank 0 takes ~%.0f us per point, so the sweep stops "
-                "scaling near %.0f threads in all; with --save-jobs (~%.0f job rows, ~%.1f MB "
-                "per point) the final file, built by one process at ~%.2g rows/s, takes as long "
-                "as the run from ~%.0f threads on\n",
-                seconds, kSecondsPerCostUnit, kRank0SecondsPerPoint * 1e6, run_ranks, rows,
-                rows * kBytesPerJobRow / 1e6, kFinalRowsPerSecond, std::max(1.0, rows_ranks));
+  const double extra = rows / kRankRowsPerSecond;  // writing a point's rows, on its rank
+  char line[1024];
+  std::snprintf(
+      line, sizeof line,
+      "# scaling estimate (sweep/README.md, Capacity; constants measured on a 2-core VM): points "
+      "of ~%.3g s on one thread (estimated cost x %.2g s). Rank 0 takes ~%.0f us per point: the "
+      "sweep stops scaling near %.0f threads in all. With --save-jobs (at least %.0f job rows, "
+      "%.2g MB, per point) the final file written by rank 0 alone (below %d ranks) takes as long "
+      "as the run from ~%.1f threads on; by every rank (from %d ranks on) it adds ~%.0f%%, and "
+      "the file system must take ~%.2g MB/s per thread (%.2g GB/s at 1,000)\n",
+      seconds, kSecondsPerCostUnit, kRank0SecondsPerPoint * 1e6, seconds / kRank0SecondsPerPoint,
+      rows, rows * kBytesPerJobRow / 1e6, kCollectiveRanks, seconds * kSerialRowsPerSecond / rows,
+      kCollectiveRanks, 100 * extra / seconds, rows * kBytesPerJobRow / (seconds + extra) / 1e6,
+      1000 * rows * kBytesPerJobRow / (seconds + extra) / 1e9);
   out << line;
 }
 

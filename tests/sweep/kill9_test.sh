@@ -43,6 +43,19 @@ for round in 1 2 3; do
   if PID=$(rank_pid $MPIRUN $victim); then kill -9 "$PID"; fi
   wait $MPIRUN || true
   echo "round $round: killed rank $victim after ${delay_ms} ms; left: $(ls -d run.h5* 2>/dev/null | tr '\n' ' ')"
+  if [ -e run.h5.journal ] && [ -n "$PYTHON" ]; then
+    # A snapshot of the killed sweep reads the rows its ranks spooled: every point it holds has
+    # all its job rows.
+    "$BIN" snapshot run.h5 --out snap.h5 --overwrite -q
+    "$PYTHON" - snap.h5 <<'PY'
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+ids, jobs = f["points/point_id"][()], f["points/jobs"][()]
+rows = np.bincount(f["jobs/point_id"][()], minlength=int(ids.max(initial=0)) + 1) if len(ids) else []
+assert all(rows[i] == j for i, j in zip(ids, jobs)), "snapshot rows differ from the points' jobs"
+print(f"snapshot ok: {len(ids)} points, {int(sum(jobs))} job rows")
+PY
+  fi
   resume_to_the_end run.h5
   check once run.h5 $POINTS
   check identical ref.h5 run.h5
@@ -82,6 +95,26 @@ for round in 1 2; do
   check identical ref.h5 write.h5
   if compgen -G "write.h5.tmp*" >/dev/null; then echo "FAIL: a stale temporary survived the resume"; exit 1; fi
 done
+
+# 2b. On 2 ranks writing the row tables together (MPI-IO; by default from 16 ranks on): kill -9
+# of rank 1 inside that write.
+rm -rf coll.h5*
+CLUSTERSIM_SWEEP_FINAL=collective "$MPIEXEC" -np 2 --oversubscribe "$BIN" sweep grid.toml --out coll.h5 \
+  --threads 1 "${ROWS[@]}" -q &
+MPIRUN=$!
+waited=0
+until compgen -G "coll.h5.tmp.*" >/dev/null || ! kill -0 $MPIRUN 2>/dev/null; do
+  sleep 0.002
+  waited=$((waited + 1))
+  [ $waited -lt 60000 ] || { echo "FAIL: no temporary file appeared"; exit 1; }
+done
+sleep "0.0$((RANDOM % 40))"
+if PID=$(rank_pid $MPIRUN 1); then kill -9 "$PID"; fi
+wait $MPIRUN || true
+echo "collective write: killed rank 1; left: $(ls -d coll.h5* 2>/dev/null | tr '\n' ' ')"
+resume_to_the_end coll.h5
+check once coll.h5 $POINTS
+check identical ref.h5 coll.h5
 
 # 3. --overwrite killed during its final write keeps the previous file untouched.
 cp ref.h5 over.h5

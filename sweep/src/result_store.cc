@@ -274,34 +274,52 @@ void put_value(const RowColumn& column, std::int64_t point_id, const Sample& sam
   }
 }
 
+// One deflate stream and buffers per thread, reset for every chunk: a fresh stream allocates
+// ~270 kB (and faults its pages in) for every chunk of every column otherwise.
+class ChunkDeflater {
+ public:
+  ChunkDeflater() {
+    if (deflateInit2(&stream_, kRowDeflateLevel, Z_DEFLATED, 15, 8, Z_RLE) != Z_OK)
+      throw std::runtime_error("zlib: cannot start compressing a chunk");
+  }
+  ~ChunkDeflater() { deflateEnd(&stream_); }
+  ChunkDeflater(const ChunkDeflater&) = delete;
+  ChunkDeflater& operator=(const ChunkDeflater&) = delete;
+
+  std::string operator()(const char* chunk, std::size_t bytes, std::size_t value_size) {
+    shuffled_.resize(bytes);
+    const std::size_t values = bytes / value_size;
+    if (value_size == 1) {
+      std::memcpy(shuffled_.data(), chunk, bytes);
+    } else {
+      for (std::size_t byte = 0; byte < value_size; ++byte) {
+        char* plane = shuffled_.data() + byte * values;
+        const char* in = chunk + byte;
+        for (std::size_t i = 0; i < values; ++i) plane[i] = in[i * value_size];
+      }
+    }
+    if (deflateReset(&stream_) != Z_OK) throw std::runtime_error("zlib: cannot reset a stream");
+    out_.resize(deflateBound(&stream_, static_cast<uLong>(bytes)));
+    stream_.next_in = reinterpret_cast<Bytef*>(shuffled_.data());
+    stream_.avail_in = static_cast<uInt>(bytes);
+    stream_.next_out = reinterpret_cast<Bytef*>(out_.data());
+    stream_.avail_out = static_cast<uInt>(out_.size());
+    if (deflate(&stream_, Z_FINISH) != Z_STREAM_END)
+      throw std::runtime_error("zlib: cannot compress a chunk");
+    return std::string(out_.data(), stream_.total_out);
+  }
+
+ private:
+  z_stream stream_{};
+  std::vector<char> shuffled_;
+  std::vector<char> out_;
+};
+
 // HDF5's shuffle filter (byte j of every value, then byte j + 1...) and deflate filter (a zlib
 // stream) applied to one whole chunk, as H5Dwrite would store it.
-std::string shuffle_and_deflate(const std::vector<char>& chunk, std::size_t value_size) {
-  std::vector<char> shuffled(chunk.size());
-  const std::size_t values = chunk.size() / value_size;
-  if (value_size == 1) {
-    shuffled = chunk;
-  } else {
-    for (std::size_t byte = 0; byte < value_size; ++byte) {
-      char* plane = shuffled.data() + byte * values;
-      const char* in = chunk.data() + byte;
-      for (std::size_t i = 0; i < values; ++i) plane[i] = in[i * value_size];
-    }
-  }
-  z_stream stream{};
-  if (deflateInit2(&stream, kRowDeflateLevel, Z_DEFLATED, 15, 8, Z_RLE) != Z_OK)
-    throw std::runtime_error("zlib: cannot start compressing a chunk");
-  std::string out(deflateBound(&stream, static_cast<uLong>(shuffled.size())), '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(shuffled.data());
-  stream.avail_in = static_cast<uInt>(shuffled.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  const int status = deflate(&stream, Z_FINISH);
-  const std::size_t size = stream.total_out;
-  deflateEnd(&stream);
-  if (status != Z_STREAM_END) throw std::runtime_error("zlib: cannot compress a chunk");
-  out.resize(size);
-  return out;
+std::string shuffle_and_deflate(const char* chunk, std::size_t bytes, std::size_t value_size) {
+  thread_local ChunkDeflater deflater;
+  return deflater(chunk, bytes, value_size);
 }
 
 // How many rows of a table a result has (carried, or in its spool record).
@@ -327,10 +345,12 @@ class RowGatherer {
   }
   hsize_t total() const { return starts_.back(); }
 
-  std::vector<std::vector<char>> gather(hsize_t first, hsize_t end) {
-    std::vector<std::vector<char>> buffers(columns_.size());
+  // The buffers are reused from one range to the next (every row of the range is written).
+  const std::vector<std::vector<char>>& gather(hsize_t first, hsize_t end) {
+    std::vector<std::vector<char>>& buffers = buffers_;
+    buffers.resize(columns_.size());
     for (std::size_t c = 0; c < columns_.size(); ++c)
-      buffers[c].assign((end - first) * columns_[c].size, '\0');
+      buffers[c].resize((end - first) * columns_[c].size);
     if (end <= first) return buffers;
     load(first, end);
     // Slices of at most a chunk's rows, on all threads.
@@ -409,6 +429,7 @@ class RowGatherer {
   std::string folder_;
   std::vector<hsize_t> starts_;
   std::map<std::size_t, std::shared_ptr<const PointResult>> loaded_;
+  std::vector<std::vector<char>> buffers_;
 };
 
 struct RowTable {
@@ -479,7 +500,7 @@ void write_row_table(hid_t file, const RowTable& table, const std::vector<PointR
     const hsize_t block_chunks = std::min(kBlockChunks, chunks - first_chunk);
     const hsize_t first_row = first_chunk * chunk_rows;
     const hsize_t end_row = std::min(total, first_row + block_chunks * chunk_rows);
-    std::vector<std::vector<char>> values = gatherer.gather(first_row, end_row);
+    const std::vector<std::vector<char>>& values = gatherer.gather(first_row, end_row);
     // Every column's chunks shuffled and deflated on all threads, then written in order.
     std::vector<std::string> compressed(columns.size() * block_chunks);
     tbb::parallel_for(std::size_t{0}, compressed.size(), [&](std::size_t task) {
@@ -488,9 +509,13 @@ void write_row_table(hid_t file, const RowTable& table, const std::vector<PointR
       const std::size_t size = columns[c].size;
       const hsize_t begin = k * chunk_rows;
       const hsize_t rows = std::min(end_row - first_row - begin, chunk_rows);
-      std::vector<char> chunk(chunk_rows * size, '\0');  // an edge chunk is padded
-      std::memcpy(chunk.data(), values[c].data() + begin * size, rows * size);
-      compressed[task] = shuffle_and_deflate(chunk, size);
+      if (rows == chunk_rows) {
+        compressed[task] = shuffle_and_deflate(values[c].data() + begin * size, rows * size, size);
+      } else {
+        std::vector<char> chunk(chunk_rows * size, '\0');  // an edge chunk is padded
+        std::memcpy(chunk.data(), values[c].data() + begin * size, rows * size);
+        compressed[task] = shuffle_and_deflate(chunk.data(), chunk.size(), size);
+      }
     });
     for (std::size_t c = 0; c < columns.size(); ++c) {
       for (hsize_t k = 0; k < block_chunks; ++k) {
@@ -660,7 +685,7 @@ void write_row_tables_collectively(const std::string& temporary,
       const hsize_t block_end = std::min(end_chunk, block_first + kBlockChunks);
       const hsize_t first_row = std::min(total, block_first * chunk_rows);
       const hsize_t end_row = std::min(total, block_end * chunk_rows);
-      std::vector<std::vector<char>> values = gatherer.gather(first_row, end_row);
+      const std::vector<std::vector<char>>& values = gatherer.gather(first_row, end_row);
       hsize_t count[1] = {end_row - first_row}, start[1] = {first_row};
       hsize_t memory_rows[1] = {std::max<hsize_t>(count[0], 1)};
       for (std::size_t c = 0; c < table.columns.size(); ++c) {

@@ -88,6 +88,7 @@ GridCheck validate_grid(const Grid& grid) {
       jobs = config.workload.generator->jobs;
     }
     check.config_cost.push_back(estimate_cost(config, jobs));
+    check.config_jobs.push_back(jobs);
   }
   return check;
 }

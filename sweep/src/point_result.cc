@@ -55,14 +55,16 @@ class Reader {
 
 // Format 1: the first 19 run metrics, 10 job fields and 6 sample fields, without counts.
 // Format 2: the three field counts, then the fields, all in table order.
-constexpr std::uint32_t kResultFormat = 2;
+// Format 3: format 2, then a byte saying whether a spool reference (RowsRef) follows.
+// A result without a reference is still written as format 2, so older builds read it.
+constexpr std::uint32_t kResultFormat = 3;
 constexpr std::uint32_t kFormat1Counts[3] = {19, 10, 6};
 
 }  // namespace
 
 std::string encode_result(const PointResult& result) {
   Writer out;
-  out.put(kResultFormat);
+  out.put(result.rows ? kResultFormat : std::uint32_t{2});
   out.put(result.point_id);
   out.put(result.rank);
   out.put(result.elapsed_s);
@@ -101,21 +103,30 @@ std::string encode_result(const PointResult& result) {
         out.put(sample.*field.real);
     }
   }
+  if (result.rows) {
+    const RowsRef& ref = *result.rows;
+    out.put(std::uint8_t{1});
+    out.put_string(ref.file);
+    out.put(ref.offset);
+    out.put(ref.bytes);
+    out.put(ref.checksum);
+    out.put(ref.jobs);
+    out.put(ref.samples);
+  }
   return out.take();
 }
 
 PointResult decode_result(std::string_view bytes) {
   Reader in(bytes);
   const auto format = in.get<std::uint32_t>();
-  if (format != 1 && format != kResultFormat)
-    throw std::runtime_error("unknown point result format");
+  if (format < 1 || format > kResultFormat) throw std::runtime_error("unknown point result format");
   PointResult result;
   result.point_id = in.get<std::uint64_t>();
   result.rank = in.get<std::int32_t>();
   result.elapsed_s = in.get<double>();
   result.error = in.get_string();
   std::uint32_t counts[3] = {kFormat1Counts[0], kFormat1Counts[1], kFormat1Counts[2]};
-  if (format == 2)
+  if (format >= 2)
     for (auto& count : counts) count = in.get<std::uint32_t>();
   const auto metric_fields = run_metric_fields();
   const auto job_fields = job_record_fields();
@@ -152,6 +163,16 @@ PointResult decode_result(std::string_view bytes) {
       else
         sample.*field.real = in.get<double>();
     }
+  }
+  if (format >= 3 && in.get<std::uint8_t>() != 0) {
+    RowsRef ref;
+    ref.file = in.get_string();
+    ref.offset = in.get<std::uint64_t>();
+    ref.bytes = in.get<std::uint64_t>();
+    ref.checksum = in.get<std::uint64_t>();
+    ref.jobs = in.get<std::uint64_t>();
+    ref.samples = in.get<std::uint64_t>();
+    result.rows = std::move(ref);
   }
   if (!in.done()) throw std::runtime_error("trailing bytes after point result");
   return result;

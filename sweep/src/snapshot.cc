@@ -13,6 +13,7 @@
 #include "clustersim/sweep/journal.h"
 #include "clustersim/sweep/point_result.h"
 #include "clustersim/sweep/result_store.h"
+#include "clustersim/sweep/row_spool.h"
 
 namespace clustersim::sweep {
 
@@ -156,7 +157,10 @@ SnapshotSummary write_snapshot(const SnapshotOptions& options) {
   ResultFileOptions file_options;
   file_options.save_jobs = header["save_jobs"] == "1";
   file_options.save_timeseries = header["save_timeseries"] == "1";
-  write_result_file(summary.out, grid, results_done, file_options, provenance);
+  // Spooled rows (row_spool.h) are read from the sweep's rows folder; a running sweep only ever
+  // appends to its spools, and a journaled reference names a record that is whole.
+  write_result_file(summary.out, grid, results_done, file_options, provenance,
+                    rows_folder_for(results));
   summary.points_done = results_done.size();
   summary.points_total = grid.size();
   return summary;

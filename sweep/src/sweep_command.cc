@@ -19,6 +19,7 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include "clustersim/atomic_file.h"
 #include "clustersim/error.h"
@@ -26,11 +27,13 @@
 #include "clustersim/simulator.h"
 #include "clustersim/sweep/communicator.h"
 #include "clustersim/sweep/dispatcher.h"
+#include "clustersim/sweep/hash.h"
 #include "clustersim/sweep/journal.h"
 #include "clustersim/sweep/output_lock.h"
 #include "clustersim/sweep/point_runner.h"
 #include "clustersim/sweep/progress.h"
 #include "clustersim/sweep/result_store.h"
+#include "clustersim/sweep/row_spool.h"
 
 #ifndef CLUSTERSIM_VERSION
 #define CLUSTERSIM_VERSION "unknown"
@@ -68,6 +71,8 @@ class PollBackoff {
 // A stopping rank 0 waits this long for the other ranks' last results before it writes the file.
 constexpr auto kStopGrace = std::chrono::seconds(10);
 constexpr auto kJournalSyncInterval = std::chrono::seconds(5);
+// From this many ranks on, every rank writes its share of the final file's row tables.
+constexpr int kCollectiveRanks = 16;
 
 volatile std::sig_atomic_t g_stop_signal = 0;
 
@@ -152,6 +157,63 @@ std::uint64_t peek_point_id(const std::string& encoded) {
   return id;
 }
 
+// What the ranks need to write the final file's row tables together (kAssemble): the temporary
+// file, and every result's point id, row counts and spool reference, in point_id order.
+std::string encode_assembly(const std::string& temporary, const std::vector<PointResult>& results) {
+  std::string bytes;
+  auto put = [&](auto value) { bytes.append(reinterpret_cast<const char*>(&value), sizeof value); };
+  auto put_text = [&](const std::string& text) {
+    put(static_cast<std::uint64_t>(text.size()));
+    bytes += text;
+  };
+  put_text(temporary);
+  put(static_cast<std::uint64_t>(results.size()));
+  for (const PointResult& result : results) {
+    put(result.point_id);
+    const RowsRef none;
+    const RowsRef& ref = result.rows ? *result.rows : none;
+    put_text(ref.file);
+    put(ref.offset);
+    put(ref.bytes);
+    put(ref.checksum);
+    put(ref.jobs);
+    put(ref.samples);
+  }
+  return bytes;
+}
+
+std::vector<PointResult> decode_assembly(const std::string& bytes, std::string& temporary) {
+  std::size_t offset = 0;
+  auto get = [&](auto& value) {
+    if (bytes.size() - offset < sizeof value) throw std::runtime_error("truncated assembly");
+    std::memcpy(&value, bytes.data() + offset, sizeof value);
+    offset += sizeof value;
+  };
+  auto get_text = [&](std::string& text) {
+    std::uint64_t size = 0;
+    get(size);
+    if (bytes.size() - offset < size) throw std::runtime_error("truncated assembly");
+    text.assign(bytes, offset, size);
+    offset += size;
+  };
+  get_text(temporary);
+  std::uint64_t count = 0;
+  get(count);
+  std::vector<PointResult> results(count);
+  for (PointResult& result : results) {
+    get(result.point_id);
+    RowsRef ref;
+    get_text(ref.file);
+    get(ref.offset);
+    get(ref.bytes);
+    get(ref.checksum);
+    get(ref.jobs);
+    get(ref.samples);
+    if (!ref.file.empty()) result.rows = std::move(ref);
+  }
+  return results;
+}
+
 // Trace files are read once per rank and shared by every point that uses them; generated
 // workloads depend on the point's seed and are built per point.
 class WorkloadCache {
@@ -174,55 +236,213 @@ class WorkloadCache {
   std::map<std::string, std::shared_ptr<const Workload>> cache_;
 };
 
-PointResult run_point(const Grid& grid, const SweepOptions& options, WorkloadCache& workloads,
-                      int rank, std::uint64_t point_id) {
-  PointResult result;
-  result.point_id = point_id;
-  result.rank = rank;
-  auto start = Clock::now();
-  try {
-    GridPoint point = grid_point(grid, point_id);
-    RunConfig config = make_point_config(grid, point);
-    config.sim.record_samples = options.save_timeseries;
-    ConfigRun config_run;
-    try {
-      config_run = simulate_config(config, workloads.get(config));
-    } catch (const ImpossibleJobError& error) {
-      throw impossible_job_error(config, error);  // TRACE:LINE: field 'num_gpus': ...
-    }
-    RunResult& run = config_run.result;
-    result.metrics = run.metrics;
-    if (options.save_jobs) result.jobs = std::move(run.jobs);
-    if (options.save_timeseries) result.samples = std::move(run.samples);
-  } catch (const std::exception& error) {
-    result.error = error.what();
-    if (result.error.empty()) result.error = "simulation failed";
-  } catch (...) {
-    result.error = "simulation failed (unknown exception)";
-  }
-  result.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
-  return result;
+void print_error(const std::string& message) {
+  std::cerr << "clustersim sweep: error: " << message << "\n";
 }
+
+// A rank's per-job rows and samples: its row spool for this session (row_spool.h), written by
+// the threads that ran the simulations. A spool that cannot be written (disk full) is an I/O
+// failure of the sweep, kept here until the main thread, which talks MPI, stops the run.
+class RankRows {
+ public:
+  RankRows(const std::string& folder, std::int64_t session, int rank)
+      : folder_(folder), spool_(folder, spool_file_name(session, rank)) {}
+  RowSpool& spool() { return spool_; }
+  const std::string& folder() const { return folder_; }
+  void fail(const std::string& message) {
+    std::lock_guard lock(mutex_);
+    if (failure_.empty()) failure_ = message;
+  }
+  std::string failure() const {
+    std::lock_guard lock(mutex_);
+    return failure_;
+  }
+  // CPU the simulating threads spent encoding and spooling rows (capacity benchmark).
+  void add_cpu(double seconds) {
+    std::lock_guard lock(mutex_);
+    cpu_s_ += seconds;
+    ++points_;
+  }
+  std::string report(int rank) const {
+    std::lock_guard lock(mutex_);
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "sweep: rank %d spooled %.1f MB of rows for %zu points, %.1f us CPU/point\n",
+                  rank, static_cast<double>(spool_.bytes_written()) / 1e6, points_,
+                  points_ ? 1e6 * cpu_s_ / static_cast<double>(points_) : 0.0);
+    return line;
+  }
+
+ private:
+  std::string folder_;
+  RowSpool spool_;
+  double cpu_s_ = 0.0;
+  std::size_t points_ = 0;
+  mutable std::mutex mutex_;
+  std::string failure_;
+};
+
+// A result that must not be recorded: its rows could not be spooled (RankRows::fail).
+constexpr std::uint64_t kDroppedPoint = ~std::uint64_t{0};
 
 // A result travels in an MPI message (an int count of bytes, several results per message) and
 // is a journal record (a 32-bit size): one larger than this fails its point instead of wrapping.
 constexpr std::size_t kMaxResultBytes = std::size_t{1} << 30;
 
-// encode_result, or, for a result over kMaxResultBytes (--save-jobs of a huge workload), the
-// encoding of the point failed for that reason.
-std::string encode_checked(const PointResult& result) {
-  std::string bytes = encode_result(result);
-  if (bytes.size() <= kMaxResultBytes) return bytes;
+PointResult failed_for_size(const PointResult& result, std::size_t bytes) {
   PointResult failed;
   failed.point_id = result.point_id;
   failed.rank = result.rank;
   failed.elapsed_s = result.elapsed_s;
-  failed.error = "the result is " + std::to_string(bytes.size()) + " bytes (" +
+  failed.error = "the result is " + std::to_string(bytes) + " bytes (" +
                  std::to_string(result.jobs.size()) + " saved jobs, " +
                  std::to_string(result.samples.size()) + " samples), over the limit of " +
                  std::to_string(kMaxResultBytes) +
                  " per point: save fewer jobs or samples (--save-jobs, --save-timeseries)";
-  return encode_result(failed);
+  return failed;
+}
+
+// Writes the point's rows to this rank's spool (on the calling, simulating thread) and leaves
+// only their reference in the result, so that the rows never travel to rank 0.
+void spool_rows(PointResult& result, RankRows& rows) {
+  if (!result.error.empty()) return;
+  PointResult only_rows;
+  only_rows.point_id = result.point_id;
+  only_rows.jobs = std::move(result.jobs);
+  only_rows.samples = std::move(result.samples);
+  const std::string payload = encode_result(only_rows);
+  if (payload.size() > kMaxResultBytes) {
+    result.jobs = std::move(only_rows.jobs);
+    result.samples = std::move(only_rows.samples);
+    result = failed_for_size(result, payload.size());
+    return;
+  }
+  try {
+    result.rows = rows.spool().append(payload, only_rows.jobs.size(), only_rows.samples.size());
+  } catch (const SpoolWriteError& error) {
+    rows.fail(error.what());
+    result.point_id = kDroppedPoint;
+  }
+}
+
+double thread_cpu_seconds();
+
+// Benchmark hook (sweep/bench/capacity_bench.sh): with CLUSTERSIM_SWEEP_SYNTHETIC set to
+// "jobs=N,samples=S,ms=T", points are not simulated: each result gets N job rows and S samples
+// of varied, deterministic values after T ms of sleep (no CPU), so that rank 0 and the row
+// writers can be driven at a chosen rate and size, and ranks that only sleep can stand for many
+// more ranks than there are cores.
+struct Synthetic {
+  bool on = false;
+  std::size_t jobs = 0, samples = 0;
+  double ms = 0.0;
+};
+
+const Synthetic& synthetic() {
+  static const Synthetic parsed = [] {
+    Synthetic value;
+    const char* text = std::getenv("CLUSTERSIM_SWEEP_SYNTHETIC");
+    if (!text || !*text) return value;
+    value.on = true;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+      const auto equals = item.find('=');
+      if (equals == std::string::npos) continue;
+      const std::string key = item.substr(0, equals);
+      const double number = std::atof(item.c_str() + equals + 1);
+      if (key == "jobs") value.jobs = static_cast<std::size_t>(number);
+      if (key == "samples") value.samples = static_cast<std::size_t>(number);
+      if (key == "ms") value.ms = number;
+    }
+    return value;
+  }();
+  return parsed;
+}
+
+double unit_double(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
+
+void fill_synthetic(PointResult& result, std::uint64_t seed) {
+  const Synthetic& spec = synthetic();
+  if (spec.ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(spec.ms));
+  RunMetrics& m = result.metrics;
+  m.jobs = spec.jobs;
+  m.jct_mean = 1000.0 * (1.0 + unit_double(splitmix64(seed)));
+  m.makespan = 1e6 * (1.0 + unit_double(splitmix64(seed + 1)));
+  m.gpu_util = unit_double(splitmix64(seed + 2));
+  m.events = 3 * spec.jobs;
+  result.jobs.resize(spec.jobs);
+  double clock = 0.0;
+  for (std::size_t j = 0; j < spec.jobs; ++j) {
+    const std::uint64_t h = splitmix64(seed ^ (j * 0x9E3779B97F4A7C15ull));
+    JobRecord& job = result.jobs[j];
+    job.index = static_cast<std::uint32_t>(j);
+    clock += 60.0 * unit_double(h);
+    job.submit_time = clock;
+    job.queue_delay = (h & 7) == 0 ? 3600.0 * unit_double(splitmix64(h)) : 0.0;
+    job.start_time = job.submit_time + job.queue_delay;
+    const double duration = 60.0 + 36000.0 * unit_double(splitmix64(h + 1));
+    job.finish_time = job.start_time + duration;
+    job.jct = job.finish_time - job.submit_time;
+    job.num_gpus = 1 << (h >> 60 & 3);
+    job.nodes = 1;
+    job.gpu_seconds = duration * job.num_gpus;
+  }
+  result.samples.resize(spec.samples);
+  for (std::size_t i = 0; i < spec.samples; ++i) {
+    Sample& sample = result.samples[i];
+    sample.time = 600.0 * static_cast<double>(i);
+    sample.busy_gpus = static_cast<int>(splitmix64(seed + i) % 1024);
+    sample.idle_gpus = 1024 - sample.busy_gpus;
+  }
+}
+
+PointResult run_point(const Grid& grid, const SweepOptions& options, WorkloadCache& workloads,
+                      int rank, std::uint64_t point_id, RankRows* rows) {
+  PointResult result;
+  result.point_id = point_id;
+  result.rank = rank;
+  auto start = Clock::now();
+  if (synthetic().on) {
+    fill_synthetic(result, grid_point(grid, point_id).seed);
+    if (!options.save_jobs) result.jobs.clear();
+    if (!options.save_timeseries) result.samples.clear();
+  } else
+    try {
+      GridPoint point = grid_point(grid, point_id);
+      RunConfig config = make_point_config(grid, point);
+      config.sim.record_samples = options.save_timeseries;
+      ConfigRun config_run;
+      try {
+        config_run = simulate_config(config, workloads.get(config));
+      } catch (const ImpossibleJobError& error) {
+        throw impossible_job_error(config, error);  // TRACE:LINE: field 'num_gpus': ...
+      }
+      RunResult& run = config_run.result;
+      result.metrics = run.metrics;
+      if (options.save_jobs) result.jobs = std::move(run.jobs);
+      if (options.save_timeseries) result.samples = std::move(run.samples);
+    } catch (const std::exception& error) {
+      result.error = error.what();
+      if (result.error.empty()) result.error = "simulation failed";
+    } catch (...) {
+      result.error = "simulation failed (unknown exception)";
+    }
+  result.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
+  if (rows) {
+    const double cpu = thread_cpu_seconds();
+    spool_rows(result, *rows);
+    rows->add_cpu(thread_cpu_seconds() - cpu);
+  }
+  return result;
+}
+
+// encode_result, or, for a result over kMaxResultBytes (rows that were not spooled), the
+// encoding of the point failed for that reason.
+std::string encode_checked(const PointResult& result) {
+  std::string bytes = encode_result(result);
+  if (bytes.size() <= kMaxResultBytes) return bytes;
+  return encode_result(failed_for_size(result, bytes.size()));
 }
 
 // CPU time of the calling thread: rank 0's main thread does all dispatch, journal and HDF5 work
@@ -253,6 +473,7 @@ struct Plan {
   ShardSpec shard;                           // --shard: this run's share of the grid (shard.h)
   std::vector<bool> members;                 // per point_id: in this run's share
   std::size_t scope_points = 0;              // points in this run's share (grid.size() unsharded)
+  std::size_t rows_lost = 0;  // journaled points whose spooled rows are gone: they rerun
 };
 
 std::string read_grid_text(const SweepOptions& options) {
@@ -286,6 +507,13 @@ std::map<std::string, std::string> journal_header(const Grid& grid, const SweepO
       {"git_commit", CLUSTERSIM_GIT_COMMIT}};
   if (!options.shard.empty()) header["shard"] = options.shard;
   return header;
+}
+
+// Whether the rows of a journaled result are there: always for rows that travelled with it
+// (journals of older builds); for spooled rows, their record must be whole in its spool.
+bool rows_intact(const std::string& encoded, const std::string& out) {
+  PointResult result = decode_result(encoded);
+  return !result.rows || spooled_rows_intact(rows_folder_for(out), *result.rows);
 }
 
 // Reads what an earlier session left (journal, else a finished result file). Throws InputError
@@ -332,6 +560,10 @@ void load_previous_session(Plan& plan, const SweepOptions& options) {
         if (id >= grid.size())
           throw InputError(journal, 0, "",
                            "names point " + std::to_string(id) + ", not in the grid");
+        if (plan.done[id].empty() && !rows_intact(record.payload, options.out)) {
+          ++plan.rows_lost;  // its rows did not survive (a node crash): it runs again
+          continue;
+        }
         if (plan.done[id].empty()) {
           plan.done[id] = std::move(record.payload);
           ++plan.already_done;
@@ -399,11 +631,17 @@ void remove_stale_temporaries(const std::string& out) {
 void set_aside_previous_results(Plan& plan, const SweepOptions& options) {
   const std::string journal = journal_path_for(options.out);
   const std::string replaced = replaced_journal_path_for(options.out);
+  // The spooled rows go with their journal.
+  const std::string rows = rows_folder_for(options.out);
+  const std::string replaced_rows = rows_folder_for(replaced);
   if (std::filesystem::exists(journal)) {
     if (std::filesystem::exists(replaced)) {
       std::filesystem::remove(journal);
+      std::filesystem::remove_all(rows);
     } else {
+      std::filesystem::remove_all(replaced_rows);
       std::filesystem::rename(journal, replaced);
+      if (std::filesystem::exists(rows)) std::filesystem::rename(rows, replaced_rows);
     }
   }
   plan.replaces_existing = std::filesystem::exists(options.out);
@@ -492,8 +730,20 @@ class Coordinator {
                           DispatchOptions{2.0, options_.max_chunk});
     const int threads = session_.threads_per_rank[0];
     WorkloadCache workloads;
-    PointRunner runner(
-        threads, [&](std::uint64_t id) { return run_point(grid, options_, workloads, 0, id); });
+    const std::string rows_folder = rows_folder_for(options_.out);
+    std::optional<RankRows> rows;
+    if (options_.save_jobs || options_.save_timeseries)
+      rows.emplace(rows_folder, plan_.sessions, 0);
+    RankRows* rows_of_rank = rows ? &*rows : nullptr;
+    PointRunner runner(threads, [&](std::uint64_t id) {
+      return run_point(grid, options_, workloads, 0, id, rows_of_rank);
+    });
+    // This rank's rows could not be spooled: an I/O failure (see run_worker).
+    auto check_rows = [&] {
+      if (!rows) return;
+      const std::string failure = rows->failure();
+      if (!failure.empty()) throw SpoolWriteError(failure + "; free space");
+    };
     ProgressReporter progress(
         options_.quiet ? nullptr : stderr, plan_.scope_points, plan_.already_done, pending_cost,
         isatty(STDERR_FILENO) != 0,
@@ -502,12 +752,20 @@ class Coordinator {
       std::fprintf(stderr, "sweep: resuming %s: %zu of %zu points already done\n",
                    options_.out.c_str(), plan_.already_done, plan_.scope_points);
     }
+    if (plan_.rows_lost > 0) {
+      std::fprintf(stderr,
+                   "sweep: %zu journaled points rerun: their spooled rows (%s) are missing or "
+                   "damaged (lost with a node?)\n",
+                   plan_.rows_lost, rows_folder.c_str());
+    }
 
     const auto session_start = Clock::now();
     const double cpu_start = thread_cpu_seconds();
     auto last_sync = Clock::now();
     std::deque<std::uint64_t> backlog;
     std::vector<bool> finished(static_cast<std::size_t>(mpi_.size()), false);
+    // Workers that finished normally wait for kAssemble or kDone.
+    std::vector<bool> waiting(static_cast<std::size_t>(mpi_.size()), false);
     int workers_left = mpi_.size() - 1;
     bool stopping = false;
     Clock::time_point stop_deadline;
@@ -539,6 +797,7 @@ class Coordinator {
         record(encode_checked(result));
         backoff.activity();
       }
+      check_rows();
       Message message;
       while (mpi_.poll(message)) {
         backoff.activity();
@@ -554,6 +813,7 @@ class Coordinator {
           case MessageTag::kFinished:
             if (!finished[message.source]) --workers_left;
             finished[message.source] = true;
+            waiting[message.source] = message.bytes == "W";
             break;
           case MessageTag::kInterrupted:
             request_stop();
@@ -595,35 +855,89 @@ class Coordinator {
     }
 
     for (PointResult& result : runner.take_completed()) record(encode_checked(result));
+    check_rows();
+    if (rows && !stopping) rows->spool().sync();
     journal->sync();
+    const double run_cpu_s = thread_cpu_seconds() - cpu_start;
+    const auto final_start = Clock::now();
     std::vector<PointResult> results = decode_done(plan_.done);
     const bool complete = results.size() == plan_.scope_points;
     // A file that --overwrite replaces stays until this sweep is complete.
     const bool keep_previous =
         !complete && plan_.replaces_existing && std::filesystem::exists(options_.out);
-    if (!keep_previous) {
-      write_result_file(options_.out, grid, results,
-                        ResultFileOptions{options_.save_jobs, options_.save_timeseries},
-                        make_provenance(plan_, session_));
+    // With spooled rows on many ranks, all of them write the row tables (each an equal share
+    // of whole chunks, through MPI-IO: collective writes); otherwise rank 0 writes the file
+    // alone, on all its threads. Measured (sweep/README.md, Capacity): on a few ranks rank 0
+    // alone is faster; the ranks together take rank 0 out of the rows' path, which a sweep on
+    // many ranks needs. CLUSTERSIM_SWEEP_FINAL=serial or =collective overrides the choice.
+    const ResultFileOptions file_options{options_.save_jobs, options_.save_timeseries};
+    const char* final_mode = std::getenv("CLUSTERSIM_SWEEP_FINAL");
+    const std::string mode = final_mode ? final_mode : "";
+    bool together = !keep_previous && rows && mpi_.size() > 1 && !stopping &&
+                    (mode == "collective" || (mode != "serial" && mpi_.size() >= kCollectiveRanks));
+    for (const PointResult& result : results)
+      together = together && (result.rows || (result.jobs.empty() && result.samples.empty()));
+    for (int rank = 1; rank < mpi_.size() && together; ++rank) together = waiting[rank];
+    if (together) {
+      const std::string temporary = temporary_path_for(options_.out);
+      try {
+        write_result_skeleton(temporary, grid, results, file_options,
+                              make_provenance(plan_, session_));
+      } catch (...) {
+        for (int rank = 1; rank < mpi_.size(); ++rank) mpi_.send(rank, MessageTag::kDone, {});
+        mpi_.drain_sends();
+        std::error_code ignored;
+        std::filesystem::remove(temporary, ignored);
+        throw;
+      }
+      for (int rank = 1; rank < mpi_.size(); ++rank) mpi_.send(rank, MessageTag::kAssemble, {});
+      std::string assembly = encode_assembly(temporary, results);
+      mpi_.broadcast(assembly, 0);
+      try {
+        write_row_tables_collectively(temporary, results, file_options, rows_folder);
+      } catch (...) {
+        std::error_code ignored;
+        std::filesystem::remove(temporary, ignored);
+        throw;
+      }
+      std::filesystem::rename(temporary, options_.out);
+    } else {
+      for (int rank = 1; rank < mpi_.size(); ++rank)
+        if (waiting[rank]) mpi_.send(rank, MessageTag::kDone, {});
+      if (!keep_previous)
+        write_result_file(options_.out, grid, results, file_options,
+                          make_provenance(plan_, session_), rows_folder);
     }
     journal.reset();
     if (complete) {
       std::filesystem::remove(journal_path);
       std::filesystem::remove(replaced_journal_path_for(options_.out));
+      std::filesystem::remove_all(rows_folder);
+      std::filesystem::remove_all(rows_folder_for(replaced_journal_path_for(options_.out)));
     }
     const double overhead_s = thread_cpu_seconds() - cpu_start;
+    if (synthetic().on && !options_.quiet) {
+      std::error_code ignored;
+      const auto bytes = std::filesystem::file_size(options_.out, ignored);
+      std::fprintf(
+          stderr, "sweep: final file %.1f MB in %.3f s\n",
+          bytes == static_cast<std::uintmax_t>(-1) ? 0.0 : static_cast<double>(bytes) / 1e6,
+          std::chrono::duration<double>(Clock::now() - final_start).count());
+      if (rows) std::fputs(rows->report(0).c_str(), stderr);
+    }
     progress.finish();
 
     const double wall = std::chrono::duration<double>(Clock::now() - session_start).count();
-    const double overhead_us =
-        session_points ? 1e6 * overhead_s / static_cast<double>(session_points) : 0.0;
+    const double per_point = session_points ? 1e6 / static_cast<double>(session_points) : 0.0;
     if (!options_.quiet) {
       std::fprintf(stderr,
                    "sweep: %zu points in %.3f s (%.2f points/s) on %d ranks x %s threads; rank-0 "
                    "main thread "
-                   "(dispatch+journal+HDF5) %.1f us CPU/point\n",
+                   "(dispatch+journal+HDF5) %.1f us CPU/point (run %.1f, final file %.1f)\n",
                    session_points, wall, wall > 0 ? session_points / wall : 0.0, mpi_.size(),
-                   make_provenance(plan_, session_).text["threads_per_rank"].c_str(), overhead_us);
+                   make_provenance(plan_, session_).text["threads_per_rank"].c_str(),
+                   overhead_s * per_point, run_cpu_s * per_point,
+                   (overhead_s - run_cpu_s) * per_point);
       write_summary_table(std::cout, grid, results, options_.summary_by);
       if (keep_previous) {
         std::cout << "kept the previous " << options_.out << " (this sweep replaces it once "
@@ -662,17 +976,40 @@ class Coordinator {
 };
 
 // Ranks 1..N-1: ask for chunks ahead of need, run them, send results back as they finish.
-int run_worker(MpiSession& mpi, const Grid& grid, const SweepOptions& options, int threads) {
+int run_worker(MpiSession& mpi, const Grid& grid, const SweepOptions& options, int threads,
+               std::int64_t session) {
   WorkloadCache workloads;
   const int rank = mpi.rank();
-  PointRunner runner(
-      threads, [&](std::uint64_t id) { return run_point(grid, options, workloads, rank, id); });
+  std::optional<RankRows> rows;
+  try {
+    if (options.save_jobs || options.save_timeseries)
+      rows.emplace(rows_folder_for(options.out), session, rank);
+  } catch (const SpoolWriteError& error) {
+    print_error(error.what());
+    mpi.abort(kExitFailure);
+  }
+  RankRows* rows_of_rank = rows ? &*rows : nullptr;
+  PointRunner runner(threads, [&](std::uint64_t id) {
+    return run_point(grid, options, workloads, rank, id, rows_of_rank);
+  });
+  // Rows that could not be spooled end the sweep as an I/O failure: rank 0 has journaled every
+  // result it received, and --resume reruns the rest.
+  auto check_rows = [&] {
+    if (!rows) return;
+    const std::string failure = rows->failure();
+    if (failure.empty()) return;
+    print_error("rank " + std::to_string(rank) + ": " + failure +
+                " (the journal keeps the finished points: free space and rerun with --resume)");
+    std::fflush(nullptr);
+    mpi.abort(kExitFailure);
+  };
   std::deque<std::uint64_t> backlog;
   bool requested = false, no_more_work = false, stopping = false, interrupted_sent = false;
 
   PollBackoff backoff;
   auto send_completed = [&] {
     auto done = runner.take_completed();
+    check_rows();
     if (done.empty()) return;
     backoff.activity();
     // Messages stay under 2 GiB (MPI counts bytes in an int): each result is at most
@@ -722,15 +1059,51 @@ int run_worker(MpiSession& mpi, const Grid& grid, const SweepOptions& options, i
     runner.wait_for_completion(backoff.next());
   }
   send_completed();
-  mpi.send(0, MessageTag::kFinished, {});
+  if (rows && !stopping) {
+    try {
+      rows->spool().sync();  // the rows reach the disk before this rank reports it is done
+    } catch (const SpoolWriteError& error) {
+      rows->fail(error.what());
+      check_rows();
+    }
+  }
+  if (rows && synthetic().on) std::fputs(rows->report(rank).c_str(), stderr);
+  mpi.send(0, MessageTag::kFinished, stopping ? "" : "W");
   mpi.drain_sends();
   if (stopping) {
     std::fflush(nullptr);
     mpi.finalize();
     std::_Exit(kExitInterrupted);
   }
+  // Rank 0 says whether the ranks write the final file's row tables together (kAssemble).
+  Message message;
+  while (true) {
+    if (!mpi.poll(message)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      continue;
+    }
+    if (message.tag == MessageTag::kDone || message.tag == MessageTag::kStop) break;
+    if (message.tag != MessageTag::kAssemble) continue;
+    std::string assembly;
+    mpi.broadcast(assembly, 0);
+    try {
+      std::string temporary;
+      const std::vector<PointResult> results = decode_assembly(assembly, temporary);
+      write_row_tables_collectively(temporary, results,
+                                    ResultFileOptions{options.save_jobs, options.save_timeseries},
+                                    rows_folder_for(options.out));
+    } catch (const std::exception& error) {
+      print_error("rank " + std::to_string(rank) + ": writing the final file: " + error.what() +
+                  " (the journal keeps the finished points: rerun with --resume)");
+      std::fflush(nullptr);
+      mpi.abort(kExitFailure);
+    }
+    break;
+  }
   return kExitOk;
 }
+
+void write_scaling_estimate(std::ostream& out, const Grid& grid, const GridCheck& check);
 
 // Lowest rank that may print when run without MPI (dry runs launched under mpirun/srun).
 bool is_first_process() {
@@ -740,17 +1113,16 @@ bool is_first_process() {
   return true;
 }
 
-void print_error(const std::string& message) {
-  std::cerr << "clustersim sweep: error: " << message << "\n";
-}
-
 int run_sweep(const SweepOptions& options, int* argc, char*** argv,
               const std::string& command_line) {
   if (options.dry_run) {
     Grid grid =
         parse_grid(read_grid_text(options), grid_source_name(options), grid_base_dir(options));
     GridCheck check = validate_grid(grid);
-    if (is_first_process()) write_dry_run(std::cout, grid, check, parse_shard(options.shard));
+    if (is_first_process()) {
+      write_dry_run(std::cout, grid, check, parse_shard(options.shard));
+      write_scaling_estimate(std::cerr, grid, check);
+    }
     return kExitOk;
   }
 
@@ -796,7 +1168,15 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
           static_cast<std::size_t>(std::count(plan->members.begin(), plan->members.end(), true));
       if (options.resume) load_previous_session(*plan, options);
       if (options.overwrite) set_aside_previous_results(*plan, options);
-      verdict = plan->nothing_to_do ? "D" : "K" + plan->grid.text;
+      if (!plan->nothing_to_do && (options.save_jobs || options.save_timeseries)) {
+        // Every rank spools its rows here (row_spool.h). A fresh sweep starts with an empty
+        // folder: spools that no journal names are leftovers.
+        const std::string rows = rows_folder_for(options.out);
+        if (plan->sessions == 1) std::filesystem::remove_all(rows);
+        std::filesystem::create_directories(rows);
+      }
+      verdict =
+          plan->nothing_to_do ? "D" : "K" + std::to_string(plan->sessions) + "\n" + plan->grid.text;
     } catch (const OutputBusyError& error) {
       print_error(error.what());
       verdict = "B";
@@ -838,9 +1218,46 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
       return kExitFailure;
     }
   }
-  Grid grid = parse_grid(std::string_view(verdict).substr(1), grid_source_name(options),
+  const std::size_t newline = verdict.find('\n');
+  const std::int64_t spool_session = std::stoll(verdict.substr(1, newline - 1));
+  Grid grid = parse_grid(std::string_view(verdict).substr(newline + 1), grid_source_name(options),
                          grid_base_dir(options));
-  return run_worker(mpi, grid, options, threads);
+  return run_worker(mpi, grid, options, threads, spool_session);
+}
+
+// The capacity model of sweep/README.md ("Capacity"), with the constants its benchmark
+// (sweep/bench/capacity_bench.sh) measured on the 2-core development VM, and the simulation
+// speed of sweep/bench/philly1024_grid.toml there (seconds per unit of estimated cost).
+constexpr double kRank0SecondsPerPoint = 12e-6;  // rank 0's main thread, saturated
+constexpr double kSerialRowsPerSecond = 0.86e6;  // final row tables by rank 0 alone, 2 cores
+constexpr double kRankRowsPerSecond = 1.06e5;    // ... by each rank, its share (MPI-IO)
+constexpr double kSecondsPerCostUnit = 2.5e-7;   // one thread of the VM
+constexpr double kBytesPerJobRow = 25;           // compressed, in the final file
+
+void write_scaling_estimate(std::ostream& out, const Grid& grid, const GridCheck& check) {
+  if (grid.size() == 0 || check.config_cost.empty()) return;
+  double seconds = 0.0, rows = 0.0;
+  for (std::size_t c = 0; c < check.config_cost.size(); ++c) {
+    seconds += check.config_cost[c] * kSecondsPerCostUnit;
+    rows += static_cast<double>(check.config_jobs[c]);
+  }
+  seconds /= static_cast<double>(check.config_cost.size());
+  rows /= static_cast<double>(check.config_cost.size());
+  const double extra = rows / kRankRowsPerSecond;  // writing a point's rows, on its rank
+  char line[1024];
+  std::snprintf(
+      line, sizeof line,
+      "# scaling estimate (sweep/README.md, Capacity; constants measured on a 2-core VM): points "
+      "of ~%.3g s on one thread (estimated cost x %.2g s). Rank 0 takes ~%.0f us per point: the "
+      "sweep stops scaling near %.0f threads in all. With --save-jobs (at least %.0f job rows, "
+      "%.2g MB, per point) the final file written by rank 0 alone (below %d ranks) takes as long "
+      "as the run from ~%.1f threads on; by every rank (from %d ranks on) it adds ~%.0f%%, and "
+      "the file system must take ~%.2g MB/s per thread (%.2g GB/s at 1,000)\n",
+      seconds, kSecondsPerCostUnit, kRank0SecondsPerPoint * 1e6, seconds / kRank0SecondsPerPoint,
+      rows, rows * kBytesPerJobRow / 1e6, kCollectiveRanks, seconds * kSerialRowsPerSecond / rows,
+      kCollectiveRanks, 100 * extra / seconds, rows * kBytesPerJobRow / (seconds + extra) / 1e6,
+      1000 * rows * kBytesPerJobRow / (seconds + extra) / 1e9);
+  out << line;
 }
 
 std::string format_number(double value) {

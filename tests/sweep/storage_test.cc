@@ -1,7 +1,9 @@
 // Result encoding, the journal (torn tails), and the HDF5 result file read back.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -10,6 +12,7 @@
 #include "clustersim/sweep/journal.h"
 #include "clustersim/sweep/point_result.h"
 #include "clustersim/sweep/result_store.h"
+#include "clustersim/sweep/row_spool.h"
 #include "temp_dir.h"
 
 namespace clustersim::sweep {
@@ -138,6 +141,133 @@ seeds = 2
   EXPECT_EQ(read_text_attribute(path, "grid_text"), grid.text);
   EXPECT_EQ(read_text_attribute(path, "axes"),
             R"(["scheduler.policy", "scheduler.backfill", "cluster.nodes"])");
+}
+
+// A point's rows only: what a rank spools (row_spool.h).
+std::string rows_payload(const PointResult& result) {
+  PointResult rows;
+  rows.point_id = result.point_id;
+  rows.jobs = result.jobs;
+  rows.samples = result.samples;
+  return encode_result(rows);
+}
+
+TEST(SweepRowSpool, RecordsReadBackAndDamageIsDetected) {
+  TempDir dir;
+  const std::string folder = dir.file("");
+  PointResult a = sample_result(3), b = sample_result(4);
+  b.jobs.resize(1000);
+  RowsRef ref_a, ref_b;
+  {
+    RowSpool spool(folder, spool_file_name(1, 0));
+    ref_a = spool.append(rows_payload(a), a.jobs.size(), a.samples.size());
+    ref_b = spool.append(rows_payload(b), b.jobs.size(), b.samples.size());
+  }
+  EXPECT_EQ(ref_a.file, "s1.r0");
+  EXPECT_EQ(ref_a.offset, 0u);
+  EXPECT_GT(ref_b.offset, ref_a.offset);
+  PointResult back = read_spooled_rows(folder, ref_b);
+  EXPECT_EQ(back.point_id, 4u);
+  ASSERT_EQ(back.jobs.size(), 1000u);
+  EXPECT_EQ(back.jobs[0].jct, 42.0);
+  EXPECT_TRUE(spooled_rows_intact(folder, ref_a));
+  EXPECT_TRUE(spooled_rows_intact(folder, ref_b));
+  {  // A reopened spool appends after what is there.
+    RowSpool spool(folder, spool_file_name(1, 0));
+    EXPECT_EQ(spool.append(rows_payload(a), 2, 1).offset, ref_b.offset + 24 + ref_b.bytes);
+  }
+  // A record cut short (lost with a node), or with a flipped byte, is not intact.
+  fs::resize_file(dir.file("s1.r0"), ref_b.offset + 24 + ref_b.bytes - 1);
+  EXPECT_FALSE(spooled_rows_intact(folder, ref_b));
+  EXPECT_THROW(read_spooled_rows(folder, ref_b), std::runtime_error);
+  {
+    std::fstream file(dir.file("s1.r0"), std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(static_cast<std::streamoff>(ref_a.offset + 30));
+    file.put('\x7f');
+  }
+  EXPECT_FALSE(spooled_rows_intact(folder, ref_a));
+  RowsRef missing = ref_a;
+  missing.file = "s9.r9";
+  EXPECT_FALSE(spooled_rows_intact(folder, missing));
+}
+
+// A full disk (here: the file-size limit, which fails write() the same way) is an I/O error
+// naming the spool, for this append and every later one.
+TEST(SweepRowSpool, AWriteThatFailsIsAnErrorNamingTheFile) {
+  TempDir dir;
+  RowSpool spool(dir.file(""), spool_file_name(2, 5));
+  PointResult big = sample_result(1);
+  big.jobs.resize(20000);
+  const std::string payload = rows_payload(big);
+  struct rlimit saved {};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
+  auto previous = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit limited = saved;
+  limited.rlim_cur = payload.size() / 2;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limited), 0);
+  std::string message;
+  try {
+    spool.append(payload, big.jobs.size(), 0);
+  } catch (const SpoolWriteError& error) {
+    message = error.what();
+  }
+  setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, previous);
+  EXPECT_THAT(message, ::testing::HasSubstr("s2.r5: cannot write the row spool"));
+  EXPECT_THROW(spool.append(rows_payload(sample_result(2)), 2, 1), SpoolWriteError);
+}
+
+// The row tables built from spooled rows equal those built from rows carried by the results,
+// across chunk boundaries that fall inside points, and around a point without rows.
+TEST(SweepResultStore, SpooledRowsWriteTheSameTables) {
+  TempDir dir;
+  Grid grid = parse_grid(R"(
+[cluster]
+nodes = 2
+[sweep]
+"scheduler.policy" = ["fifo", "las"]
+seeds = 2
+)",
+                         "g.toml", ".");
+  std::vector<PointResult> carried, spooled;
+  {
+    RowSpool spool(dir.file(""), spool_file_name(1, 1));
+    for (std::uint64_t id = 0; id < grid.size(); ++id) {
+      PointResult result = sample_result(id);
+      result.jobs.resize(id == 1 ? 0 : 50000 + 7 * id);
+      for (std::size_t j = 0; j < result.jobs.size(); ++j) {
+        result.jobs[j].index = static_cast<std::uint32_t>(j);
+        result.jobs[j].jct = static_cast<double>(id * 1000000 + j);
+        result.jobs[j].num_gpus = static_cast<int>(j % 17);
+      }
+      result.samples.resize(3 * id);
+      carried.push_back(result);
+      PointResult reference = result;
+      reference.rows =
+          spool.append(rows_payload(result), result.jobs.size(), result.samples.size());
+      reference.jobs.clear();
+      reference.samples.clear();
+      spooled.push_back(reference);
+    }
+  }
+  write_result_file(dir.file("carried.h5"), grid, carried, ResultFileOptions{true, true}, {});
+  write_result_file(dir.file("spooled.h5"), grid, spooled, ResultFileOptions{true, true}, {},
+                    dir.file(""));
+  for (const char* column : {"jobs/point_id", "jobs/job_index", "jobs/jct", "jobs/num_gpus",
+                             "jobs/rejected", "timeseries/point_id", "timeseries/busy_gpus"}) {
+    SCOPED_TRACE(column);
+    const auto expected = read_numeric_column(dir.file("carried.h5"), column);
+    EXPECT_EQ(read_numeric_column(dir.file("spooled.h5"), column), expected);
+  }
+  const auto jct = read_numeric_column(dir.file("spooled.h5"), "jobs/jct");
+  ASSERT_EQ(jct.size(), 50000u + 50014u + 50021u);
+  EXPECT_EQ(jct[50000], 2000000.0);  // point 1 has no rows: point 2 follows point 0
+  EXPECT_EQ(jct.back(), 3000000.0 + 50020.0);
+  // Spooled rows without their folder cannot be written (and nothing is left behind).
+  EXPECT_THROW(
+      write_result_file(dir.file("x.h5"), grid, spooled, ResultFileOptions{true, true}, {}),
+      std::runtime_error);
+  EXPECT_FALSE(fs::exists(dir.file("x.h5")));
 }
 
 TEST(SweepResultStore, RejectsFilesThatAreNotSweepResults) {

@@ -13,9 +13,11 @@ enum class MessageTag : int {
   kRequestWork = 1,  // worker -> 0: give me a chunk
   kWork = 2,         // 0 -> worker: point ids (empty: no work left)
   kResults = 3,      // worker -> 0: encoded results
-  kFinished = 4,     // worker -> 0: all my results are sent; I am leaving the loop
+  kFinished = 4,     // worker -> 0: all my results are sent ("W": I wait for kAssemble/kDone)
   kStop = 5,         // 0 -> worker: stop now (signal), send what is done
   kInterrupted = 6,  // worker -> 0: I got SIGTERM/SIGUSR1, please stop everyone
+  kAssemble = 7,     // 0 -> worker: join the collective write of the final file's row tables
+  kDone = 8,         // 0 -> worker: nothing more to do, leave
 };
 
 struct Message {

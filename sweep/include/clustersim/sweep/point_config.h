@@ -22,8 +22,9 @@ RunConfig make_point_config(const Grid& grid, const GridPoint& point);
 double estimate_cost(const RunConfig& config, std::size_t jobs);
 
 struct GridCheck {
-  std::vector<double> config_cost;  // per configuration (config_id)
-  std::size_t traces_read = 0;      // distinct trace files opened
+  std::vector<double> config_cost;       // per configuration (config_id)
+  std::vector<std::size_t> config_jobs;  // per configuration: the jobs its cost counts
+  std::size_t traces_read = 0;           // distinct trace files opened
 };
 
 // Checks every configuration before any simulation starts: parse_run_config on each, and every

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,19 @@
 #include "clustersim/metrics.h"
 
 namespace clustersim::sweep {
+
+// Where a point's per-job rows and samples were written by the rank that computed them (a
+// record of its row spool, row_spool.h), instead of travelling with the result: rank 0 then
+// handles only the small metrics, and the final file is built from the spools.
+struct RowsRef {
+  std::string file;          // spool file name inside the sweep's rows folder ("s2.r5")
+  std::uint64_t offset = 0;  // of the record in that file
+  std::uint64_t bytes = 0;   // record payload
+  std::uint64_t checksum = 0;
+  std::uint64_t jobs = 0;  // rows it holds
+  std::uint64_t samples = 0;
+  bool operator==(const RowsRef&) const = default;
+};
 
 struct PointResult {
   std::uint64_t point_id = 0;
@@ -22,6 +36,11 @@ struct PointResult {
   RunMetrics metrics;
   std::vector<JobRecord> jobs;  // only with --save-jobs
   std::vector<Sample> samples;  // only with --save-timeseries
+  // Set instead of `jobs` and `samples` when they were spooled (format 3); absent otherwise.
+  std::optional<RowsRef> rows;
+
+  std::size_t job_count() const { return rows ? rows->jobs : jobs.size(); }
+  std::size_t sample_count() const { return rows ? rows->samples : samples.size(); }
 };
 
 std::string encode_result(const PointResult& result);

@@ -28,10 +28,27 @@ struct Provenance {
   std::map<std::string, std::int64_t> integers;
 };
 
-// Writes the file. `results`: sorted by point_id, each point at most once.
+// Writes the file. `results`: sorted by point_id, each point at most once. A result's jobs and
+// samples are its own, or, where it holds a RowsRef, read from the row spool it names in
+// `rows_folder` (row_spool.h); the /jobs and /timeseries tables are written chunk by chunk, so
+// memory does not grow with their size.
 void write_result_file(const std::string& path, const Grid& grid,
                        const std::vector<PointResult>& results, const ResultFileOptions& options,
-                       const Provenance& provenance);
+                       const Provenance& provenance, const std::string& rows_folder = "");
+
+// The final file of a sweep on several ranks, written by all of them (issue 27): rank 0 writes
+// everything but the rows of /jobs and /timeseries to `temporary` (their datasets are created),
+// then every rank of MPI_COMM_WORLD opens it through MPI-IO and writes an equal share of those
+// rows (whole chunks, each deflated by its writer) with collective writes, reading them from the
+// row spools in `rows_folder`. `results` must be the same, in the same order, on every rank;
+// every result's rows must be spooled (RowsRef). Rank 0 renames `temporary` into place after.
+void write_result_skeleton(const std::string& temporary, const Grid& grid,
+                           const std::vector<PointResult>& results,
+                           const ResultFileOptions& options, const Provenance& provenance);
+void write_row_tables_collectively(const std::string& temporary,
+                                   const std::vector<PointResult>& results,
+                                   const ResultFileOptions& options,
+                                   const std::string& rows_folder);
 
 struct ResultFileSummary {
   std::int64_t schema_version = 0;

@@ -8,25 +8,14 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "run_clustersim.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int exit_code;
-  std::string out;
-};
-
-Outcome run_clustersim(const std::string& arguments) {
-  const std::string command =
-      std::string(CLUSTERSIM_BIN_DIR) + "/clustersim " + arguments + " 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string out;
-  char buffer[4096];
-  while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using clustersim::testing::Outcome;
+using clustersim::testing::run_clustersim;
 
 class CliTest : public ::testing::Test {
  protected:

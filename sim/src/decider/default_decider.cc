@@ -128,11 +128,23 @@ void DefaultDecider::scheduling_pass() {
   // Room a mechanism could not make stays unmade until something is released (until then the
   // cluster only fills up); one made clears the list.
   if (released_) no_room_.clear();
+  const auto all = view().jobs();
+  const bool locality = options_.scheduler.strict_locality;
+  if (queue.size() == 1 && !admission_.quotas_enforced() && !locality && room_makers_.empty()) {
+    // One job waits (an arrival on a cluster that keeps up): what the walk below would do with
+    // it, without building the walk.
+    const std::uint32_t bucket = queue.active_buckets().front();
+    const std::uint32_t index = queue.bucket(bucket).jobs.front();
+    const JobState& job = all[index];
+    if (job.gpus <= cluster.free_gpus(job.gpu_type) && try_start(index)) {
+      started_ = true;
+      queue.remove_left(bucket, 1, [](std::uint32_t) { return true; });
+    }
+    return;
+  }
   const auto usage = view().vc_usage();
   const auto less = ordering_.walk_order(usage);
   const bool backfill = options_.scheduler.backfill;
-  const bool locality = options_.scheduler.strict_locality;
-  const auto all = view().jobs();
   // With lending, jobs within their VC's quota go first; borrowers take what is left.
   const int phases = admission_.lends() ? 2 : 1;
   // With backfill, a bucket whose jobs need more GPUs of their type than are free now is left

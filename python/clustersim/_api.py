@@ -1,6 +1,7 @@
 """Runs, results and the step interface (the C++ side is clustersim._core)."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
@@ -131,14 +132,26 @@ def load_results(path, *, jobs: bool = True, timeseries: bool = True):
         from . import _paths
     except ImportError:  # not from a build
         _paths = None
-    try:
-        import analysis
-    except ImportError:
-        if _paths is None:
-            raise
-        sys.path.append(_paths.SOURCE_ROOT)
-        import analysis
+    analysis = _analysis(_paths.SOURCE_ROOT if _paths else None)
     command = None
     if _paths is not None and os.access(os.path.join(_paths.BIN_DIR, "clustersim"), os.X_OK):
         command = os.path.join(_paths.BIN_DIR, "clustersim")
     return analysis.load(os.fspath(path), jobs=jobs, timeseries=timeseries, clustersim=command)
+
+
+def _analysis(root):
+    """The checkout's analysis package (not another folder named analysis on sys.path)."""
+    module = sys.modules.get("analysis")
+    if module is not None and hasattr(module, "load"):
+        return module
+    if root is None or not os.path.isfile(os.path.join(root, "analysis", "__init__.py")):
+        import analysis
+
+        return analysis
+    folder = os.path.join(root, "analysis")
+    spec = importlib.util.spec_from_file_location("analysis", os.path.join(folder, "__init__.py"),
+                                                  submodule_search_locations=[folder])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["analysis"] = module
+    spec.loader.exec_module(module)
+    return module

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <exception>
@@ -20,6 +21,10 @@ namespace clustersim::python {
 namespace {
 
 // ---- A small pool: runs fn(0..count-1) on its threads and the caller's ----------------------
+//
+// A step of one environment takes microseconds, so waking a sleeping thread (tens of
+// microseconds) would cost more than it brings: the workers spin for a while after each batch
+// (the agent's NumPy work between steps is short) before they sleep.
 
 class Pool {
  public:
@@ -29,7 +34,8 @@ class Pool {
   ~Pool() {
     {
       std::lock_guard lock(mutex_);
-      stop_ = true;
+      stop_.store(true);
+      generation_.fetch_add(1);
     }
     wake_.notify_all();
     for (auto& worker : workers_) worker.join();
@@ -42,51 +48,51 @@ class Pool {
       for (std::size_t i = 0; i < count; ++i) fn(i);
       return;
     }
+    fn_ = &fn;
+    count_ = count;
+    next_.store(0);
+    busy_.store(workers_.size());
     {
-      std::lock_guard lock(mutex_);
-      fn_ = &fn;
-      count_ = count;
-      next_.store(0);
-      busy_ = workers_.size();
-      ++generation_;
+      std::lock_guard lock(mutex_);  // a worker about to sleep sees the new generation
+      generation_.fetch_add(1);
     }
     wake_.notify_all();
     drain();
-    std::unique_lock lock(mutex_);
-    done_.wait(lock, [this] { return busy_ == 0; });
-    fn_ = nullptr;
+    while (busy_.load() != 0) std::this_thread::yield();
   }
 
  private:
+  static constexpr auto kSpin = std::chrono::microseconds(200);
+
   void drain() {
     for (std::size_t i = next_.fetch_add(1); i < count_; i = next_.fetch_add(1)) (*fn_)(i);
   }
   void work() {
     std::uint64_t seen = 0;
     for (;;) {
-      {
+      const auto until = std::chrono::steady_clock::now() + kSpin;
+      while (generation_.load() == seen && std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
+      if (generation_.load() == seen) {
         std::unique_lock lock(mutex_);
-        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
+        wake_.wait(lock, [&] { return generation_.load() != seen; });
       }
+      seen = generation_.load();
+      if (stop_.load()) return;
       drain();
-      {
-        std::lock_guard lock(mutex_);
-        if (--busy_ == 0) done_.notify_one();
-      }
+      busy_.fetch_sub(1);
     }
   }
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;
-  std::condition_variable wake_, done_;
+  std::condition_variable wake_;
   const std::function<void(std::size_t)>* fn_ = nullptr;
   std::size_t count_ = 0;
   std::atomic<std::size_t> next_{0};
-  std::size_t busy_ = 0;
-  std::uint64_t generation_ = 0;
-  bool stop_ = false;
+  std::atomic<std::size_t> busy_{0};
+  std::atomic<std::uint64_t> generation_{0};
+  std::atomic<bool> stop_{false};
 };
 
 // ---- One environment -------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "build", "python"))  # after PYTHONPATH's entries
+sys.path.append(os.path.join(ROOT, "build", "python"))  # after PYTHONPATH's entries (ctest sets it)
 
 
 def philly(jobs, policy="fifo", seed=5, nodes=16, gpus_per_node=8, load=1.0):

@@ -43,11 +43,14 @@ class Pool {
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;
 
+  // An exception from any call (an invalid action, a stalled simulation) is rethrown here, on
+  // the caller's thread, once every call has returned (the first one thrown wins).
   void run(std::size_t count, const std::function<void(std::size_t)>& fn) {
     if (workers_.empty() || count <= 1) {
       for (std::size_t i = 0; i < count; ++i) fn(i);
       return;
     }
+    error_ = nullptr;
     fn_ = &fn;
     count_ = count;
     next_.store(0);
@@ -59,13 +62,21 @@ class Pool {
     wake_.notify_all();
     drain();
     while (busy_.load() != 0) std::this_thread::yield();
+    if (error_) std::rethrow_exception(error_);
   }
 
  private:
   static constexpr auto kSpin = std::chrono::microseconds(200);
 
   void drain() {
-    for (std::size_t i = next_.fetch_add(1); i < count_; i = next_.fetch_add(1)) (*fn_)(i);
+    for (std::size_t i = next_.fetch_add(1); i < count_; i = next_.fetch_add(1)) {
+      try {
+        (*fn_)(i);
+      } catch (...) {
+        std::lock_guard lock(error_mutex_);
+        if (!error_) error_ = std::current_exception();
+      }
+    }
   }
   void work() {
     std::uint64_t seen = 0;
@@ -93,6 +104,8 @@ class Pool {
   std::atomic<std::size_t> busy_{0};
   std::atomic<std::uint64_t> generation_{0};
   std::atomic<bool> stop_{false};
+  std::mutex error_mutex_;
+  std::exception_ptr error_;
 };
 
 // ---- One environment -------------------------------------------------------------------------

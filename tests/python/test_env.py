@@ -76,6 +76,18 @@ def test_vector_envs_are_deterministic_whatever_the_threads():
     assert len(set(one[1])) == 4  # four seeds, four different runs
 
 
+def test_an_error_in_a_threaded_step_is_a_python_exception():
+    # An invalid action (or an impossible workload) raised on a worker thread comes back to the
+    # caller as the exception, not as a crash of the process.
+    env = VectorSchedulingEnv(philly(300, nodes=4), num_envs=4, window=8, threads=2)
+    env.reset(seed=5)
+    with pytest.raises(ValueError, match="not allowed"):
+        env.step([10**6] * 4)
+    impossible = VectorSchedulingEnv(philly(300, nodes=1), num_envs=4, window=8, threads=2)
+    with pytest.raises(clustersim.InputError, match="can never run"):
+        impossible.reset(seed=5)
+
+
 def test_truncation_and_bad_options():
     env = SchedulingEnv(philly(300, seed=2), window=4, max_steps=10)
     obs, _ = env.reset(seed=0)

@@ -38,11 +38,12 @@ int main(int argc, char** argv) {
   try {
     Args args(argc, argv, with_stop_keys({"kinds", "threads", "corpus", "corpus-dir"}));
     if (args.has("help")) {
-      std::cout << "usage: ckb_cpu_prep [--kinds image,text,audio,waveform,tabular] "
-                   "[--threads 1,2,4] [--corpus N] [--corpus-dir DIR]\n"
-                   "  --corpus-dir DIR    image pipeline on the JPEG files of DIR (at most --corpus N "
-                   "of them, 0: all)\n"
-                << stop_rule_help();
+      std::cout
+          << "usage: ckb_cpu_prep [--kinds image,text,audio,waveform,tabular] "
+             "[--threads 1,2,4] [--corpus N] [--corpus-dir DIR]\n"
+             "  --corpus-dir DIR    image pipeline on the JPEG files of DIR (at most --corpus N "
+             "of them, 0: all)\n"
+          << stop_rule_help();
       return 0;
     }
     StopRule rule = stop_rule_from(args, make_rule(0.01, 5, 0.5, 10.0));
@@ -77,9 +78,10 @@ int main(int argc, char** argv) {
       }
       const bool real_images = kn->kind == InputKind::kImage && args.has("corpus-dir");
       const Corpus corpus =
-          real_images ? load_jpeg_corpus(args.str("corpus-dir", ""),
-                                         args.has("corpus") ? static_cast<std::size_t>(corpus_n) : 0)
-                      : make_corpus(kn->kind, corpus_n, 42);
+          real_images
+              ? load_jpeg_corpus(args.str("corpus-dir", ""),
+                                 args.has("corpus") ? static_cast<std::size_t>(corpus_n) : 0)
+              : make_corpus(kn->kind, corpus_n, 42);
       double mean_bytes = 0;
       for (const auto& s : corpus) mean_bytes += static_cast<double>(s.size());
       mean_bytes /= static_cast<double>(corpus.size());

@@ -52,6 +52,9 @@ struct Profile {
 };
 
 // Profiles by GPU type, then by canonical model name.
+// The GPU type whose profiles stand in for a type without any (see ProfileLibrary::find).
+inline constexpr const char* kFallbackProfileGpuType = "v100";
+
 struct ProfileLibrary {
   std::map<std::string, std::map<std::string, Profile>> by_gpu_type;
   std::map<std::string, std::string> alias_to_model;  // normalized alias -> canonical model
@@ -59,6 +62,8 @@ struct ProfileLibrary {
   // The profile for `model` (any spelling: matched case-insensitively ignoring non-alphanumerics,
   // then through aliases) on `gpu_type`; a null or unknown gpu_type falls back to the
   // lexicographically first GPU type that has the model. Null when none.
+  // The profile of `model` (or an alias) on `gpu_type`; without one for that type (or without a
+  // type), the one on kFallbackProfileGpuType, else on the first type in name order.
   const Profile* find(const std::string& model, const std::string* gpu_type = nullptr) const;
   std::size_t size() const;
   void add(Profile profile);  // throws InputError (file, field "model") on a duplicate

@@ -54,6 +54,12 @@ const Profile* ProfileLibrary::find(const std::string& model, const std::string*
         if (auto m = g->second.find(k); m != g->second.end()) return &m->second;
       }
     }
+    // No profile for the job's GPU type: the v100 set first (every result before other types
+    // shipped used it, and a folder holding several types must not change them), then the
+    // other types in name order.
+    if (auto g = by_gpu_type.find(kFallbackProfileGpuType); g != by_gpu_type.end()) {
+      if (auto m = g->second.find(k); m != g->second.end()) return &m->second;
+    }
     for (const auto& [type, models] : by_gpu_type) {
       if (auto m = models.find(k); m != models.end()) return &m->second;
     }

@@ -191,9 +191,19 @@ TEST_F(ProfileFileTest, DirectoryLoadingAndDuplicates) {
   const std::string a100 = "a100";
   ASSERT_NE(lib.find("TOY", &a100), nullptr);
   EXPECT_EQ(lib.find("TOY", &a100)->gpu_type, "a100");
-  ASSERT_NE(lib.find("toy-net"), nullptr);  // alias, no GPU type: first type that has it
-  EXPECT_EQ(lib.find("toy-net")->gpu_type, "a100");
+  ASSERT_NE(lib.find("toy-net"), nullptr);  // alias, no GPU type: v100's (kFallbackProfileGpuType)
+  EXPECT_EQ(lib.find("toy-net")->gpu_type, "v100");
   EXPECT_EQ(lib.find("unknown"), nullptr);
+  {
+    // Without a v100 profile of the model: the first type by name that has one.
+    a["gpu_type"] = "t4";
+    write("other/t4/toy.json", a.dump());
+    a["gpu_type"] = "a100";
+    write("other/a100/toy.json", a.dump());
+    const ProfileLibrary other = load_profile_dir((dir_ / "other").string());
+    ASSERT_NE(other.find("toy-net"), nullptr);
+    EXPECT_EQ(other.find("toy-net")->gpu_type, "a100");
+  }
 
   write("lib/v100/toy_again.json", valid_profile().dump());
   try {
@@ -246,6 +256,48 @@ TEST(ShippedProfiles, AllLoadAndAreConsistent) {
   rich.storage_mbps = 62.5;
   const double h = 62.5 / 147.9;
   EXPECT_NEAR(profile_rate(*lib.find("resnet18"), rich), 62.5 / ((1 - h) * 0.11544) / 800.0, 1e-9);
+}
+
+// The measured H100 profiles load, say they are measured on which device, sit at rate 1.0 at
+// their reference, and keep growing with cores where the stage benchmarks said so.
+TEST(ShippedProfiles, MeasuredH100ProfilesLoad) {
+  const std::string root = std::string(CLUSTERSIM_SOURCE_DIR) + "/profiles";
+  const ProfileLibrary lib = load_profile_dir(root + "/h100");
+  ASSERT_TRUE(lib.by_gpu_type.contains("h100"));
+  const std::string h100 = "h100";
+  for (const auto& [name, p] : lib.by_gpu_type.at("h100")) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(p.provenance_kind, "measured");
+    EXPECT_NE(p.provenance_source.find("H100"), std::string::npos);
+    Allocation ref;
+    ref.gpus = 1;
+    ref.nodes = 1;
+    ref.cpus = p.ref_cpus_per_gpu;
+    ref.mem_gb = p.ref_mem_gb_per_gpu;
+    EXPECT_NEAR(profile_rate(p, ref), 1.0, 1e-12);
+  }
+  const Profile* resnet50 = lib.find("resnet50", &h100);
+  ASSERT_NE(resnet50, nullptr);
+  Allocation rich;
+  rich.gpus = 1;
+  rich.nodes = 1;
+  rich.cpus = 16;
+  rich.mem_gb = resnet50->ref_mem_gb_per_gpu;
+  EXPECT_GT(profile_rate(*resnet50, rich), 4.0);  // 16 cores vs the 3 of the reference
+}
+
+// A job on a GPU type without profiles uses the v100 ones, also where the folder holds other
+// types (results from before those shipped stay the same); a type with its own uses its own.
+TEST(ShippedProfiles, FallbackTypeIsV100) {
+  const ProfileLibrary lib = load_profile_dir(std::string(CLUSTERSIM_SOURCE_DIR) + "/profiles");
+  ASSERT_TRUE(lib.by_gpu_type.contains("h100"));
+  const std::string generic = "generic", h100 = "h100";
+  EXPECT_EQ(lib.find("resnet50")->gpu_type, "v100");
+  EXPECT_EQ(lib.find("resnet50", &generic)->gpu_type, "v100");
+  EXPECT_EQ(lib.find("ResNet-50", &generic)->gpu_type, "v100");
+  EXPECT_EQ(lib.find("resnet50", &h100)->gpu_type, "h100");
+  // m5 has no H100 profile yet: an H100 job of m5 falls back to the V100 one.
+  EXPECT_EQ(lib.find("m5", &h100)->gpu_type, "v100");
 }
 
 }  // namespace

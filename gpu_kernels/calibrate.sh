@@ -5,7 +5,8 @@
 #
 #   gpu_kernels/calibrate.sh [--gpu-type NAME] [--models all|m1,m2,...] [--corpus-dir DIR]
 #                            [--out-dir DIR] [--reports-dir DIR] [--build-dir DIR]
-#                            [--jpeg-root DIR] [--quick] [-- extra clustersim-profile options]
+#                            [--jpeg-root DIR] [--framework-factor F] [--quick]
+#                            [-- extra clustersim-profile options]
 #
 #   --gpu-type NAME    profiles' gpu_type (default: from the device name, e.g. h100)
 #   --models LIST      model zoo names (default all)
@@ -17,6 +18,10 @@
 #   --build-dir DIR    build tree (default build-gpu)
 #   --jpeg-root DIR    a libjpeg-turbo without system headers: DIR/include/jpeglib.h and
 #                      DIR/lib/libjpeg.a (e.g. unpacked from Debian's libjpeg62-turbo-dev)
+#   --framework-factor F  image models: a real framework's prep rate over ours (torchvision
+#                      DataLoader vs our C++ prep on the same corpus; profiles/README.md); the
+#                      profiles' prep-bound rows are scaled by F (default 1: none)
+#   --skip-pipeline-validation  no ckb_pipeline table (predicted vs measured, host-only)
 #   --quick            shorter measurement limits (--max-time 4, 0.5 s trials, 1 GB dataset)
 #   --skip-stage-benchmarks  no standalone ckb_* tables (each profile measures its own stages)
 #   --smoke            tests the script itself: tiny limits, text pipeline only (numbers mean
@@ -29,7 +34,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 gpu_type="" models="all" corpus_dir="" out_dir="" reports_dir="" build_dir="" jpeg_root="" quick=0
-stage_benchmarks=1
+stage_benchmarks=1 framework_factor="" pipeline_validation=1
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -40,11 +45,13 @@ while [ $# -gt 0 ]; do
     --reports-dir) reports_dir=$2; shift 2 ;;
     --build-dir) build_dir=$2; shift 2 ;;
     --jpeg-root) jpeg_root=$2; shift 2 ;;
+    --framework-factor) framework_factor=$2; shift 2 ;;
+    --skip-pipeline-validation) pipeline_validation=0; shift ;;
     --quick) quick=1; shift ;;
     --skip-stage-benchmarks) stage_benchmarks=0; shift ;;
     --smoke) quick=2; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "calibrate.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -56,6 +63,12 @@ for m in $models; do
 done
 if [ -n "$corpus_dir" ] && [ ! -d "$corpus_dir" ]; then
   echo "calibrate.sh: --corpus-dir $corpus_dir: not a directory" >&2; exit 2
+fi
+factor_args=()
+if [ -n "$framework_factor" ]; then
+  awk -v f="$framework_factor" 'BEGIN { exit !(f + 0 > 0 && f + 0 <= 1 && f ~ /^[0-9.]+$/) }' ||
+    { echo "calibrate.sh: --framework-factor $framework_factor: must be a number in (0, 1]" >&2; exit 2; }
+  factor_args=(--framework-factor "$framework_factor")
 fi
 log() { echo "[$(date '+%H:%M:%S')] calibrate: $*"; }
 
@@ -123,6 +136,16 @@ log "storage benchmark in ${TMPDIR:-/tmp}"
 "$bin/ckb_storage" "${limits[@]}" "${storage_args[@]}" --json "$reports_dir/storage.json" \
   >"$reports_dir/storage.log" 2>&1 || { cat "$reports_dir/storage.log" >&2; exit 1; }
 fi
+# The pipeline formula against a stand-in pipeline (real image prep and storage, a consumer of
+# known rate) at 1 .. all cores: host-only; skipped in --smoke and without libjpeg-turbo.
+if [ $pipeline_validation = 1 ] && [ $quick != 2 ] && [ -x "$bin/ckb_pipeline" ]; then
+  log "pipeline validation (ckb_pipeline, 1..$(nproc) workers) in ${TMPDIR:-/tmp}"
+  "$bin/ckb_pipeline" "${corpus_args[@]}" --file "${TMPDIR:-/tmp}/ckb_pipeline.dat" \
+    --workers "$(printf '%s\n' 1 2 4 8 "$(nproc)" | awk -v n="$(nproc)" '$1 <= n' | sort -nu | paste -sd,)" \
+    --cache 0,0.5,1 --consumer-rates 0 --storage-shares 0 \
+    >"$reports_dir/pipeline_validation.md" 2>&1 ||
+    log "warning: ckb_pipeline failed (see $reports_dir/pipeline_validation.md)"
+fi
 if [ $have_gpu = 0 ]; then
   echo "calibrate.sh: no usable GPU on $(hostname) (nvidia-smi missing or lists no device, or" \
        "gpu_kernels was built without CUDA): the CPU stages ran (JSON in $reports_dir);" \
@@ -153,7 +176,7 @@ for m in $models; do
   fi
   t0=$(date +%s)
   model_corpus=()
-  case "$m" in resnet18|resnet50|mobilenet_v2|shufflenet|alexnet|vgg16) model_corpus=("${corpus_args[@]}") ;; esac
+  case "$m" in resnet18|resnet50|mobilenet_v2|shufflenet|alexnet|vgg16) model_corpus=("${corpus_args[@]}" "${factor_args[@]}") ;; esac
   rm -f "$out_dir/$m.json"
   "$bin/clustersim-profile" --model "$m" --gpu-type "$gpu_type" --out "$out_dir/$m.json" \
     --report "$reports_dir/$m.report.json" "${profile_limits[@]}" "${model_corpus[@]}" \

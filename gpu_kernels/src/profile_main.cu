@@ -258,7 +258,10 @@ std::string usage() {
          "  --gpus-per-node G     divide storage and cache bandwidth among G GPUs (default 1)\n"
          "  --trial-s S           seconds per end-to-end trial (default 1.0)\n"
          "  --corpus-dir DIR      image models: real JPEG files of DIR instead of the synthetic "
-         "corpus\n" +
+         "corpus\n"
+         "  --framework-factor F  a real framework's prep rate over ours (default 1: none); the\n"
+         "                        profile's prep-bound rows are scaled by F "
+         "(profiles/README.md)\n" +
          stop_rule_help();
 }
 
@@ -283,12 +286,17 @@ int main(int argc, char** argv) {
     Args args(argc, argv,
               with_stop_keys({"model", "gpu-type", "out", "report", "batch", "precision", "dir",
                               "dataset-mb", "max-cpus", "cache-fractions", "ref-cpus", "ref-mem-gb",
-                              "gpus-per-node", "trial-s", "corpus-dir"}));
+                              "gpus-per-node", "trial-s", "corpus-dir", "framework-factor"}));
     if (args.has("help") || !args.has("model")) {
       std::cout << usage();
       return args.has("help") ? 0 : 2;
     }
     const ModelSpec model = find_model(args.str("model", ""));
+    const double framework_factor = args.num("framework-factor", 1.0);
+    if (!(framework_factor > 0.0 && framework_factor <= 1.0)) {
+      throw std::invalid_argument("--framework-factor: must be in (0, 1] (got " +
+                                  args.str("framework-factor", "") + ")");
+    }
     std::string why;
     if (device_count_or_zero(&why) == 0) {
       std::cout << "clustersim-profile: skipped: no CUDA device (" << why
@@ -529,6 +537,7 @@ int main(int argc, char** argv) {
     rates.stored_bytes_per_sample = static_cast<double>(model.stored_bytes_per_sample);
     rates.model_mean_abs_error = err.mean_abs;
     rates.model_max_abs_error = err.max_abs;
+    rates.framework_factor = framework_factor;
     Json p = build_measured_profile(rates);
     p["measurements"]["time_utc"] = report["time_utc"];
 

@@ -13,6 +13,9 @@ status=0; bash "$cal" --models nosuchnet >bad.log 2>&1 || status=$?
 [ $status -eq 2 ] && grep -q "unknown model 'nosuchnet'" bad.log || fail "unknown model: status $status: $(cat bad.log)"
 status=0; bash "$cal" --corpus-dir "$work/missing" >bad.log 2>&1 || status=$?
 [ $status -eq 2 ] && grep -q "missing: not a directory" bad.log || fail "bad corpus dir: status $status: $(cat bad.log)"
+status=0; bash "$cal" --framework-factor 1.5 >bad.log 2>&1 || status=$?
+[ $status -eq 2 ] && grep -q "framework-factor 1.5: must be a number in (0, 1]" bad.log &&
+  ! grep -q "building" bad.log || fail "bad framework factor: status $status: $(cat bad.log)"
 status=0; bash "$cal" --frobnicate >bad.log 2>&1 || status=$?
 [ $status -eq 2 ] && grep -q "unknown argument '--frobnicate'" bad.log || fail "unknown argument: status $status"
 

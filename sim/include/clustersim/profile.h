@@ -18,6 +18,11 @@ namespace clustersim {
 
 inline constexpr const char* kProfileSchema = "clustersim-profile/1";
 
+// How a job's memory caches its dataset: a fixed subset (MinIO-style, hit fraction = cache /
+// dataset) or the OS page cache (LRU under a shuffling sampler: it thrashes, see
+// lru_epoch_hit_fraction in gpu_kernels/include/ckbench/pipeline_formula.h).
+enum class CachePolicy { kSubset, kLru };
+
 // Inputs of the analytic input-pipeline model (all per GPU). Optional in a profile: without it
 // the storage dimension is not modelled for that model.
 struct PipelineParams {
@@ -25,7 +30,10 @@ struct PipelineParams {
   double dataset_gb = 0.0;         // D: bytes of the training set (GB = 1e9 bytes)
   double bytes_per_sample = 0.0;   // bytes read from cache or storage per sample
   double cache_read_mbps = 0.0;    // memory-cache read throughput (MB/s = 1e6 B/s); 0 = unbounded
+                                   // (informational: cache reads are the workers' time, which
+                                   // the matrix holds; not a separate limit)
   double storage_mbps = 0.0;       // storage read bandwidth the matrix was measured with
+  CachePolicy cache_policy = CachePolicy::kSubset;  // how memory turns into a cache hit fraction
 };
 
 struct Profile {
@@ -92,15 +100,18 @@ ProfileLibrary load_profile_dir(const std::string& dir);
 // the axes' ends (no extrapolation).
 double interpolate_throughput(const Profile& profile, double cpus_per_gpu, double mem_gb_per_gpu);
 
-// Analytic pipeline model. Cache hit fraction h = min(1, cache_gb / dataset_gb). Fetch rate
-// (samples/s) = min(cache_read_mbps / (h * B), storage_mbps / ((1 - h) * B)) with B in MB (the
-// cache and the storage serve in parallel; a term with zero demand, or a bandwidth <= 0, is
-// unbounded). Returns +infinity when nothing limits it.
-double fetch_rate(double cache_gb, double dataset_gb, double bytes_per_sample,
-                  double cache_read_mbps, double storage_mbps);
-// Job throughput = min(GPU rate, preprocessing rate at C cores, fetch rate).
-double pipeline_throughput(double gpu_samples_per_s, double prep_samples_per_s,
-                           double fetch_samples_per_s);
+// The input-pipeline formula is written once, in gpu_kernels/include/ckbench/pipeline_formula.h
+// (shared with the profiler). The simulator uses its storage term: with a cache hit fraction h
+// (cache_hit_fraction), a storage share of S MB/s allows S / ((1 - h) B) samples/s (B in MB);
+// cache reads and the storage's latency are the workers' time, which the matrix already holds.
+
+// Fraction of samples served from a cache of cache_gb of a dataset_gb dataset (samples of
+// bytes_per_sample bytes) under `policy`.
+double cache_hit_fraction(double cache_gb, double dataset_gb, double bytes_per_sample,
+                          CachePolicy policy);
+// Samples/s a storage share of storage_mbps allows with hit fraction `hit` (+infinity when
+// nothing is read from storage or the share is <= 0).
+double storage_rate(double hit, double bytes_per_sample, double storage_mbps);
 
 enum class MissingProfile {
   kError,    // a job whose model has no profile is an error (naming the model)
@@ -123,7 +134,8 @@ struct ProfileModelOptions {
 //   throughput(cpus/gpu, mem/gpu[, storage/gpu]) / throughput(reference).
 // An allocation's cpus or mem_gb of 0 ("not modelled") is taken at the reference value; its
 // storage_mbps of 0 leaves storage out. With storage modelled and pipeline params present,
-// throughput = min(matrix, fetch rate(total memory as cache, storage/gpu)). Returns > 0.
+// throughput = min(matrix, storage_rate(hit fraction of the job's memory, storage/gpu)).
+// Returns > 0.
 double profile_rate(const Profile& profile, const Allocation& allocation,
                     const ProfileModelOptions& options = {});
 

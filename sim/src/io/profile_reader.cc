@@ -157,6 +157,15 @@ Profile parse_profile(const std::string& text, const std::string& file) {
     q.bytes_per_sample = get("bytes_per_sample");
     q.cache_read_mbps = get("cache_read_mbps");
     q.storage_mbps = get("storage_mbps");
+    if (const json& c = r.member(pipe, "pipeline", "cache_policy", false); !c.is_null()) {
+      const std::string policy = r.string(c, "pipeline.cache_policy");
+      if (policy == "lru") {
+        q.cache_policy = CachePolicy::kLru;
+      } else if (policy != "subset") {
+        r.fail("pipeline.cache_policy",
+               "must be \"subset\" or \"lru\" (got \"" + excerpt(policy) + "\")");
+      }
+    }
     p.pipeline = q;
   }
 

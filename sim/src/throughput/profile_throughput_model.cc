@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "ckbench/pipeline_formula.h"
 #include "clustersim/error.h"
 #include "clustersim/profile.h"
 #include "options/declare.h"
@@ -197,22 +198,18 @@ double interpolate_throughput(const Profile& profile, double cpus_per_gpu, doubl
   return low * (1.0 - ti) + high * ti;
 }
 
-double fetch_rate(double cache_gb, double dataset_gb, double bytes_per_sample,
-                  double cache_read_mbps, double storage_mbps) {
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  if (bytes_per_sample <= 0.0) return kInf;
-  const double hit = dataset_gb <= 0.0 ? 1.0 : std::clamp(cache_gb / dataset_gb, 0.0, 1.0);
-  const double mb_per_sample = bytes_per_sample / 1e6;
-  const double from_cache =
-      hit > 0.0 && cache_read_mbps > 0.0 ? cache_read_mbps / (hit * mb_per_sample) : kInf;
-  const double from_storage =
-      hit < 1.0 && storage_mbps > 0.0 ? storage_mbps / ((1.0 - hit) * mb_per_sample) : kInf;
-  return std::min(from_cache, from_storage);
+double cache_hit_fraction(double cache_gb, double dataset_gb, double bytes_per_sample,
+                          CachePolicy policy) {
+  if (policy == CachePolicy::kLru && dataset_gb > 0.0 && bytes_per_sample > 0.0) {
+    const double per_gb = 1e9 / bytes_per_sample;  // samples per GB
+    return ckbench::lru_epoch_hit_fraction(cache_gb * per_gb, dataset_gb * per_gb);
+  }
+  return ckbench::subset_hit_fraction(cache_gb, dataset_gb);
 }
 
-double pipeline_throughput(double gpu_samples_per_s, double prep_samples_per_s,
-                           double fetch_samples_per_s) {
-  return std::min({gpu_samples_per_s, prep_samples_per_s, fetch_samples_per_s});
+double storage_rate(double hit, double bytes_per_sample, double storage_mbps) {
+  // MB/s over MB per sample: the formula's storage term in the profile's units.
+  return ckbench::storage_bound(hit, bytes_per_sample / 1e6, storage_mbps);
 }
 
 namespace {
@@ -236,13 +233,17 @@ double profile_rate(const Profile& profile, const Allocation& allocation,
   double tput = interpolate_throughput(profile, c, m);
   double ref = interpolate_throughput(profile, ref_c, ref_m);
   if (allocation.storage_mbps > 0.0 && profile.pipeline) {
+    // The matrix is the job's rate with the storage it was profiled with; a storage share
+    // enters through the formula's storage term (pipeline_formula.h).
     const PipelineParams& q = *profile.pipeline;
     const double ref_storage =
         profile.ref_storage_mbps_per_gpu > 0.0 ? profile.ref_storage_mbps_per_gpu : q.storage_mbps;
-    tput = std::min(tput, fetch_rate(m * gpus, q.dataset_gb, q.bytes_per_sample, q.cache_read_mbps,
-                                     allocation.storage_mbps / gpus));
-    ref = std::min(ref, fetch_rate(ref_m * gpus, q.dataset_gb, q.bytes_per_sample,
-                                   q.cache_read_mbps, ref_storage));
+    const auto hit = [&](double mem_gb_per_gpu) {
+      return cache_hit_fraction(mem_gb_per_gpu * gpus, q.dataset_gb, q.bytes_per_sample,
+                                q.cache_policy);
+    };
+    tput = std::min(tput, storage_rate(hit(m), q.bytes_per_sample, allocation.storage_mbps / gpus));
+    ref = std::min(ref, storage_rate(hit(ref_m), q.bytes_per_sample, ref_storage));
   }
   return tput / ref * penalty_factor(options.penalty, allocation);
 }

@@ -75,5 +75,36 @@ TEST(MeasuredProfile, TinyDatasetsAndNoisyRunsStillValidate) {
   EXPECT_GE(p.throughput[4].back(), p.throughput[3].back());
 }
 
+TEST(MeasuredProfile, FrameworkFactorScalesThePrepBoundRows) {
+  ckbench::MeasuredRates r = example_rates();
+  r.framework_factor = 0.5;  // a framework that prepares half as fast as our C++ prep
+  const ckbench::Json json = ckbench::build_measured_profile(r);
+  const auto path = std::filesystem::path(::testing::TempDir()) / "measured_factor.json";
+  std::ofstream(path) << json.dump(2);
+  const Profile p = load_profile(path.string());
+  const std::size_t full = p.mem_gb_per_gpu.size() - 1;
+  EXPECT_DOUBLE_EQ(p.throughput[0][full], 125.0);   // 0.5 x prep(1)
+  EXPECT_DOUBLE_EQ(p.throughput[2][full], 372.5);   // 0.5 x prep(3)
+  EXPECT_DOUBLE_EQ(p.throughput[3][full], 495.0);   // e2e 980 capped at 0.5 x prep(4) = 495
+  EXPECT_DOUBLE_EQ(p.throughput[5][full], 1900.0);  // e2e 2350 capped at 0.5 x 3800
+  EXPECT_NE(json.dump(-1).find("\"framework_factor\":0.5"), std::string::npos);
+}
+
+TEST(MeasuredProfile, ComposedRowsCopyThenStep) {
+  ckbench::MeasuredRates r = example_rates();
+  r.gpu_sps = 600;  // the copy and the step one after the other: 1 / (1/600 + 1/600) = 300/s
+  r.h2d_sps = 600;
+  r.e2e_cpus = {16};
+  r.e2e_sps = {290};
+  const ckbench::Json json = ckbench::build_measured_profile(r);
+  const auto path = std::filesystem::path(::testing::TempDir()) / "measured_serial.json";
+  std::ofstream(path) << json.dump(2);
+  const Profile p = load_profile(path.string());
+  const std::size_t full = p.mem_gb_per_gpu.size() - 1;
+  EXPECT_DOUBLE_EQ(p.throughput[0][full], 250.0);  // prep(1) binds
+  EXPECT_DOUBLE_EQ(p.throughput[1][full], 300.0);  // not min(600, 600, 500) = 500
+  EXPECT_DOUBLE_EQ(p.throughput[3][full], 300.0);
+}
+
 }  // namespace
 }  // namespace clustersim

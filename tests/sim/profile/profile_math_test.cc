@@ -82,29 +82,36 @@ TEST(ProfileMath, SinglePointAxes) {
   EXPECT_DOUBLE_EQ(interpolate_throughput(p, 1, 100), 42.0);
 }
 
-TEST(ProfileMath, FetchRate) {
+TEST(ProfileMath, StorageRate) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  // Dataset fully cached, cache unbounded: nothing limits.
-  EXPECT_EQ(fetch_rate(100, 50, 1e5, 0, 10), kInf);
+  // Dataset fully cached: nothing is read from storage.
+  EXPECT_EQ(storage_rate(1.0, 1e5, 10), kInf);
   // No cache: every sample from storage. 10 MB/s / 0.1 MB = 100 samples/s.
-  EXPECT_DOUBLE_EQ(fetch_rate(0, 50, 1e5, 0, 10), 100.0);
+  EXPECT_DOUBLE_EQ(storage_rate(0.0, 1e5, 10), 100.0);
   // Half cached: misses are half the samples -> 200 samples/s.
-  EXPECT_DOUBLE_EQ(fetch_rate(25, 50, 1e5, 0, 10), 200.0);
-  // Cache bandwidth binds: 1000 MB/s / (0.5 * 0.1 MB) = 20000 vs storage 2e9: cache wins.
-  EXPECT_DOUBLE_EQ(fetch_rate(25, 50, 1e5, 1000, 1e8), 20000.0);
-  // Fully cached with a finite cache bandwidth.
-  EXPECT_DOUBLE_EQ(fetch_rate(60, 50, 1e5, 1000, 10), 10000.0);
+  EXPECT_DOUBLE_EQ(storage_rate(0.5, 1e5, 10), 200.0);
+  // No share (0): not a limit.
+  EXPECT_EQ(storage_rate(0.5, 1e5, 0), kInf);
 }
 
-TEST(ProfileMath, PipelineIsTheMinimumStage) {
-  EXPECT_DOUBLE_EQ(pipeline_throughput(800, 300, 1000), 300.0);
-  EXPECT_DOUBLE_EQ(pipeline_throughput(800, 3000, 1000), 800.0);
-  EXPECT_DOUBLE_EQ(pipeline_throughput(800, 3000, 100), 100.0);
-  // Growing the cache moves the bottleneck from storage to the CPUs to the GPU.
-  const double gpu = 500, prep = 400;
+TEST(ProfileMath, CacheHitFractionByPolicy) {
+  // A fixed subset: memory over dataset, clamped.
+  EXPECT_DOUBLE_EQ(cache_hit_fraction(25, 50, 1e5, CachePolicy::kSubset), 0.5);
+  EXPECT_DOUBLE_EQ(cache_hit_fraction(60, 50, 1e5, CachePolicy::kSubset), 1.0);
+  EXPECT_DOUBLE_EQ(cache_hit_fraction(0, 50, 1e5, CachePolicy::kSubset), 0.0);
+  // LRU under a shuffling sampler: 4 samples of 1 GB, 2 cached. The epoch's first read hits
+  // with probability 2/4, the second 1/3, the rest miss: (1/2 + 1/3) / 4 hits per read.
+  EXPECT_DOUBLE_EQ(cache_hit_fraction(2, 4, 1e9, CachePolicy::kLru), (0.5 + 1.0 / 3.0) / 4.0);
+  EXPECT_DOUBLE_EQ(cache_hit_fraction(4, 4, 1e9, CachePolicy::kLru), 1.0);
+  // Half of a large dataset: f + (1 - f) ln(1 - f) = 0.5 - 0.5 ln 2 (thrashing: far below 0.5).
+  EXPECT_NEAR(cache_hit_fraction(50, 100, 1e5, CachePolicy::kLru), 0.5 - 0.5 * std::log(2.0), 1e-5);
+}
+
+TEST(ProfileMath, MoreCacheNeverSlowsTheStorageTerm) {
   double last = 0;
   for (double cache = 0; cache <= 60; cache += 5) {
-    const double t = pipeline_throughput(gpu, prep, fetch_rate(cache, 50, 1e5, 0, 20));
+    const double t = std::min(
+        400.0, storage_rate(cache_hit_fraction(cache, 50, 1e5, CachePolicy::kSubset), 1e5, 20));
     EXPECT_GE(t, last);
     last = t;
   }
@@ -137,7 +144,7 @@ TEST(ProfileRate, ReferenceOverrideAndPenalty) {
   EXPECT_DOUBLE_EQ(profile_rate(p, alloc(2, 4, 20, 0, 2, 2), o), 0.5);
 }
 
-TEST(ProfileRate, StorageLimitsThroughFetchRate) {
+TEST(ProfileRate, StorageLimitsThroughTheStorageTerm) {
   Profile p = toy();
   // Dataset 20 GB of 0.1 MB samples, measured with 5 MB/s storage per GPU.
   p.pipeline = PipelineParams{200, 20, 1e5, 0, 5};
@@ -154,6 +161,24 @@ TEST(ProfileRate, StorageLimitsThroughFetchRate) {
   EXPECT_DOUBLE_EQ(profile_rate(p, alloc(1, 4, 20, 1)), 2.0);
   // Starved storage: 1 MB/s -> fetch 20 samples/s -> 0.2.
   EXPECT_DOUBLE_EQ(profile_rate(p, alloc(1, 4, 10, 1)), 0.2);
+}
+
+TEST(ProfileRate, LruCachePolicyThrashes) {
+  Profile p = toy();
+  p.pipeline = PipelineParams{200, 20, 1e5, 0, 5};
+  p.pipeline->cache_policy = CachePolicy::kLru;
+  validate_profile(p);
+  // 10 GB of a 20 GB dataset as an LRU page cache: hit fraction h (about 0.153, not 0.5), so the
+  // reference is storage-bound at 5 / ((1 - h) 0.1) samples/s, below the matrix's 100.
+  const double h = cache_hit_fraction(10, 20, 1e5, CachePolicy::kLru);
+  EXPECT_NEAR(h, 0.5 - 0.5 * std::log(2.0), 1e-5);
+  const double ref = 5 / ((1 - h) * 0.1);
+  ASSERT_LT(ref, 100.0);
+  EXPECT_DOUBLE_EQ(profile_rate(p, alloc(1, 2, 10, 5)), 1.0);
+  // Twice the storage: the storage term doubles and stays below the matrix's 150 at 4 cores.
+  EXPECT_NEAR(profile_rate(p, alloc(1, 4, 10, 10)), 2.0, 1e-12);
+  // Full cache: the matrix's 200.
+  EXPECT_NEAR(profile_rate(p, alloc(1, 4, 20, 1)), 200.0 / ref, 1e-12);
 }
 
 TEST(ProfileModel, UsesLibraryAndHandlesMissingModels) {

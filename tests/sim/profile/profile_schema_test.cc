@@ -84,6 +84,10 @@ TEST_F(ProfileFileTest, ValidProfileLoads) {
   EXPECT_DOUBLE_EQ(p.ref_cpus_per_gpu, 2.0);
   ASSERT_TRUE(p.pipeline.has_value());
   EXPECT_DOUBLE_EQ(p.pipeline->storage_mbps, 5.0);
+  EXPECT_EQ(p.pipeline->cache_policy, CachePolicy::kSubset);  // the default
+  json lru = valid_profile();
+  lru["pipeline"]["cache_policy"] = "lru";
+  EXPECT_EQ(load_profile(write("lru.json", lru.dump())).pipeline->cache_policy, CachePolicy::kLru);
 }
 
 TEST_F(ProfileFileTest, MissingFileNamesTheFile) {
@@ -144,6 +148,8 @@ TEST_F(ProfileFileTest, SchemaAndKnownFields) {
   expect_field_error([](json& j) { j["throughtput"] = 1; }, "throughtput", "unknown field");
   expect_field_error([](json& j) { j["provenance"]["kind"] = "guessed"; }, "provenance.kind");
   expect_field_error([](json& j) { j["throughput_unit"] = "fps"; }, "throughput_unit");
+  expect_field_error([](json& j) { j["pipeline"]["cache_policy"] = "fifo"; },
+                     "pipeline.cache_policy", "\"subset\" or \"lru\"");
 }
 
 TEST_F(ProfileFileTest, NegativeAndNonMonotonicValues) {

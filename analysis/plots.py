@@ -219,7 +219,9 @@ def _draw_points(axes, position, values, low, high, color, label, steady_mask):
     finite = np.isfinite(low) & np.isfinite(high)
     if finite.any():
         axes.errorbar(position[finite], values[finite],
-                      yerr=[values[finite] - low[finite], high[finite] - values[finite]],
+                      # Rounding may put a bound a hair inside the mean (a Wilson bound at a share of 0).
+                      yerr=[np.maximum(values[finite] - low[finite], 0.0),
+                            np.maximum(high[finite] - values[finite], 0.0)],
                       fmt="none", ecolor=color, elinewidth=1.2, capsize=3)
     axes.plot(position[steady_mask], values[steady_mask], "o", color=color, markersize=5)
     axes.plot(position[~steady_mask], values[~steady_mask], "o", markerfacecolor="white", markeredgecolor=color,

@@ -118,7 +118,8 @@ def share_interval(values, confidence: float = 0.95) -> Interval:
     centre = (share + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     sd = float(np.std(x != 0, ddof=1)) if n > 1 else NAN
-    return Interval(n, share, max(0.0, centre - half), min(1.0, centre + half), sd)
+    # The Wilson interval holds the share; rounding could put a bound a hair past it (at 0 or 1).
+    return Interval(n, share, min(share, max(0.0, centre - half)), max(share, min(1.0, centre + half)), sd)
 
 
 def identical(values) -> bool:

@@ -20,6 +20,16 @@ from .summary import Baseline, format_p, format_value, pseudo_replicates, steady
 FINDING_METRICS = ["jct_mean", "jct_p99", "queue_mean", "gpu_util"]
 
 
+def _upper(text: str) -> str:
+    """The first letter in capitals, the rest as written ("Mean JCT", not "Mean jct")."""
+    return text[:1].upper() + text[1:]
+
+
+def _p_text(p: float) -> str:
+    text = format_p(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
 def _times(value: float) -> str:
     return f"{value:.2f}x"
 
@@ -81,7 +91,7 @@ def metric_sentence(results: Results, table: pd.DataFrame, metric: str, x: str |
         return None
     usable = rows[rows["config_id"].isin(steady) & rows["baseline_config_id"].isin(steady)]
     if len(usable) == 0:
-        return f"{meta.label.capitalize()}: no comparison with {baseline.label} is in steady state."
+        return f"{_upper(meta.label)}: no comparison with {baseline.label} is in steady state."
     where = ""
     if x is not None and x != baseline.axis:
         complete = [v for v, group in rows.groupby(x) if group["config_id"].isin(usable["config_id"]).all()]
@@ -91,7 +101,9 @@ def metric_sentence(results: Results, table: pd.DataFrame, metric: str, x: str |
         where = f"at {x} = {format_value(chosen)}"
         where += (" (the highest where every run is in steady state)" if complete and len(candidates) > 1
                   else "")
-    skip = {baseline.axis, x} if x else {baseline.axis}
+    # The configuration is named by its value on the baseline's axis (the policy) and any other
+    # axis but x (said once in `where`).
+    skip = {x} if x else set()
     best = usable.loc[usable["speedup"].idxmax()]
     worst = usable.loc[usable["speedup"].idxmin()]
     level = f"{confidence:.0%}"
@@ -106,9 +118,9 @@ def metric_sentence(results: Results, table: pd.DataFrame, metric: str, x: str |
         low, high = (row["speedup_ci_low"], row["speedup_ci_high"]) if better else (
             1 / row["speedup_ci_high"], 1 / row["speedup_ci_low"])
         return (f"{_config_text(row, results.axes, skip)} is {_times(factor)} {'better' if better else 'worse'} "
-                f"than {base} ({level} CI {_times(low)}-{_times(high)}, p = {format_p(row['ratio_p'])})")
+                f"than {base} ({level} CI {_times(low)}-{_times(high)}, {_p_text(row['ratio_p'])})")
 
-    head = f"{meta.label.capitalize()}{(' ' + where) if where else ''}: "
+    head = f"{_upper(meta.label)}{(' ' + where) if where else ''}: "
     if not clear(best) and not clear(worst):
         return head + f"no configuration differs clearly from {base} (every {level} interval includes 1)."
     parts = []

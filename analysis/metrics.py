@@ -15,6 +15,17 @@ class MetricInfo:
     unit: str  # "s", "fraction", or a count's noun ("GPUs", "jobs"); "" when unknown
     better: str | None  # "lower", "higher", or None (no direction: a count, a total)
     diagnostic: bool = False  # simulator bookkeeping: tabulated, not plotted
+    flag: bool = False  # a 0/1 flag per run: summarised as the share of seeds that set it
+    unbounded: bool = False  # may be negative (no lower bound of 0 despite its unit)
+
+    @property
+    def bounds(self) -> tuple[float | None, float | None]:
+        """The values the metric can take: intervals are clipped to them."""
+        if self.flag or self.unit == "fraction":
+            return 0.0, 1.0
+        if self.unbounded or self.unit == "":
+            return None, None
+        return 0.0, None
 
 
 _KNOWN = {
@@ -63,9 +74,25 @@ _KNOWN = {
     "model_loads": MetricInfo("model loads", "count", "lower"),
     "evictions": MetricInfo("model evictions", "count", "lower"),
     "bytes_moved": MetricInfo("bytes moved", "bytes", "lower"),
+    # The measured population and the steady-state verdict (steady_state.h).
+    "offered_load": MetricInfo("offered load of the measured jobs", "load", None),
+    "steady_state": MetricInfo("runs in steady state", "share", None, flag=True),
+    "window_overloaded": MetricInfo("runs overloaded", "share", None, flag=True),
+    "window_too_short": MetricInfo("runs too short", "share", None, flag=True),
+    "window_jobs": MetricInfo("jobs in the window", "jobs", None, diagnostic=True),
+    "more_jobs": MetricInfo("too short by (x jobs)", "", None, diagnostic=True),
+    "util_rse": MetricInfo("predicted rel. std. error of gpu_util", "fraction", None, diagnostic=True),
+    "measure_start": MetricInfo("measurement start", "s", None, diagnostic=True),
+    "measure_end": MetricInfo("measurement end", "s", None, diagnostic=True),
+    "window_first": MetricInfo("first measured job", "", None, diagnostic=True),
+    "window_last": MetricInfo("last measured job", "", None, diagnostic=True),
+    "mser_warmup_end": MetricInfo("warm-up end (MSER-5)", "s", None, diagnostic=True),
     "events": MetricInfo("simulator events", "events", None, diagnostic=True),
     "rounds": MetricInfo("scheduling rounds", "rounds", None, diagnostic=True),
 }
+
+# The steady-state verdict's flags, in the order they are said.
+VERDICT_FLAGS = ["steady_state", "window_overloaded", "window_too_short"]
 
 # Averages over a run's completed queries (or its tasks): undefined, and written as 0, when the run
 # completed no query (`queries` = 0), as in every training run.
@@ -125,6 +152,8 @@ def axis_label(name: str, values=None) -> tuple[str, float]:
     if meta.unit == "s":
         unit, divisor = time_scale(values if values is not None else [1.0])
         return f"{meta.label} ({unit})", divisor
+    if meta.flag:
+        return f"{meta.label} (share of seeds, 0-1)", 1.0
     if meta.unit == "fraction":
         return f"{meta.label} (fraction, 0-1)", 1.0
     if meta.unit:
@@ -134,8 +163,10 @@ def axis_label(name: str, values=None) -> tuple[str, float]:
 
 def unit_text(name: str) -> str:
     """The unit in words, for headings: seconds, fraction 0-1, GPUs, ... or "no unit"."""
-    unit = info(name).unit
-    return {"s": "seconds", "fraction": "fraction 0-1", "": "no unit"}.get(unit, unit)
+    meta = info(name)
+    if meta.flag:
+        return "share of seeds 0-1"
+    return {"s": "seconds", "fraction": "fraction 0-1", "": "no unit"}.get(meta.unit, meta.unit)
 
 
 def table_label(name: str) -> str:

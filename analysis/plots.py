@@ -15,6 +15,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -132,39 +133,66 @@ class Layout:
                 f"({self.dropped} more in the tables).")
 
 
-def jct_cdf(results: Results, layout: Layout, folder: str) -> Plot | None:
-    jobs = results.jobs
+def cdf_samples(results: Results, layout: Layout) -> list[tuple[dict, object, np.ndarray]]:
+    """What the JCT CDF draws: (facet, series value, sorted JCTs in seconds) per line, from the
+    measured jobs of every successful point (the population of jct_p50 and the other JCT metrics),
+    seeds pooled."""
+    jobs = results.measured_jobs()
     if jobs is None or "jct" not in jobs.columns or len(jobs) == 0:
+        return []
+    # Rows grouped by point (no merge of millions of rows with the axes): each line gathers the
+    # rows of its points.
+    point_id = jobs["point_id"].to_numpy()
+    jct_all = jobs["jct"].to_numpy(float)
+    # /jobs is in point_id order as written; sorted again only when it is not.
+    if not np.all(point_id[1:] >= point_id[:-1]):
+        order = np.argsort(point_id, kind="stable")
+        point_id, jct_all = point_id[order], jct_all[order]
+    starts = np.concatenate([[0], np.flatnonzero(point_id[1:] != point_id[:-1]) + 1])
+    ends = np.concatenate([starts[1:], [point_id.size]])
+    where = {int(point_id[s]): (int(s), int(e - s)) for s, e in zip(starts, ends)}
+    ok = results.ok
+    lines = []
+    for facet in layout.facets:
+        rows = layout.select(ok, facet)
+        for value, series_rows in layout.series_rows(rows):
+            parts = [jct_all[where[p][0]:where[p][0] + where[p][1]]
+                     for p in series_rows["point_id"].astype(int) if p in where]
+            jct = np.sort(np.concatenate(parts)) if parts else np.zeros(0)
+            if jct.size:
+                lines.append((facet, value, jct))
+    return lines
+
+
+def jct_cdf(results: Results, layout: Layout, folder: str) -> Plot | None:
+    lines = cdf_samples(results, layout)
+    if not lines:
         return None
-    keep = np.ones(len(jobs), dtype=bool)
-    if "rejected" in jobs.columns:
-        keep &= ~jobs["rejected"].to_numpy(bool)
-    if "finish_time" in jobs.columns:
-        keep &= jobs["finish_time"].to_numpy(float) >= 0
-    columns = ["point_id"] + ([layout.series] if layout.series else []) + layout.facet_axes
-    finished = jobs.loc[keep, ["point_id", "jct"]].merge(results.ok[columns], on="point_id")
-    if len(finished) == 0:
-        return None
-    unit, divisor = metric_table.time_scale(finished["jct"])
+    unit, divisor = metric_table.time_scale(np.concatenate([jct for _, _, jct in lines]))
     fig, panels = layout.figure()
     for axes, facet in zip(panels, layout.facets):
-        rows = layout.select(finished, facet)
-        for value, series_rows in layout.series_rows(rows):
-            jct = np.sort(series_rows["jct"].to_numpy(float)) / divisor
-            jct = jct[jct > 0]
-            if jct.size == 0:
+        for line_facet, value, jct in lines:
+            if line_facet != facet:
                 continue
-            ranks = np.unique(np.linspace(0, jct.size - 1, min(jct.size, CDF_POINTS)).astype(int))
-            axes.step(jct[ranks], (ranks + 1) / jct.size, where="post", color=layout.colors[value],
+            shown = jct / divisor
+            shown = shown[shown > 0]  # a log axis: a JCT of 0 cannot be drawn (it still counts below)
+            if shown.size == 0:
+                continue
+            first = jct.size - shown.size
+            ranks = np.unique(np.linspace(0, shown.size - 1, min(shown.size, CDF_POINTS)).astype(int))
+            axes.step(shown[ranks], (first + ranks + 1) / jct.size, where="post", color=layout.colors[value],
                       label=layout.series_label(value), linewidth=1.4)
         axes.set_xscale("log")
         axes.set_xlabel(f"job completion time ({unit}, log scale)")
         axes.set_ylabel("fraction of jobs with JCT ≤ x")
         axes.set_ylim(0, 1.02)
+        axes.axhline(0.5, color="0.6", linewidth=0.6, linestyle=":")
     name = "plots/jct_cdf.png"
-    layout.finish(fig, panels, "JCT distribution (finished jobs, all seeds pooled)", f"{folder}/{name}")
+    layout.finish(fig, panels, "JCT distribution (measured jobs, seeds pooled)", f"{folder}/{name}")
     return Plot(name, "Job completion time", "JCT CDF",
-                "Empirical CDF of the job completion time of every finished job, seeds pooled." + layout.note(),
+                "Empirical CDF of the job completion time of the measured jobs (each run's steady-state window, "
+                "the population of jct_p50 and the other JCT metrics), seeds pooled; the dotted line is the "
+                "median." + layout.note(),
                 wide=len(layout.facets) > 1)
 
 
@@ -173,41 +201,124 @@ def _seed_counts(rows: pd.DataFrame) -> str:
     return str(low) if low == high else f"{low}-{high}"
 
 
+def _positions(line: pd.DataFrame, x: str, numeric: bool, categories: list, offset: float):
+    """The line's rows in x order and where they are drawn (nudged by `offset` so that error bars
+    of several series at one x stay apart)."""
+    if numeric:
+        line = line.sort_values(x)
+        return line, line[x].to_numpy(float) + offset
+    position = np.array([categories.index(v) for v in line[x]], dtype=float)
+    order = np.argsort(position)
+    return line.iloc[order], position[order] + offset
+
+
+def _draw_points(axes, position, values, low, high, color, label, steady_mask):
+    """A line through the means, an error bar per point, hollow markers where not every seed was
+    measured in steady state."""
+    axes.plot(position, values, color=color, linewidth=1.3, label=label)
+    finite = np.isfinite(low) & np.isfinite(high)
+    if finite.any():
+        axes.errorbar(position[finite], values[finite],
+                      # Rounding may put a bound a hair inside the mean (a Wilson bound at a share of 0).
+                      yerr=[np.maximum(values[finite] - low[finite], 0.0),
+                            np.maximum(high[finite] - values[finite], 0.0)],
+                      fmt="none", ecolor=color, elinewidth=1.2, capsize=3)
+    axes.plot(position[steady_mask], values[steady_mask], "o", color=color, markersize=5)
+    axes.plot(position[~steady_mask], values[~steady_mask], "o", markerfacecolor="white", markeredgecolor=color,
+              markersize=5)
+
+
+def _x_offsets(layout: Layout, numeric: bool, span: float) -> dict:
+    count = len(layout.series_values)
+    step = (0.012 * span if numeric else 0.06) if count > 1 else 0.0
+    return {value: (i - (count - 1) / 2) * step for i, value in enumerate(layout.series_values)}
+
+
 def metric_vs_x(results: Results, layout: Layout, table: pd.DataFrame, metric: str, x: str, folder: str,
-                confidence: float) -> Plot:
+                confidence: float, steady: set[int] | None = None) -> Plot:
     rows = table[(table["metric"] == metric) & (table["n"] > 0)]
     numeric = is_numeric_axis(results.points[x])
     categories = list(pd.unique(results.configurations()[x]))
     label, divisor = metric_table.axis_label(metric, rows["mean"])
+    meta = metric_table.info(metric)
+    span = float(np.ptp(results.points[x].to_numpy(float))) if numeric and len(rows) else 1.0
+    offsets = _x_offsets(layout, numeric, span)
     fig, panels = layout.figure()
     for axes, facet in zip(panels, layout.facets):
         sub = layout.select(rows, facet)
         for value, line in layout.series_rows(sub):
             if len(line) == 0:
                 continue
-            if numeric:
-                line = line.sort_values(x)
-                position = line[x].to_numpy(float)
-            else:
-                position = np.array([categories.index(v) for v in line[x]], dtype=float)
-                order = np.argsort(position)
-                line, position = line.iloc[order], position[order]
-            color = layout.colors[value]
-            axes.plot(position, line["mean"] / divisor, marker="o", markersize=4, color=color,
-                      label=layout.series_label(value), linewidth=1.5)
-            low, high = line["ci_low"].to_numpy(float), line["ci_high"].to_numpy(float)
-            if np.isfinite(low).any():
-                axes.fill_between(position, low / divisor, high / divisor, color=color, alpha=0.12, linewidth=0)
+            line, position = _positions(line, x, numeric, categories, offsets[value])
+            mask = np.array([steady is None or int(c) in steady for c in line["config_id"]], dtype=bool)
+            _draw_points(axes, position, line["mean"].to_numpy(float) / divisor,
+                         line["ci_low"].to_numpy(float) / divisor, line["ci_high"].to_numpy(float) / divisor,
+                         layout.colors[value], layout.series_label(value), mask)
+        low_bound, high_bound = meta.bounds
+        if high_bound is not None:
+            axes.set_ylim(-0.03, 1.03)
+        elif low_bound is not None:
+            axes.set_ylim(bottom=0)
         if not numeric:
             axes.set_xticks(range(len(categories)), [format_value(c) for c in categories], rotation=30, ha="right")
         axes.set_xlabel(axis_label(x))
         axes.set_ylabel(label)
     name = f"plots/{_safe(metric)}_vs_{_safe(x)}.png"
-    title = f"{metric_table.info(metric).label} vs {x}"
-    layout.finish(fig, panels, f"{title} (mean, {confidence:.0%} CI band over seeds)", f"{folder}/{name}")
+    title = f"{meta.label} vs {x}"
+    what = (f"share of seeds with the flag set, with its {confidence:.0%} Wilson interval" if meta.flag else
+            f"mean over seeds with its {confidence:.0%} t-interval (within the metric's possible values)")
+    layout.finish(fig, panels, f"{title} ({'share' if meta.flag else 'mean'}, {confidence:.0%} CI over seeds)",
+                  f"{folder}/{name}")
+    hollow = " Hollow markers: not every seed was measured in steady state." if steady is not None else ""
     return Plot(name, "Metrics", title,
-                f"{metric}: mean over seeds with its {confidence:.0%} t-interval as a band (seeds per point: "
-                f"{_seed_counts(rows)})." + layout.note(), wide=len(layout.facets) > 1)
+                f"{metric}: {what} as an error bar (seeds per point: {_seed_counts(rows)})." + hollow + layout.note(),
+                wide=len(layout.facets) > 1)
+
+
+def ratio_vs_x(results: Results, layout: Layout, table: pd.DataFrame, metric: str, x: str, folder: str,
+               confidence: float, baseline_label: str, steady: set[int] | None = None) -> Plot | None:
+    """The lead figure of a metric: how many times better than the baseline each configuration is
+    (paired per-seed ratios, geometric mean and the interval of the paired t-test on their logs),
+    against x, on a log scale with 1 marked."""
+    rows = table[(table["metric"] == metric) & np.isfinite(table["speedup"])]
+    if len(rows) == 0:
+        return None
+    numeric = is_numeric_axis(results.points[x])
+    categories = list(pd.unique(results.configurations()[x]))
+    span = float(np.ptp(results.points[x].to_numpy(float))) if numeric else 1.0
+    offsets = _x_offsets(layout, numeric, span)
+    meta = metric_table.info(metric)
+    fig, panels = layout.figure()
+    for axes, facet in zip(panels, layout.facets):
+        sub = layout.select(rows, facet)
+        for value, line in layout.series_rows(sub):
+            if len(line) == 0:
+                continue
+            line, position = _positions(line, x, numeric, categories, offsets[value])
+            mask = np.array([steady is None or int(c) in steady for c in line["config_id"]], dtype=bool)
+            _draw_points(axes, position, line["speedup"].to_numpy(float), line["speedup_ci_low"].to_numpy(float),
+                         line["speedup_ci_high"].to_numpy(float), layout.colors[value],
+                         layout.series_label(value), mask)
+        axes.axhline(1.0, color="0.4", linewidth=0.9, linestyle="--")
+        axes.set_yscale("log")
+        axes.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
+        axes.yaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(
+            lambda v, _: f"{v:g}x" if round(v, 6) in (0.5, 0.7, 1.5, 2, 3, 5) else ""))
+        if not numeric:
+            axes.set_xticks(range(len(categories)), [format_value(c) for c in categories], rotation=30, ha="right")
+        axes.set_xlabel(axis_label(x))
+        axes.set_ylabel(f"{meta.label}: x better than {baseline_label.split('=')[-1]}")
+    name = f"plots/vs_baseline_{_safe(metric)}_vs_{_safe(x)}.png"
+    title = f"{meta.label} relative to {baseline_label}"
+    layout.finish(fig, panels, f"{title} (above 1 is better; {confidence:.0%} CI of the paired per-seed ratios)",
+                  f"{folder}/{name}")
+    hollow = " Hollow markers: not every seed was measured in steady state." if steady is not None else ""
+    return Plot(name, "Relative to the baseline", title,
+                f"{metric}: {'baseline / configuration' if meta.better == 'lower' else 'configuration / baseline'} "
+                f"per seed (the same generated workload on both sides), its geometric mean and the {confidence:.0%} "
+                "interval of the paired t-test on the log ratios (it excludes 1 exactly when the test's p is below "
+                f"{1 - confidence:.2g}); configurations where a seed has no positive value are left out." + hollow
+                + layout.note(), wide=len(layout.facets) > 1)
 
 
 def _timeseries_quantities(series: pd.DataFrame) -> list[tuple[str, str, str]]:
@@ -221,7 +332,7 @@ def _timeseries_quantities(series: pd.DataFrame) -> list[tuple[str, str, str]]:
         "running_jobs": ("running jobs", "Running jobs"),
     }
     for column in series.columns:
-        if column in ("point_id", "time", "busy_gpus", "idle_gpus") or not is_numeric_axis(series[column]):
+        if column in ("point_id", "time", "since_start", "busy_gpus", "idle_gpus") or not is_numeric_axis(series[column]):
             continue
         label, title = known.get(column, (column.replace("_", " "), column.replace("_", " ")))
         quantities.append((column, label, title))
@@ -229,7 +340,7 @@ def _timeseries_quantities(series: pd.DataFrame) -> list[tuple[str, str, str]]:
 
 
 def timeseries(results: Results, layout: Layout, folder: str) -> list[Plot]:
-    series = results.timeseries
+    series = results.measured_samples()
     if series is None or len(series) == 0 or "time" not in series.columns:
         return []
     columns = ["point_id"] + ([layout.series] if layout.series else []) + layout.facet_axes
@@ -240,7 +351,8 @@ def timeseries(results: Results, layout: Layout, folder: str) -> list[Plot]:
         total = (samples["busy_gpus"] + samples["idle_gpus"]).to_numpy(float)
         allocated = np.where(total > 0, samples["busy_gpus"] / np.maximum(total, 1), np.nan)
         samples = samples.assign(gpu_allocation=allocated)
-    time = samples["time"].to_numpy(float)
+    # Each run's measured time range, from its start: the runs of one configuration line up.
+    time = samples["since_start"].to_numpy(float)
     unit, divisor = metric_table.time_scale([time.max()])
     if time.max() > time.min():
         edges = np.linspace(time.min(), time.max(), TIME_BINS + 1)
@@ -262,14 +374,17 @@ def timeseries(results: Results, layout: Layout, folder: str) -> list[Plot]:
                     continue
                 axes.plot(centers[means.index.to_numpy()], means.to_numpy(float), color=layout.colors[value],
                           label=layout.series_label(value), linewidth=1.1)
-            axes.set_xlabel(f"simulated time ({unit})")
+            axes.set_xlabel(f"time since the measurement began ({unit})")
             axes.set_ylabel(label)
+            if column == "gpu_allocation":
+                axes.set_ylim(-0.02, 1.02)
         name = f"plots/timeseries_{_safe(column)}.png"
-        layout.finish(fig, panels, f"{title} over time (mean over seeds per {width:.3g}-{bin_unit} bin)",
+        layout.finish(fig, panels, f"{title} over the measured time (mean over seeds per {width:.3g}-{bin_unit} bin)",
                       f"{folder}/{name}")
         plots.append(Plot(name, "Time series", f"{title} over time",
-                          f"Sampled cluster state, averaged over seeds and over {TIME_BINS} time bins." + layout.note(),
-                          wide=len(layout.facets) > 1))
+                          "Sampled cluster state over each run's measured time range (its steady-state window, "
+                          "warm-up and drain left out), from its start, averaged over seeds and over "
+                          f"{TIME_BINS} time bins." + layout.note(), wide=len(layout.facets) > 1))
     return plots
 
 

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from . import findings
 from . import metrics as metric_table
-from .results import AnalysisError, Results, load
+from .results import MEASURED_JOBS, AnalysisError, Results, load
 from .summary import (Baseline, TableSection, default_series_axis, describe, is_numeric_axis, parse_baseline,
-                      sections, summarize, to_markdown)
+                      sections, steady_configs, summarize, to_markdown)
 
 # A file that marks a folder as a report of this command: --overwrite replaces only such folders.
 MARKER = ".clustersim-report"
@@ -93,7 +94,8 @@ def choose(results: Results, options: ReportOptions) -> Choices:
 
 
 def write_report(options: ReportOptions) -> tuple[str, Results]:
-    results = load(options.results)
+    # Only the measured jobs' JCTs of /jobs: a large sweep's rows are read block by block.
+    results = load(options.results, jobs=MEASURED_JOBS)
     choices = choose(results, options)
     out = options.out or default_out(options.results)
     check_output_folder(out, options.overwrite)
@@ -153,12 +155,33 @@ def _build(results: Results, options: ReportOptions, choices: Choices, folder: s
     table = summarize(results, options.confidence, choices.baseline)
     table.to_csv(os.path.join(folder, "summary.csv"), index=False)
     markdown = to_markdown(results, table, options.confidence, choices.baseline)
+    opening = findings.findings(results, table, choices.x, choices.baseline, options.confidence)
+    cautions = findings.warnings(results)
+    head, rest = markdown.split("\n", 1)
+    extra = ""
+    if opening:
+        extra += "\n## Findings\n\n" + "".join(f"* {line}\n" for line in opening)
+    if cautions:
+        extra += "\n## Warnings\n\n" + "".join(f"* {line}\n" for line in cautions)
     with open(os.path.join(folder, "summary.md"), "w", encoding="utf-8") as handle:
-        handle.write(markdown)
+        handle.write(head + "\n" + extra + rest)
 
     figures: list[plots.Plot] = []
     notes: list[str] = []
     everything = plots.Layout(results, choices.series)
+    steady = steady_configs(results) if "steady_state" in results.points.columns else None
+    # The lead figures: each headline metric relative to the baseline (paired per-seed ratios).
+    if choices.x and choices.baseline:
+        by_x = plots.Layout(results, choices.series, choices.x)
+        for metric in findings.FINDING_METRICS:
+            if metric in results.metrics:
+                figure = plots.ratio_vs_x(results, by_x, table, metric, choices.x, folder, options.confidence,
+                                          choices.baseline.label, steady)
+                if figure:
+                    figures.append(figure)
+                else:
+                    notes.append(f"No {metric} relative to the baseline: no configuration has a positive value "
+                                 "on every seed on both sides.")
     cdf = plots.jct_cdf(results, everything, folder)
     if cdf:
         figures.append(cdf)
@@ -173,7 +196,8 @@ def _build(results: Results, options: ReportOptions, choices: Choices, folder: s
             if ok[metric].nunique() <= 1:
                 notes.append(f"No plot of {metric}: it is {ok[metric].iloc[0]:g} at every point.")
                 continue
-            figures.append(plots.metric_vs_x(results, by_x, table, metric, choices.x, folder, options.confidence))
+            figures.append(plots.metric_vs_x(results, by_x, table, metric, choices.x, folder, options.confidence,
+                                             steady))
     else:
         notes.append("No metric plots: the grid has no axis with more than one value besides the series.")
     series_plots = plots.timeseries(results, everything, folder)
@@ -185,7 +209,7 @@ def _build(results: Results, options: ReportOptions, choices: Choices, folder: s
     else:
         notes.append("No heatmap: it needs two axes with more than one value each (--x, --y).")
 
-    page = _html(results, options, choices, table, figures, notes)
+    page = _html(results, options, choices, table, figures, notes, opening, cautions)
     with open(os.path.join(folder, "index.html"), "w", encoding="utf-8") as handle:
         handle.write(page)
     with open(os.path.join(folder, MARKER), "w", encoding="utf-8") as handle:
@@ -206,6 +230,9 @@ figcaption { font-size: 0.85em; color: #555; max-width: 70ch; }
 .note { color: #555; }
 details { margin: 0.3em 0; }
 pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; }
+ul.findings li { margin: 0.3em 0; max-width: 110ch; }
+.warnings { background: #fff6e0; border: 1px solid #e8c060; padding: 0.2em 1em; margin: 1em 0; }
+.warnings li { max-width: 110ch; }
 """
 
 _PROVENANCE = ["grid_path", "grid_sha256", "points_done", "points_total", "complete", "replicates", "paired_seeds",
@@ -225,12 +252,20 @@ def _table_html(section: TableSection, axis_columns: int) -> str:
 
 
 def _html(results: Results, options: ReportOptions, choices: Choices, table: pd.DataFrame,
-          figures: list, notes: list[str]) -> str:
+          figures: list, notes: list[str], opening: list[str], cautions: list[str]) -> str:
     escape = html.escape
     parts = [
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
         f"<title>clustersim report: {escape(results.path)}</title><style>{_STYLE}</style></head><body>",
         f"<h1>clustersim sweep report: {escape(os.path.basename(results.path))}</h1>",
+    ]
+    if opening:
+        parts.append('<h2>Findings</h2><ul class="findings">'
+                     + "".join(f"<li>{escape(line)}</li>" for line in opening) + "</ul>")
+    if cautions:
+        parts.append('<div class="warnings"><h2>Warnings</h2><ul>'
+                     + "".join(f"<li>{escape(line)}</li>" for line in cautions) + "</ul></div>")
+    parts += [
         f"<p>{escape(describe(results, options.confidence, choices.baseline))}</p>",
         '<p>Files: <a href="summary.md">summary.md</a> · <a href="summary.csv">summary.csv</a> '
         "(one row per configuration and metric, full precision)</p>",

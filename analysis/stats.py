@@ -5,6 +5,16 @@
   of a paired t-test (the same seeds on both sides: common random numbers) or of Welch's t-test.
 * `ratio_interval`: mean(a) / mean(b) with a delta-method interval (paired: from the per-seed
   residuals a_i - R b_i; unpaired: from both variances, Welch degrees of freedom).
+* `bounded_interval`: the t-interval of a mean, intersected with the values the metric can take
+  (a utilisation in [0, 1], a delay >= 0): the mean lies in that range, so the clipped interval
+  covers it at least as often as the t-interval does.
+* `share_interval`: a 0/1 flag over seeds as a share, with its Wilson score interval (never
+  outside [0, 1]).
+* `log_ratio`: mean(a)/mean(b) done on the log scale: the geometric mean of the per-seed ratios
+  a_i / b_i, its interval from the t-interval of the mean log ratio (paired; Welch on the logs
+  when unpaired) and the p-value of that same t-test, so the interval excludes 1 exactly when
+  p < 1 - confidence. Positive values only (NaN otherwise).
+* `identical(values)`: whether replicates gave the very same value (pseudo-replicates).
 * `holm`: Holm's step-down adjustment of a family of p-values.
 
 Fewer than two values give NaN intervals and p-values: one seed says nothing about spread.
@@ -12,6 +22,8 @@ Fewer than two values give NaN intervals and p-values: one seed says nothing abo
 from __future__ import annotations
 
 import math
+import types
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,7 +35,27 @@ def _t():
     # Imported on first use: scipy.stats takes ~0.5 s to import, and bad input should not wait.
     from scipy import stats
 
-    return stats
+    return _Quiet(stats)
+
+
+class _Quiet:
+    """scipy.stats whose tests raise no RuntimeWarning (near-identical samples lose precision in
+    scipy's moments; the degenerate cases are decided here before scipy is asked)."""
+
+    def __init__(self, module):
+        self._module = module
+
+    def __getattr__(self, name):
+        attribute = getattr(self._module, name)
+        if not isinstance(attribute, types.FunctionType):
+            return attribute  # distributions (t, norm) and constants as they are
+
+        def call(*args, **kwargs):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                return attribute(*args, **kwargs)
+
+        return call
 
 
 @dataclass(frozen=True)
@@ -61,6 +93,78 @@ def mean_interval(values, confidence: float = 0.95) -> Interval:
     sd = float(np.std(x, ddof=1))
     half = float(_t().t.ppf(0.5 + confidence / 2, n - 1)) * sd / math.sqrt(n)
     return Interval(n, mean, mean - half, mean + half, sd)
+
+
+def bounded_interval(values, confidence: float = 0.95, low_bound: float | None = None,
+                     high_bound: float | None = None) -> Interval:
+    """The t-interval of the mean, clipped to [low_bound, high_bound] (None: unbounded)."""
+    interval = mean_interval(values, confidence)
+    low, high = interval.low, interval.high
+    if np.isfinite(low) and low_bound is not None:
+        low = max(low, low_bound)
+    if np.isfinite(high) and high_bound is not None:
+        high = min(high, high_bound)
+    return Interval(interval.n, interval.estimate, low, high, interval.sd)
+
+
+def share_interval(values, confidence: float = 0.95) -> Interval:
+    """The share of seeds whose 0/1 flag is set, with its Wilson score interval."""
+    x = _clean(values)
+    n = x.size
+    if n == 0:
+        return Interval(0, NAN, NAN, NAN)
+    share = float(np.mean(x != 0))
+    z = float(_t().norm.ppf(0.5 + confidence / 2))
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    sd = float(np.std(x != 0, ddof=1)) if n > 1 else NAN
+    # The Wilson interval holds the share; rounding could put a bound a hair past it (at 0 or 1).
+    return Interval(n, share, min(share, max(0.0, centre - half)), max(share, min(1.0, centre + half)), sd)
+
+
+def identical(values) -> bool:
+    """Two or more replicates, all with exactly the same value."""
+    x = _clean(values)
+    return x.size >= 2 and bool(np.all(x == x[0]))
+
+
+@dataclass(frozen=True)
+class Ratio:
+    test: str  # "paired t on log ratios", "Welch t on logs", or "" when undefined
+    n: int
+    estimate: float  # geometric mean of a_i / b_i (paired), or of a over that of b
+    low: float
+    high: float
+    p: float
+
+
+def log_ratio(a, b, paired: bool, confidence: float = 0.95) -> Ratio:
+    """a / b on the log scale (see the module's docstring); NaN where a value is not positive."""
+    if paired:
+        a = np.asarray(a, dtype=float)
+        b = np.asarray(b, dtype=float)
+        keep = np.isfinite(a) & np.isfinite(b)
+        a, b = a[keep], b[keep]
+    else:
+        a, b = _clean(a), _clean(b)
+    n = min(a.size, b.size)
+    if n == 0 or np.any(a <= 0) or np.any(b <= 0):
+        return Ratio("", n, NAN, NAN, NAN, NAN)
+    if paired:
+        logs = np.log(a) - np.log(b)
+        interval = mean_interval(logs, confidence)
+        estimate = math.exp(interval.estimate)
+        if interval.n < 2:
+            return Ratio("paired t on log ratios", n, estimate, NAN, NAN, NAN)
+        if interval.sd == 0:
+            return Ratio("paired t on log ratios", n, estimate, estimate, estimate,
+                         _degenerate_p(interval.estimate))
+        p = float(_t().ttest_1samp(logs, 0.0).pvalue)
+        return Ratio("paired t on log ratios", n, estimate, math.exp(interval.low), math.exp(interval.high), p)
+    diff = welch_difference(np.log(a), np.log(b), confidence)
+    estimate = math.exp(diff.estimate)
+    return Ratio("Welch t on logs", n, estimate, math.exp(diff.low) if np.isfinite(diff.low) else NAN,
+                 math.exp(diff.high) if np.isfinite(diff.high) else NAN, diff.p)
 
 
 def _degenerate_p(estimate: float) -> float:

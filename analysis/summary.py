@@ -120,6 +120,61 @@ def _pairs(results: Results, a: pd.DataFrame, b: pd.DataFrame, metric: str):
     return a[metric].to_numpy(float), b[metric].to_numpy(float), False
 
 
+def pseudo_replicates(results: Results) -> set[int]:
+    """Configurations whose (two or more) successful seeds gave identical results on every metric:
+    not independent replicates (a fixed trace with nothing random). They get no interval."""
+    pseudo = set()
+    for cid, group in results.ok.groupby("config_id"):
+        if len(group) >= 2 and all(stats.identical(group[m].to_numpy(float)) for m in results.metrics):
+            pseudo.add(int(cid))
+    return pseudo
+
+
+def verdicts(results: Results) -> dict[int, str]:
+    """config_id -> its seeds' steady-state verdicts ("5 steady", "2 steady, 3 overloaded"); empty
+    where the file has no verdict or no seed was assessed."""
+    flags = [f for f in metric_table.VERDICT_FLAGS if f in results.points.columns]
+    if not flags:
+        return {}
+    words = {"steady_state": "steady", "window_overloaded": "overloaded", "window_too_short": "too short"}
+    out = {}
+    for cid, group in results.ok.groupby("config_id"):
+        parts = [f"{int((group[f] != 0).sum())} {words[f]}" for f in flags if (group[f] != 0).any()]
+        if parts and "window_too_short" in group and (group["window_too_short"] != 0).any() and "more_jobs" in group:
+            parts[-1] += f" (run {group['more_jobs'].max():g}x more jobs)"
+        out[int(cid)] = ", ".join(parts)
+    return out
+
+
+def steady_configs(results: Results) -> set[int]:
+    """Configurations every successful seed of which was measured in steady state (or that the
+    file does not judge: no verdict columns, or runs the rule did not assess)."""
+    flags = [f for f in ("window_overloaded", "window_too_short") if f in results.points.columns]
+    out = set()
+    for cid, group in results.ok.groupby("config_id"):
+        if not flags or all((group[f] == 0).all() for f in flags):
+            out.add(int(cid))
+    return out
+
+
+def interval_of(values, meta, confidence: float, pseudo: bool) -> tuple[stats.Interval, str]:
+    """The interval of one configuration's metric, and how it was made."""
+    if pseudo:
+        x = np.asarray(values, float)
+        return stats.Interval(int(x.size), float(x[0]) if x.size else float("nan"), float("nan"),
+                              float("nan"), 0.0), "none: identical seeds"
+    if meta.flag:
+        return stats.share_interval(values, confidence), "Wilson (share of seeds)"
+    low, high = meta.bounds
+    interval = stats.bounded_interval(values, confidence, low, high)
+    if low is None and high is None:
+        return interval, "t"
+    clipped = (np.isfinite(interval.low) and low is not None and interval.low == low) or (
+        np.isfinite(interval.high) and high is not None and interval.high == high)
+    text = f"[{low:g}, {high:g}]" if high is not None else f">= {low:g}"
+    return interval, f"t, within {text}" + (" (clipped)" if clipped else "")
+
+
 def summarize(results: Results, confidence: float = 0.95, baseline: Baseline | None = None) -> pd.DataFrame:
     """Long table: one row per (configuration, metric); see analysis/README.md for the columns."""
     configs = results.configurations()
@@ -128,13 +183,15 @@ def summarize(results: Results, confidence: float = 0.95, baseline: Baseline | N
     empty = ok.iloc[0:0]
     failed = results.points[results.points["status"] != "ok"].groupby("config_id").size()
     baseline_of = baseline_configs(results, baseline) if baseline else {}
+    pseudo = pseudo_replicates(results)
+    verdict_of = verdicts(results)
     rows = []
     for metric in metric_table.ordered(results.metrics):
         meta = metric_table.info(metric)
         for _, config in configs.iterrows():
             cid = int(config["config_id"])
             points = by_config.get(cid, empty)
-            interval = stats.mean_interval(points[metric].to_numpy(float), confidence)
+            interval, how = interval_of(points[metric].to_numpy(float), meta, confidence, cid in pseudo)
             row = {axis: config[axis] for axis in results.axes}
             row.update(
                 config_id=cid, metric=metric, n=interval.n, failed=int(failed.get(cid, 0)),
@@ -142,17 +199,18 @@ def summarize(results: Results, confidence: float = 0.95, baseline: Baseline | N
             )
             if baseline:
                 row.update(_versus(results, metric, meta, points, baseline_of.get(cid), cid, by_config, empty,
-                                   confidence))
+                                   confidence, pseudo))
+            row.update(interval=how, identical_seeds=cid in pseudo, verdict=verdict_of.get(cid, ""))
             rows.append(row)
     return pd.DataFrame(rows)
 
 
-def _versus(results, metric, meta, points, base_id, cid, by_config, empty, confidence) -> dict:
+def _versus(results, metric, meta, points, base_id, cid, by_config, empty, confidence, pseudo) -> dict:
     nan = float("nan")
     out = dict(
         baseline_config_id=base_id if base_id is not None else -1, test="", n_diff=0, diff=nan,
         diff_ci_low=nan, diff_ci_high=nan, p=nan, ratio=nan, ratio_ci_low=nan, ratio_ci_high=nan,
-        speedup=nan, speedup_ci_low=nan, speedup_ci_high=nan,
+        speedup=nan, speedup_ci_low=nan, speedup_ci_high=nan, ratio_test="", ratio_p=nan,
     )
     if base_id is None:
         out["test"] = "no baseline"
@@ -161,19 +219,28 @@ def _versus(results, metric, meta, points, base_id, cid, by_config, empty, confi
         out["test"] = "baseline"
         return out
     a, b, paired = _pairs(results, points, by_config.get(base_id, empty), metric)
-    diff = stats.paired_difference(a, b, confidence) if paired else stats.welch_difference(a, b, confidence)
-    ratio = stats.ratio_interval(a, b, paired, confidence)
-    out.update(
-        test=diff.test, n_diff=diff.n, diff=diff.estimate, diff_ci_low=diff.low, diff_ci_high=diff.high,
-        p=diff.p, ratio=ratio.estimate, ratio_ci_low=ratio.low, ratio_ci_high=ratio.high,
-    )
-    # Speedup: how many times better than the baseline (>1 is better), for metrics with a direction.
+    if cid in pseudo or base_id in pseudo:
+        # Identical seeds on a side: its one value is the answer, with no spread to test.
+        difference = float(np.mean(a) - np.mean(b)) if len(a) and len(b) else nan
+        ratio = float(np.mean(a) / np.mean(b)) if len(a) and len(b) and np.mean(b) > 0 and np.mean(a) > 0 else nan
+        out.update(test="identical seeds", n_diff=min(len(a), len(b)), diff=difference, ratio=ratio,
+                   ratio_test="identical seeds")
+    else:
+        diff = stats.paired_difference(a, b, confidence) if paired else stats.welch_difference(a, b, confidence)
+        ratio_ci = stats.log_ratio(a, b, paired, confidence)
+        out.update(
+            test=diff.test, n_diff=diff.n, diff=diff.estimate, diff_ci_low=diff.low, diff_ci_high=diff.high,
+            p=diff.p, ratio=ratio_ci.estimate, ratio_ci_low=ratio_ci.low, ratio_ci_high=ratio_ci.high,
+            ratio_test=ratio_ci.test, ratio_p=ratio_ci.p,
+        )
+    # Speedup: how many times better than the baseline (>1 is better), for metrics with a direction:
+    # the ratio, or its inverse (an interval on the log scale inverts exactly).
+    ratio, low, high = out["ratio"], out["ratio_ci_low"], out["ratio_ci_high"]
     if meta.better == "higher":
-        out.update(speedup=ratio.estimate, speedup_ci_low=ratio.low, speedup_ci_high=ratio.high)
-    elif meta.better == "lower" and ratio.estimate > 0:
-        low = 1 / ratio.high if ratio.high > 0 else nan
-        high = 1 / ratio.low if ratio.low > 0 else float("inf")
-        out.update(speedup=1 / ratio.estimate, speedup_ci_low=low, speedup_ci_high=high)
+        out.update(speedup=ratio, speedup_ci_low=low, speedup_ci_high=high)
+    elif meta.better == "lower" and ratio > 0:
+        out.update(speedup=1 / ratio, speedup_ci_low=1 / high if high > 0 else nan,
+                   speedup_ci_high=1 / low if low > 0 else nan)
     return out
 
 
@@ -204,6 +271,16 @@ def _plus_minus(mean, low, high) -> str:
     return f"{format_number(mean)} ± {format_number((high - low) / 2)}"
 
 
+def _overview_cell(row) -> str:
+    """A headline cell: mean ± half-width, or [low, high] where the interval was clipped (it is
+    then not symmetric), or the one value of identical seeds."""
+    if row.get("identical_seeds", False):
+        return f"{format_number(row['mean'])} (identical seeds)"
+    if str(row.get("interval", "")).endswith("(clipped)") or str(row.get("interval", "")).startswith("Wilson"):
+        return f"{format_number(row['mean'])} {_interval_text(row['ci_low'], row['ci_high'])}"
+    return _plus_minus(row["mean"], row["ci_low"], row["ci_high"])
+
+
 def describe(results: Results, confidence: float, baseline: Baseline | None) -> str:
     """The header paragraph: what was read and how it is summarized."""
     points = results.points
@@ -219,14 +296,18 @@ def describe(results: Results, confidence: float, baseline: Baseline | None) -> 
     text = (
         f"{len(points)} of {results.points_total} points ({state}): {configs} configurations x "
         f"{replicates} seeds ({'paired' if results.paired_seeds else 'independent'} seeds), {failed} failed. "
-        f"Means with {confidence:.0%} Student t-intervals over seeds (failed points left out)."
+        f"Means with {confidence:.0%} Student t-intervals over seeds, kept within what each metric can be "
+        "(a utilisation in [0, 1], a time or count >= 0); 0/1 flags as the share of seeds with a Wilson "
+        "interval (failed points left out)."
     )
     if baseline:
         method = "paired t-test on common seeds" if results.paired_seeds else "Welch's t-test"
+        ratio = ("the geometric mean of the per-seed ratios, with the interval and p-value of the paired t-test "
+                 "on their logs" if results.paired_seeds else "on the log scale (Welch's t-test on the logs)")
         text += (
-            f" Differences and ratios against the baseline {baseline.label} (same values on the other axes; "
-            f"{method}; ratio intervals by the delta method). p-values are per comparison, not corrected for "
-            "multiple comparisons."
+            f" Differences against the baseline {baseline.label} (same values on the other axes; {method}); "
+            f"ratios and speedups as {ratio}, so an interval excludes 1 exactly when that p is below "
+            f"{1 - confidence:.2g}. p-values are per comparison, not corrected for multiple comparisons."
         )
     return text
 
@@ -249,14 +330,18 @@ def sections(results: Results, table: pd.DataFrame, confidence: float, baseline:
     cells_of = {int(row["config_id"]): [format_value(row[a]) for a in axes] for _, row in configs.iterrows()}
     out = []
 
+    verdict_of = verdicts(results)
     rows = []
     for cid, cells in cells_of.items():
         sub = wide[wide["config_id"] == cid].set_index("metric")
         row = cells + [str(int(sub["n"].iloc[0])) if len(sub) else "0"]
-        row += [_plus_minus(*sub.loc[m, ["mean", "ci_low", "ci_high"]]) for m in headline]
+        if verdict_of:
+            row.append(verdict_of.get(cid, "") or "-")
+        row += [_overview_cell(sub.loc[m]) for m in headline]
         rows.append(row)
     out.append(TableSection(2, f"Overview (mean ± {level} CI half-width)",
-                            axes + ["n"] + [metric_table.table_label(m) for m in headline], rows))
+                            axes + ["n"] + (["verdict"] if verdict_of else [])
+                            + [metric_table.table_label(m) for m in headline], rows))
 
     if baseline:
         directional = [m for m in headline if metric_table.info(m).better]
@@ -269,10 +354,14 @@ def sections(results: Results, table: pd.DataFrame, confidence: float, baseline:
             for m in directional:
                 s = sub.loc[m]
                 speedup = s["speedup"]
-                row.append("-" if not np.isfinite(speedup) else
-                           f"{speedup:.3f} {_interval_text(s['speedup_ci_low'], s['speedup_ci_high'])}")
+                if not np.isfinite(speedup):
+                    row.append("-")
+                    continue
+                p = f" p={format_p(s['ratio_p'])}" if np.isfinite(s["ratio_p"]) else ""
+                row.append(f"{speedup:.3f} {_interval_text(s['speedup_ci_low'], s['speedup_ci_high'])}{p}".strip())
             rows.append(row)
-        out.append(TableSection(2, f"Speedup vs {baseline.label} (x, above 1 is better; {level} CI)",
+        out.append(TableSection(2, f"Speedup vs {baseline.label} (x, above 1 is better; {level} CI and p of the "
+                                   "paired t-test on log ratios)",
                                 axes + [metric_table.info(m).label for m in directional], rows))
 
     for metric in metric_table.ordered(results.metrics):
@@ -280,19 +369,21 @@ def sections(results: Results, table: pd.DataFrame, confidence: float, baseline:
         unit = metric_table.unit_text(metric)
         header = axes + ["n", "failed", "mean", f"{level} CI"]
         if baseline:
-            header += [f"diff vs {baseline.label}", f"{level} CI", "p", "ratio", f"{level} CI"]
+            header += [f"diff vs {baseline.label}", f"{level} CI", "p", "ratio", f"{level} CI", "p (log ratio)"]
         rows = []
         for _, r in table[table["metric"] == metric].iterrows():
             row = list(cells_of[int(r["config_id"])])
             row += [str(int(r["n"])), str(int(r["failed"])), format_number(r["mean"]),
                     _interval_text(r["ci_low"], r["ci_high"])]
+            if r["identical_seeds"]:
+                row[-1] = "none: identical seeds"
             if baseline:
                 if r["test"] == "baseline":
-                    row += ["(baseline)", "", "", "", ""]
+                    row += ["(baseline)", "", "", "", "", ""]
                 else:
                     row += [format_number(r["diff"]), _interval_text(r["diff_ci_low"], r["diff_ci_high"]),
                             format_p(r["p"]), format_number(r["ratio"]),
-                            _interval_text(r["ratio_ci_low"], r["ratio_ci_high"])]
+                            _interval_text(r["ratio_ci_low"], r["ratio_ci_high"]), format_p(r["ratio_p"])]
             rows.append(row)
         out.append(TableSection(3, f"{metric}: {meta.label} ({unit})", header, rows))
     return out

@@ -38,6 +38,10 @@ int main(int argc, char** argv) {
   run->add_flag("--json", args.json, "Print the run's metrics as one JSON object");
   run->add_option("--jobs-out", args.jobs_out, "Write one CSV row per job to this file");
   run->add_option("--timeseries-out", args.timeseries_out, "Write the sampled time series as CSV");
+  run->add_flag("--whole-run", args.whole_run,
+                "With --jobs-out/--timeseries-out under the steady-state rule: write every job and "
+                "sample (warm-up and drain too) with a `measured` column, not only the measured "
+                "ones");
   run->add_option("--list-keys", args.list_keys,
                   "Print every config key (type, default, workloads, meaning) and exit; "
                   "=markdown: as README.md's tables")

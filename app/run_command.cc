@@ -9,6 +9,7 @@
 #include "clustersim/options.h"
 #include "clustersim/report.h"
 #include "clustersim/simulator.h"
+#include "clustersim/steady_state.h"
 
 namespace clustersim::app {
 
@@ -24,18 +25,37 @@ int run_command(const RunArguments& args) {
           : load_run_config(args.config_path, args.overrides);
   // Samples are kept only when they are written (frag_mean needs none).
   config.sim.record_samples = !args.timeseries_out.empty();
+  // A setting that cannot act is said, naming it and why.
+  for (const ConfigWarning& warning : config_warnings(config))
+    std::cerr << "clustersim: warning: " << warning.key << " " << warning.message << '\n';
   // Outputs are checked before the work and written together at the end: all of them or none.
   OutputFiles outputs;
   ConfigRun run;
+  // Under the steady-state rule the rows written are the measured ones (the population of every
+  // metric), or, with --whole-run, all of them marked.
+  const bool steady = config.workload.steady_plan.has_value();
+  const bool marked = steady && args.whole_run;
+  if (args.whole_run && !steady)
+    std::cerr << "clustersim: note: --whole-run changes nothing here: without the steady-state "
+                 "rule ([metrics] steady_state = \"auto\" on a generated workload) every row is "
+                 "written already\n";
   if (!args.jobs_out.empty()) {
     check_output_path(args.jobs_out, "--jobs-out");
-    outputs.add(args.jobs_out, "--jobs-out",
-                [&](std::ostream& out) { write_jobs_csv(out, run.workload->jobs, run.result); });
+    outputs.add(args.jobs_out, "--jobs-out", [&](std::ostream& out) {
+      if (marked)
+        write_jobs_csv_marked(out, run.workload->jobs, run.result);
+      else
+        write_jobs_csv(out, run.workload->jobs, run.result);
+    });
   }
   if (!args.timeseries_out.empty()) {
     check_output_path(args.timeseries_out, "--timeseries-out");
-    outputs.add(args.timeseries_out, "--timeseries-out",
-                [&](std::ostream& out) { write_timeseries_csv(out, run.result); });
+    outputs.add(args.timeseries_out, "--timeseries-out", [&](std::ostream& out) {
+      if (marked)
+        write_timeseries_csv_marked(out, run.result);
+      else
+        write_timeseries_csv(out, run.result);
+    });
   }
 
   const auto started = std::chrono::steady_clock::now();
@@ -46,17 +66,29 @@ int run_command(const RunArguments& args) {
       std::cerr << " (first: " << loaded->skip_reasons.front() << ")";
     std::cerr << '\n';
   }
+  check_event_budget(config, loaded.get());  // an effectively endless setting: refused now
   try {
     run = simulate_config(config, std::move(loaded));
   } catch (const ImpossibleJobError& error) {
     throw impossible_job_error(config, error);
   }
+  if (steady && !args.whole_run) keep_measured_rows(run.result);
   const Workload& workload = *run.workload;
   const RunResult& result = run.result;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   outputs.commit();
+  // The measured population and the verdict: in the summary, or beside the JSON on stderr.
+  std::string measured;
+  if (steady) {
+    const RunMetrics& m = result.metrics;
+    measured = "jobs " + std::to_string(m.window_first) + ".." + std::to_string(m.window_last) +
+               " of " + std::to_string(workload.jobs.size()) +
+               " (steady-state rule; [metrics] steady_state = \"off\" measures every job): " +
+               steady_state_verdict(result);
+    if (args.json) std::cerr << "clustersim: measured " << measured << '\n';
+  }
   if (args.json) {
     std::cout << metrics_json(result.metrics) << '\n';
   } else {
@@ -64,6 +96,7 @@ int run_command(const RunArguments& args) {
               << ", " << config.sim.scheduler.placement << ", " << config.sim.cluster.total_gpus()
               << " GPUs, " << workload.jobs.size() << " jobs, " << seconds << " s)\n";
     write_summary(std::cout, result.metrics);
+    if (!measured.empty()) std::cout << "measured            " << measured << '\n';
   }
   return 0;
 }

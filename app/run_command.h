@@ -12,6 +12,9 @@ struct RunArguments {
   bool json = false;
   std::string jobs_out;
   std::string timeseries_out;
+  // --whole-run: write every job and sample (warm-up and drain too, with a `measured` column),
+  // not only the measured ones.
+  bool whole_run = false;
   // "text" or "markdown": print every config key (options.h) instead of running.
   std::string list_keys;
 };

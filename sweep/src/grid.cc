@@ -319,6 +319,7 @@ Grid parse_grid(std::string_view text, const std::string& source_name,
   const std::int64_t seeds = parser.read_integer(sweep, kSeedsKey, 1, 1);
   parser.check_size(sweep, grid, seeds);
   grid.replicates = static_cast<std::size_t>(seeds);
+  if (const toml::node* node = sweep.get(kSeedsKey)) grid.seeds_line = line_of(*node);
   grid.seed = static_cast<std::uint64_t>(parser.read_integer(sweep, kSeedKey, 1, 0));
   if (const toml::node* paired = sweep.get(kPairedSeedsKey)) {
     if (!paired->is_boolean())

@@ -2,9 +2,12 @@
 
 #include <cmath>
 #include <map>
+#include <memory>
+#include <sstream>
 
 #include "clustersim/error.h"
 #include "clustersim/policy.h"
+#include "clustersim/simulation.h"
 #include "clustersim/sweep/hash.h"
 
 namespace clustersim::sweep {
@@ -59,37 +62,166 @@ double estimate_cost(const RunConfig& config, std::size_t jobs) {
          allocation_factor;
 }
 
+namespace {
+
+// An InputError about configuration `point` of the grid: the grid file, the key's axis line where
+// there is one, and the point.
+InputError at_point(const Grid& grid, const GridPoint& point, const InputError& error) {
+  const std::string context = grid.configurations() > 1 || grid.replicates > 1
+                                  ? " (in grid point " + std::to_string(point.point_id) + ": " +
+                                        describe_point(grid, point) + ")"
+                                  : "";
+  if (error.file() != grid.source_name) {
+    return InputError(error.file(), error.line(), error.field(),
+                      error.message() + " (the trace of grid point " +
+                          std::to_string(point.point_id) + " of " + grid.source_name + ")");
+  }
+  return InputError(grid.source_name, line_for_field(grid, error.field(), error.line()),
+                    error.field(), error.message() + context);
+}
+
+// Warnings gathered over configurations: each text once, with how many configurations say it
+// and the first one's values.
+class Warnings {
+ public:
+  void add(const std::string& text, const std::string& where) {
+    auto [it, fresh] = index_.emplace(text, lines_.size());
+    if (fresh) lines_.push_back({text, where, 0});
+    ++lines_[it->second].count;
+  }
+  std::vector<std::string> render(std::size_t configurations) const {
+    std::vector<std::string> out;
+    for (const Line& line : lines_) {
+      std::string text = line.text;
+      if (configurations > 1)
+        text += " [" + std::to_string(line.count) + " of " + std::to_string(configurations) +
+                " configurations" + (line.where.empty() ? "" : ", e.g. " + line.where) + "]";
+      out.push_back(text);
+    }
+    return out;
+  }
+
+ private:
+  struct Line {
+    std::string text, where;
+    std::size_t count;
+  };
+  std::vector<Line> lines_;
+  std::map<std::string, std::size_t> index_;
+};
+
+}  // namespace
+
+std::string warnings_json(const std::vector<std::string>& warnings) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < warnings.size(); ++i) {
+    out += i ? ", \"" : "\"";
+    for (char c : warnings[i]) {
+      if (c == '"' || c == '\\') out += '\\';
+      if (static_cast<unsigned char>(c) < 0x20) {
+        out += ' ';
+        continue;
+      }
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "]";
+}
+
 GridCheck validate_grid(const Grid& grid) {
   GridCheck check;
-  std::map<std::string, std::size_t> trace_jobs;  // "format:path" -> jobs
+  // "format:path" -> the trace as read (kept while the grid is checked: every configuration
+  // replaying it is checked against it).
+  std::map<std::string, std::shared_ptr<const Workload>> traces;
+  Warnings warnings;
+  std::size_t fixed = 0;  // configurations whose seeds would all be the same run
+  std::string fixed_where;
   check.config_cost.reserve(grid.configurations());
   for (std::size_t config_id = 0; config_id < grid.configurations(); ++config_id) {
     GridPoint point = grid_point(grid, config_id * grid.replicates);
     RunConfig config = make_point_config(grid, point);
+    const std::string where = describe_point(grid, point);
     std::size_t jobs = 0;
+    std::shared_ptr<const Workload> trace;
     if (config.workload.trace_path) {
       std::string key = std::string(trace_format_name(config.workload.format)) + ":" +
                         *config.workload.trace_path;
-      auto found = trace_jobs.find(key);
-      if (found == trace_jobs.end()) {
-        std::size_t jobs_in_trace = 0;
+      auto found = traces.find(key);
+      if (found == traces.end()) {
+        std::shared_ptr<const Workload> workload;
         try {
-          jobs_in_trace = load_workload(config).jobs.size();
+          workload = std::make_shared<const Workload>(load_workload(config));
         } catch (const InputError& error) {
-          throw InputError(error.file(), error.line(), error.field(),
-                           error.message() + " (the trace of grid point " +
-                               std::to_string(point.point_id) + " of " + grid.source_name + ")");
+          throw at_point(grid, point, error);
         }
-        found = trace_jobs.emplace(key, jobs_in_trace).first;
+        found = traces.emplace(key, std::move(workload)).first;
         ++check.traces_read;
+        if (found->second->skipped_rows > 0)
+          warnings.add(*config.workload.trace_path + ": " +
+                           std::to_string(found->second->skipped_rows) +
+                           " malformed rows skipped (skip_invalid)" +
+                           (found->second->skip_reasons.empty()
+                                ? ""
+                                : "; first: " + found->second->skip_reasons.front()),
+                       "");
       }
-      jobs = found->second;
+      trace = found->second;
+      jobs = trace->jobs.size();
     } else if (config.workload.generator) {
       jobs = config.workload.generator->jobs;
     }
+    try {
+      check_event_budget(config, trace.get());
+    } catch (const InputError& error) {
+      throw at_point(grid, point, error);
+    }
+    // A job of the trace that can never run on this configuration's cluster: refused now, as
+    // `clustersim run` refuses it, before any point runs.
+    if (trace && !trace->dag && !config.sim.reject_impossible) {
+      try {
+        Simulation(config, trace).view();
+      } catch (const ImpossibleJobError& error) {
+        throw at_point(grid, point, impossible_job_error(config, error));
+      } catch (const std::invalid_argument& error) {
+        throw at_point(grid, point, InputError(grid.source_name, 0, "", error.what()));
+      }
+    }
+    for (const ConfigWarning& warning : config_warnings(config))
+      warnings.add(warning.key + " " + warning.message, where);
+    if (const auto& plan = config.workload.steady_plan; plan && plan->more_jobs > 1.0) {
+      std::ostringstream text;
+      text.precision(3);
+      text << "too short before it runs: run " << plan->more_jobs << "x more jobs ("
+           << plan->short_reason << ")";
+      warnings.add(text.str(), where);
+    }
+    if (grid.replicates > 1 && !has_randomness(config)) {
+      if (fixed++ == 0) fixed_where = where;
+    }
     check.config_cost.push_back(estimate_cost(config, jobs));
-    check.config_jobs.push_back(jobs);
+    // The rows --save-jobs keeps: the measured jobs under the steady-state rule.
+    check.config_jobs.push_back(config.workload.steady_plan
+                                    ? config.workload.steady_plan->last -
+                                          config.workload.steady_plan->first + 1
+                                    : jobs);
   }
+  if (fixed > 0) {
+    const std::string why =
+        "replays a fixed trace with nothing random (no generated workload, placement = "
+        "\"random\", mechanisms.mtbf_h or empirical costs): its " +
+        std::to_string(grid.replicates) + " seeds would be the same run";
+    if (fixed == grid.configurations())
+      throw InputError(grid.source_name, grid.seeds_line, "sweep.seeds",
+                       "every configuration " + why +
+                           ", not independent replicates; set seeds = 1, or let something random "
+                           "vary (e.g. placement = \"random\" or mechanisms.mtbf_h)");
+    warnings.add("pseudo-replicates: " + std::to_string(fixed) + " of " +
+                     std::to_string(grid.configurations()) + " configurations (e.g. " +
+                     fixed_where + ") " + why + "; the analysis shows them without intervals",
+                 "");
+  }
+  check.warnings = warnings.render(grid.configurations());
   return check;
 }
 

@@ -141,7 +141,7 @@ SnapshotSummary write_snapshot(const SnapshotOptions& options) {
   // Provenance: what the journal records. Attributes of the final file that only the finishing
   // session knows (end_time, hostname, thread counts, library versions) are absent.
   Provenance provenance;
-  for (const char* key : {"software_version", "git_commit", "shard"}) {
+  for (const char* key : {"software_version", "git_commit", "shard", "warnings"}) {
     if (header.count(key)) provenance.text[key] = header[key];
   }
   provenance.text["start_time"] = first_session["start_time"];

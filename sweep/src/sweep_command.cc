@@ -419,6 +419,8 @@ PointResult run_point(const Grid& grid, const SweepOptions& options, WorkloadCac
         throw impossible_job_error(config, error);  // TRACE:LINE: field 'num_gpus': ...
       }
       RunResult& run = config_run.result;
+      // The rows saved are the population of the metrics: the measured jobs and samples.
+      if (config.workload.steady_plan && !options.whole_run) keep_measured_rows(run);
       result.metrics = run.metrics;
       if (options.save_jobs) result.jobs = std::move(run.jobs);
       if (options.save_timeseries) result.samples = std::move(run.samples);
@@ -474,6 +476,7 @@ struct Plan {
   std::vector<bool> members;                 // per point_id: in this run's share
   std::size_t scope_points = 0;              // points in this run's share (grid.size() unsharded)
   std::size_t rows_lost = 0;  // journaled points whose spooled rows are gone: they rerun
+  bool whole_run = false;     // --whole-run (provenance)
 };
 
 std::string read_grid_text(const SweepOptions& options) {
@@ -491,14 +494,23 @@ std::string grid_base_dir(const SweepOptions& options) {
   return dir.empty() ? "." : dir;
 }
 
+// What the grid's check found that the user should know (settings that cannot act, dropped
+// trace rows, pseudo-replicates, runs too short before they start).
+void print_warnings(const std::vector<std::string>& warnings) {
+  for (const std::string& warning : warnings)
+    std::fprintf(stderr, "sweep: warning: %s\n", warning.c_str());
+}
+
 std::map<std::string, std::string> journal_header(const Grid& grid, const SweepOptions& options,
-                                                  bool replaces_existing = false) {
+                                                  bool replaces_existing = false,
+                                                  const std::vector<std::string>& warnings = {}) {
   std::map<std::string, std::string> header{
       {"schema_version", std::to_string(kResultSchemaVersion)},
       {"grid_sha256", grid.sha256},
       {"points", std::to_string(grid.size())},
       {"save_jobs", options.save_jobs ? "1" : "0"},
       {"save_timeseries", options.save_timeseries ? "1" : "0"},
+      {"whole_run", options.whole_run ? "1" : "0"},
       {"replaces_existing", replaces_existing ? "1" : "0"},
       // What `clustersim snapshot` needs to write a result file from the journal alone.
       {"grid_text", grid.text},
@@ -506,6 +518,7 @@ std::map<std::string, std::string> journal_header(const Grid& grid, const SweepO
       {"software_version", CLUSTERSIM_VERSION},
       {"git_commit", CLUSTERSIM_GIT_COMMIT}};
   if (!options.shard.empty()) header["shard"] = options.shard;
+  header["warnings"] = warnings_json(warnings);
   return header;
 }
 
@@ -537,15 +550,16 @@ void load_previous_session(Plan& plan, const SweepOptions& options) {
                            "...); resuming would mix two grids. Restore the grid file, "
                            "or write to a new --out, or pass --overwrite to start over");
     }
-    for (const char* flag : {"save_jobs", "save_timeseries"}) {
+    for (const std::string flag : {"save_jobs", "save_timeseries", "whole_run"}) {
       std::string now = journal_header(grid, options)[flag];
-      if (header[flag] != now) {
-        throw InputError(
-            journal, 0, "",
-            std::string("this sweep was started ") + (header[flag] == "1" ? "with" : "without") +
-                " --" +
-                std::string(flag == std::string("save_jobs") ? "save-jobs" : "save-timeseries") +
-                "; resume it with the same flags");
+      // Journals written before --whole-run existed saved every row with --save-jobs.
+      const std::string was = header.count(flag) ? header[flag] : "0";
+      if (was != now) {
+        std::string name = flag;
+        std::replace(name.begin(), name.end(), '_', '-');
+        throw InputError(journal, 0, "",
+                         "this sweep was started " + std::string(was == "1" ? "with" : "without") +
+                             " --" + name + "; resume it with the same flags");
       }
     }
     plan.replaces_existing = header["replaces_existing"] == "1";
@@ -689,6 +703,8 @@ Provenance make_provenance(const Plan& plan, const SessionInfo& session) {
   provenance.integers["sessions"] = plan.sessions;
   provenance.text["shard"] = plan.shard.text();
   provenance.integers["shard_points"] = static_cast<std::int64_t>(plan.scope_points);
+  provenance.integers["whole_run"] = plan.whole_run ? 1 : 0;
+  provenance.text["warnings"] = warnings_json(plan.check.warnings);
   return provenance;
 }
 
@@ -709,7 +725,8 @@ class Coordinator {
     } else {
       journal.emplace(journal_path, false);
       journal->add(RecordType::kHeader,
-                   key_values(journal_header(grid, options_, plan_.replaces_existing)));
+                   key_values(journal_header(grid, options_, plan_.replaces_existing,
+                                             plan_.check.warnings)));
     }
     journal->add(RecordType::kSession, key_values({{"start_time", session_.start_time},
                                                    {"ranks", std::to_string(session_.ranks)},
@@ -1122,6 +1139,7 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
     if (is_first_process()) {
       write_dry_run(std::cout, grid, check, parse_shard(options.shard));
       write_scaling_estimate(std::cerr, grid, check);
+      print_warnings(check.warnings);
     }
     return kExitOk;
   }
@@ -1161,8 +1179,10 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
       check_existing_output(options);
       remove_stale_temporaries(options.out);
       plan->check = validate_grid(plan->grid);
+      if (!options.quiet) print_warnings(plan->check.warnings);
       plan->done.resize(plan->grid.size());
       plan->shard = parse_shard(options.shard);
+      plan->whole_run = options.whole_run;
       plan->members = shard_members(plan->grid, plan->check, plan->shard);
       plan->scope_points =
           static_cast<std::size_t>(std::count(plan->members.begin(), plan->members.end(), true));
@@ -1351,7 +1371,11 @@ void write_summary_table(std::ostream& out, const Grid& grid,
     double jct_mean = 0, jct_p99 = 0, queue_mean = 0, makespan = 0, gpu_util = 0, preemptions = 0;
     // Serving (DAG) sweeps.
     double latency_mean = 0, latency_p99 = 0, cache_hit_rate = 0, model_loads = 0, slo = 0;
+    // Steady-state verdicts (steady_state.h): steady, overloaded, too short.
+    std::size_t steady = 0, overloaded = 0, too_short = 0;
   };
+  std::size_t assessed = 0, steady = 0, overloaded = 0, too_short = 0;
+  double most_more = 0.0;
   bool serving = false;  // every completed point served queries: show their columns instead
   std::vector<std::string> order;
   std::map<std::string, Row> rows;
@@ -1378,6 +1402,15 @@ void write_summary_table(std::ostream& out, const Grid& grid,
     row.cache_hit_rate += result.metrics.cache_hit_rate;
     row.model_loads += static_cast<double>(result.metrics.model_loads);
     row.slo += result.metrics.query_slo_attainment;
+    const RunMetrics& m = result.metrics;
+    row.steady += m.steady_state;
+    row.overloaded += m.window_overloaded;
+    row.too_short += m.window_too_short;
+    if (m.steady_state || m.window_too_short || m.window_overloaded) ++assessed;
+    steady += m.steady_state;
+    overloaded += m.window_overloaded;
+    too_short += m.window_too_short;
+    most_more = std::max(most_more, m.more_jobs);
   }
   for (const auto& result : results) {
     if (!result.error.empty()) continue;
@@ -1409,8 +1442,9 @@ void write_summary_table(std::ostream& out, const Grid& grid,
   out << std::left << std::setw(width) << title << std::right << std::setw(7) << "points"
       << std::setw(7) << "failed" << std::setw(13) << "jct_mean_s" << std::setw(13) << "jct_p99_s"
       << std::setw(13) << "queue_mean_s" << std::setw(13) << "makespan_s" << std::setw(9)
-      << "gpu_util" << std::setw(12) << "preemptions"
-      << "\n";
+      << "gpu_util" << std::setw(12) << "preemptions";
+  if (assessed) out << "  steady/overloaded/too short";
+  out << "\n";
   for (const auto& key : order) {
     const Row& row = rows[key];
     double n = row.points ? static_cast<double>(row.points) : 1.0;
@@ -1419,9 +1453,19 @@ void write_summary_table(std::ostream& out, const Grid& grid,
         << row.jct_mean / n << std::setw(13) << row.jct_p99 / n << std::setw(13)
         << row.queue_mean / n << std::setw(13) << row.makespan / n << std::setprecision(3)
         << std::setw(9) << row.gpu_util / n << std::setprecision(1) << std::setw(12)
-        << row.preemptions / n << "\n";
+        << row.preemptions / n;
+    if (assessed) out << "  " << row.steady << "/" << row.overloaded << "/" << row.too_short;
+    out << "\n";
   }
   out << std::defaultfloat;
+  if (assessed) {
+    out << "steady-state verdicts (columns steady_state, window_overloaded, window_too_short of "
+           "/points): "
+        << steady << " steady, " << overloaded << " overloaded, " << too_short << " too short";
+    if (too_short) out << " (run up to " << most_more << "x more jobs)";
+    if (assessed < results.size()) out << ", " << results.size() - assessed << " not assessed";
+    out << "\n";
+  }
 }
 
 int run_sweep_command(int argc, char** argv) {
@@ -1446,6 +1490,9 @@ int run_sweep_command(int argc, char** argv) {
   app.add_flag("--save-jobs", options.save_jobs, "store per-job records of every point (/jobs)");
   app.add_flag("--save-timeseries", options.save_timeseries,
                "store sampled cluster state of every point (/timeseries)");
+  app.add_flag("--whole-run", options.whole_run,
+               "with --save-jobs/--save-timeseries: every job and sample of a point, warm-up and "
+               "drain included, not only the measured ones (the steady-state window)");
   app.add_option("--max-chunk", options.max_chunk, "most points handed out in one message")
       ->check(CLI::Range(1, 100000));
   app.add_option("--progress-interval", options.progress_interval_s,

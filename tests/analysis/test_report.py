@@ -15,6 +15,7 @@ import pytest
 from scipy import stats
 
 from analysis import load
+from analysis.metrics import info as metric_info
 
 
 def read_points(path):
@@ -65,8 +66,22 @@ def test_summary_numbers_match_the_file(report, sweep_file):
             n, mean, low, high = t_interval(values)
             assert row["n"] == n == 3
             assert close(row["mean"], mean)
-            assert close(row["sd"], values.std(ddof=1))
-            assert close(row["ci_low"], low) and close(row["ci_high"], high)
+            meta = metric_info(metric)
+            if row["identical_seeds"]:  # pseudo-replicates: no interval
+                assert (values == values[0]).all() and math.isnan(row["ci_low"]) and math.isnan(row["ci_high"])
+            elif meta.flag:  # a 0/1 flag: the share of seeds, Wilson score interval
+                share, z = np.mean(values != 0), stats.norm.ppf(0.975)
+                centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+                half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+                assert close(row["mean"], share)
+                assert close(row["ci_low"], max(0.0, centre - half)) and close(row["ci_high"], min(1.0, centre + half))
+            else:  # Student t, kept within what the metric can be
+                assert close(row["sd"], values.std(ddof=1))
+                bottom, top = meta.bounds
+                if np.isfinite(low):
+                    low = max(low, bottom) if bottom is not None else low
+                    high = min(high, top) if top is not None else high
+                assert close(row["ci_low"], low) and close(row["ci_high"], high)
             if policy == "fifo":
                 assert row["test"] == "baseline"
                 continue
@@ -78,18 +93,25 @@ def test_summary_numbers_match_the_file(report, sweep_file):
                 dlow, dhigh = stats.t.interval(0.95, len(d) - 1, loc=d.mean(), scale=stats.sem(d))
                 assert close(row["diff_ci_low"], dlow) and close(row["diff_ci_high"], dhigh)
                 assert close(row["p"], stats.ttest_rel(a, b).pvalue)
-            if b.mean() != 0:
-                ratio = a.mean() / b.mean()
+            if (a > 0).all() and (b > 0).all():
+                # The geometric mean of the per-seed ratios, its interval and p from the paired
+                # t-test on their logs (so the interval excludes 1 exactly when p < 0.05).
+                logs = np.log(a) - np.log(b)
+                ratio = math.exp(logs.mean())
                 assert close(row["ratio"], ratio)
-                # Delta method on the paired residuals a_i - R b_i.
-                residual_sd = np.std(a - ratio * b, ddof=1)
-                half = stats.t.ppf(0.975, len(a) - 1) * residual_sd / math.sqrt(len(a)) / abs(b.mean())
-                assert close(row["ratio_ci_low"], ratio - half) and close(row["ratio_ci_high"], ratio + half)
+                if logs.std() > 0:
+                    low_log, high_log = stats.t.interval(0.95, len(logs) - 1, loc=logs.mean(), scale=stats.sem(logs))
+                    assert close(row["ratio_ci_low"], math.exp(low_log))
+                    assert close(row["ratio_ci_high"], math.exp(high_log))
+                    assert close(row["ratio_p"], stats.ttest_1samp(logs, 0.0).pvalue)
+                    assert (row["ratio_ci_low"] > 1 or row["ratio_ci_high"] < 1) == (row["ratio_p"] < 0.05)
                 if metric == "jct_mean":  # lower is better: speedup = baseline / config
-                    assert close(row["speedup"], b.mean() / a.mean())
-                    assert close(row["speedup_ci_low"], 1 / (ratio + half))
+                    assert close(row["speedup"], 1 / ratio)
+                    assert close(row["speedup_ci_low"], 1 / row["ratio_ci_high"])
                 if metric == "gpu_util":  # higher is better: speedup = config / baseline
                     assert close(row["speedup"], ratio)
+            else:
+                assert math.isnan(row["ratio"])
             checked += 1
     assert checked == 4 * len(metrics)
 
@@ -101,8 +123,8 @@ def test_summary_numbers_match_the_file(report, sweep_file):
     line = next(l for l in section.splitlines() if l.startswith("| tiresias | 0.9 |"))
     cells = [c.strip() for c in line.strip("|").split("|")]
     assert float(cells[4].replace(",", "")) == pytest.approx(mean, rel=1e-3)
-    interval = [float(x.replace(",", "")) for x in re.findall(r"-?[\d,]+\.?\d*", cells[5])]
-    assert interval == pytest.approx([low, high], rel=1e-3)
+    interval = [float(x.replace(",", "")) for x in re.findall(r"-?\d[\d,]*(?:\.\d+)?(?<!,)", cells[5])]
+    assert interval == pytest.approx([max(low, 0.0), high], rel=1e-3)  # a JCT is never below 0
     assert "## Speedup vs scheduler.policy=fifo" in markdown
 
 

@@ -130,6 +130,8 @@ mem_gb_per_node = 500
 [workload]
 generator = "philly"
 jobs = 200
+[metrics]
+steady_state = "off"
 [throughput]
 model = "profile"
 profiles = ")") + profiles +

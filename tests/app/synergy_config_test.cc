@@ -59,7 +59,16 @@ TEST(SynergyConfig, ParsesTheAllocationAndWorkloadKeys) {
   EXPECT_EQ(plain.sim.scheduler.allocation, "proportional");
   EXPECT_DOUBLE_EQ(plain.workload.generator->class_split[1], 70);
   EXPECT_EQ(plain.workload.generator->gpu_demand, "single");
-  EXPECT_FALSE(plain.sim.window);
+  // Measured in steady state by default: the plan's window, after a warm-up; none when off.
+  ASSERT_TRUE(plain.sim.window && plain.workload.steady_plan);
+  EXPECT_GT(plain.sim.window->first, 0u);
+  EXPECT_EQ(plain.sim.window->last, plain.workload.steady_plan->last);
+  const RunConfig off = parse_run_config(
+      "[cluster]\nnodes = 1\n[workload]\ngenerator = \"synergy\"\n"
+      "[metrics]\nsteady_state = \"off\"\n",
+      "off.toml", "");
+  EXPECT_FALSE(off.sim.window);
+  EXPECT_EQ(off.workload.generator->jobs, 1000u);
 }
 
 TEST(SynergyConfig, BadInputNamesTheKey) {

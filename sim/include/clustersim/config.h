@@ -2,6 +2,7 @@
 // optional [throughput], [metrics]) tables. This is a contract: keys are added, never renamed.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include "clustersim/profile.h"
 #include "clustersim/serving_catalog.h"
 #include "clustersim/simulator.h"
+#include "clustersim/steady_state.h"
 #include "clustersim/workload.h"
 
 namespace toml {
@@ -22,6 +24,11 @@ class table;
 }  // namespace toml
 
 namespace clustersim {
+
+// [metrics] steady_state: "auto" measures a generated training workload in steady state (a
+// planned window, a drain limit and a verdict: steady_state.h); "off" measures every job, as
+// before the rule (or a window set by hand, as before).
+enum class SteadyStateMode : std::uint8_t { kOff, kAuto };
 
 struct WorkloadSource {
   // Exactly one of a trace file or a generator.
@@ -35,6 +42,13 @@ struct WorkloadSource {
   // Steady-state measurement window (workload.window): job positions, 0-based, inclusive.
   std::optional<SimOptions::Window> window;
   std::size_t window_line = 0;  // its line in the config, for messages
+  bool jobs_set = false;        // [workload] jobs was given
+  // Steady-state measurement ([metrics] steady_state, precision, warmup_s, drain_limit) and, when
+  // it applies (a generated training workload, "auto"), its plan: the window above comes from
+  // it unless set by hand.
+  SteadyStateMode steady_state = SteadyStateMode::kAuto;
+  SteadyStateOptions steady;
+  std::optional<SteadyStatePlan> steady_plan;
 };
 
 struct RunConfig {
@@ -89,6 +103,27 @@ struct ConfigRun {
   RunResult result;
 };
 ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workload> workload);
+
+// A setting of a config that cannot act in its runs (it would change nothing): the key and why,
+// e.g. {"mechanisms.migration", "\"on_demand\" cannot act: with scheduler.locality = ..."}.
+struct ConfigWarning {
+  std::string key;
+  std::string message;
+};
+std::vector<ConfigWarning> config_warnings(const RunConfig& config);
+
+// Settings that would make a run effectively endless (a sampling interval, lease or checkpoint
+// interval of a microsecond on a month-long workload) are refused before it runs: an InputError
+// naming the key and the estimated number of events, when one setting alone would add more than
+// this many. The workload's span comes from `workload` when given (read or generated), else from
+// the generator's plan.
+inline constexpr double kMaxEstimatedEvents = 1e9;
+double estimated_span_s(const RunConfig& config, const Workload* workload);
+void check_event_budget(const RunConfig& config, const Workload* workload);
+
+// Whether a config's runs depend on their seed: a generated workload, random placement, generated
+// failures or drawn (empirical) costs. Without any, seeds over its trace are identical runs.
+bool has_randomness(const RunConfig& config);
 
 // The InputError front ends report for a job the simulator can never run: "TRACE:LINE: field
 // 'num_gpus': ..." for a trace, the config file (line 0) for a generated workload.

@@ -25,6 +25,11 @@ struct GeneratorOptions {
   double load = 0.8;         // philly: offered GPU-seconds per second over cluster GPUs
   int cluster_gpus = 64;     // philly: capacity the load refers to
   int max_gpus_per_job = 0;  // 0 = no cap (else demands above it are clamped)
+  // philly and synergy: durations above this are clamped to it, as a cluster's job time limit
+  // would end them (0 = no cap). The philly table's tail reaches 53.6 days (1% of its jobs run
+  // over 3.3 days and carry ~48% of its GPU time): a steady state then takes months of arrivals.
+  // philly's arrival rate is set from the capped mean, so `load` stays the offered load.
+  double max_duration_s = 0.0;
   std::uint64_t seed = 1;
   std::vector<std::string> vcs;  // jobs are spread over these VCs uniformly; empty = none
   // Elastic jobs (either shape): this fraction of the jobs may run with between
@@ -73,5 +78,11 @@ Workload generate_workload(const GeneratorOptions& options);
 
 // Mean GPU-seconds of one generated philly job (used to turn `load` into an arrival rate).
 double generator_mean_gpu_seconds(const GeneratorOptions& options);
+
+struct WorkloadShape;  // steady_state.h
+// The philly and synergy generators' jobs as the steady-state rule sees them (steady_state.h):
+// their arrival rate, GPU demand and duration distributions (after the caps). Throws
+// std::invalid_argument for the query_dag shape (serving queries have no such shape).
+WorkloadShape generator_shape(const GeneratorOptions& options);
 
 }  // namespace clustersim

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -95,6 +96,20 @@ struct RunMetrics {
   std::uint64_t evictions = 0;
   double bytes_moved = 0;           // task outputs sent between nodes
   double query_slo_attainment = 0;  // fraction of queries with latency <= query_slo_s
+  // The measured population (every run): the window's jobs (every job without one) and the time
+  // range over which the time averages run (makespan = measure_end - measure_start).
+  double measure_start = 0;        // the first measured job's submission
+  double measure_end = 0;          // the last measured job's finish
+  std::uint64_t window_first = 0;  // measured job positions, inclusive
+  std::uint64_t window_last = 0;
+  // Steady-state verdict ([metrics] steady_state = "auto" on a generated workload; steady_state.h;
+  // all 0 when not assessed). At most one of steady_state, window_too_short, window_overloaded.
+  double offered_load = 0;         // GPUs x durations of the jobs submitted in the range / capacity
+  std::uint64_t steady_state = 0;  // 1: measured in steady state
+  std::uint64_t window_too_short = 0;  // 1: too few jobs for `precision`, or warm-up not over
+  double more_jobs = 0;                // too short: run this many times more jobs
+  double mser_warmup_end = 0;          // warm-up end MSER-5 detects (s, workload clock)
+  double util_rse = 0;                 // predicted relative standard error of gpu_util
 };
 
 // One sample of the cluster's state, taken every `sample_interval_s`.
@@ -133,6 +148,9 @@ struct RunResult {
   // With a window: the last arrival came before the window drained, so the window's end ran on
   // a workload that had stopped arriving (front ends generate more jobs and run again).
   bool window_outlived_arrivals = false;
+  // The steady-state verdict in words (why overloaded or too short; empty when steady or not
+  // assessed): what front ends print beside the flags of `metrics`.
+  std::string steady_state_note;
 };
 
 // ---- Field tables ---------------------------------------------------------------------------

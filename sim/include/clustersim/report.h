@@ -14,6 +14,11 @@ std::string metrics_json(const RunMetrics& metrics);
 // Header `job_id,submit_time,start_time,finish_time,jct,queue_delay,num_gpus,preemptions,...`.
 void write_jobs_csv(std::ostream& out, const std::vector<JobSpec>& specs, const RunResult& result);
 void write_timeseries_csv(std::ostream& out, const RunResult& result);
+// The same with a last column `measured` (1: in the measured population, steady_state.h): for
+// rows of the whole run, warm-up and drain included.
+void write_jobs_csv_marked(std::ostream& out, const std::vector<JobSpec>& specs,
+                           const RunResult& result);
+void write_timeseries_csv_marked(std::ostream& out, const RunResult& result);
 // Human-readable summary table.
 void write_summary(std::ostream& out, const RunMetrics& metrics);
 

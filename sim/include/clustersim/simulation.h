@@ -103,6 +103,9 @@ class Simulation {
   std::size_t grow_limit_ = 0;
   std::shared_ptr<const void> keep_alive_;     // what options_ points into (a config's model)
   std::function<void(std::uint64_t)> reseed_;  // a config's seeding (workload and run)
+  // After the run, on its results: a config's steady-state verdict (steady_state.h).
+  std::function<void(RunResult&)> finish_;
+  void complete(RunResult& result) const;
   std::unique_ptr<Decider> user_decider_;
   bool external_ = false;  // no decider: the caller decides
   std::vector<std::unique_ptr<Mechanism>> user_mechanisms_;

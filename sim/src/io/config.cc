@@ -20,6 +20,7 @@
 #include "clustersim/serving.h"
 #include "clustersim/serving_catalog.h"
 #include "clustersim/simulation.h"
+#include "io/internal/steady_state_config.h"
 #include "options/declare.h"
 
 namespace clustersim {
@@ -504,6 +505,7 @@ WorkloadSource parse_workload(ConfigParse& parse, const toml::table& root, int c
     workload.generator.emplace();
     workload.generator->shape = parse.text(reader, "workload.generator");
     workload.generator->cluster_gpus = cluster_gpus;
+    workload.jobs_set = reader.has("jobs");
   }
   parse.read_section(reader, "workload",
                      Targets{.generator = workload.generator ? &*workload.generator : nullptr,
@@ -679,6 +681,7 @@ const KeyRegistry& config_keys() {
     options::declare_gavel_keys(workload);
     options::declare_generator_keys(workload);
     options::declare_catalog_keys(workload);
+    options::declare_steady_state_keys(workload);
     options::custom(workload, "workload.window", KeyType::kList)
         .item(KeyType::kInteger)
         .component("config")
@@ -745,8 +748,18 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
   parse_table(parse, root, "scheduler", Targets{.sim = &config.sim});
   parse_throughput(parse, root, config);
   parse_mechanisms(parse, root, config);
-  parse_table(parse, root, "metrics", Targets{.sim = &config.sim});
+  std::vector<std::string> steady_keys_set;
+  {
+    TableReader metrics(subtable(root, "metrics", source_name), "metrics", source_name);
+    const Targets targets{.sim = &config.sim, .workload = &config.workload};
+    parse.read_section(metrics, "metrics", targets);
+    parse.check_section(metrics, "metrics", targets);
+    metrics.reject_unknown_keys();
+    for (const char* key : {"precision", "warmup_s", "drain_limit"})
+      if (metrics.has(key)) steady_keys_set.emplace_back(key);
+  }
   parse_table(parse, root, "debug", Targets{.sim = &config.sim});
+  io_internal::plan_measurement(config, steady_keys_set);
   return config;
 }
 
@@ -816,6 +829,7 @@ ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workloa
   ConfigRun run;
   if (workload->dag) {  // serving: queries of model tasks (serving.h); no window
     run.result = simulate_serving(config.sim, *workload, serving_setup(config, *workload));
+    describe_population(std::nullopt, workload->jobs, run.result);
     run.workload = std::move(workload);
     return run;
   }

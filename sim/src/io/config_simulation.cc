@@ -34,25 +34,44 @@ Simulation::Simulation(const RunConfig& config, std::shared_ptr<const Workload> 
   auto source = std::make_shared<RunConfig>(config);
   keep_alive_ = source;  // the throughput model options_.throughput points to
   // A window on a generated workload must drain while jobs keep arriving: it grows. An
-  // overloaded cluster never drains a window while jobs keep coming: it stops at 8x the jobs
-  // the window reaches (the result then says window_overloaded = 1).
+  // overloaded cluster never drains a window while jobs keep coming: arrivals stop at the
+  // steady-state plan's drain limit, else at 8x the jobs the window reaches (the result then
+  // says window_overloaded = 1).
+  const auto limit = [source](std::size_t generated) {
+    const auto& plan = source->workload.steady_plan;
+    return std::max(generated, plan ? plan->grow_limit : 8 * (source->sim.window->last + 1));
+  };
   if (config.workload.generator && config.sim.window) {
     grow_ = [source](std::size_t jobs) {
       GeneratorOptions generator = *source->workload.generator;
       generator.jobs = jobs;
       return std::make_shared<const Workload>(generate_workload(generator));
     };
-    grow_limit_ = std::max(workload_->jobs.size(), 8 * (config.sim.window->last + 1));
+    grow_limit_ = limit(workload_->jobs.size());
   }
-  reseed_ = [this, source](std::uint64_t seed) {
+  reseed_ = [this, source, limit](std::uint64_t seed) {
     apply_seed(*source, seed);
     options_.seed = source->sim.seed;
     if (source->workload.generator) {
       workload_ = loaded(*source);
       jobs_ = workload_->jobs;
-      if (grow_) grow_limit_ = std::max(workload_->jobs.size(), 8 * (options_.window->last + 1));
+      if (grow_) grow_limit_ = limit(workload_->jobs.size());
     }
   };
+  // The steady-state verdict needs the sampled busy GPUs and queue; samples the caller did not
+  // ask for are dropped once it is made.
+  if (source->workload.steady_plan) {
+    const bool keep_samples = options_.record_samples;
+    options_.record_samples = true;
+    finish_ = [this, source, keep_samples](RunResult& result) {
+      assess_steady_state(*source->workload.steady_plan, source->workload.steady, jobs_,
+                          source->sim.cluster.total_gpus(), result);
+      if (!keep_samples) {
+        result.samples.clear();
+        result.samples.shrink_to_fit();
+      }
+    };
+  }
 }
 
 }  // namespace clustersim

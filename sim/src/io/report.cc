@@ -4,6 +4,8 @@
 #include <iomanip>
 #include <nlohmann/json.hpp>
 
+#include "clustersim/steady_state.h"
+
 namespace clustersim {
 
 std::string metrics_json(const RunMetrics& m) {
@@ -34,7 +36,10 @@ std::string csv_field(const std::string& text) {
 }
 }  // namespace
 
-void write_jobs_csv(std::ostream& out, const std::vector<JobSpec>& specs, const RunResult& result) {
+namespace {
+
+void jobs_csv(std::ostream& out, const std::vector<JobSpec>& specs, const RunResult& result,
+              bool marked) {
   // job_id, the original numeric columns, model, vc, status, then columns added since.
   const auto fields = job_record_fields();
   const auto write_header = [&](bool first_block) {
@@ -45,7 +50,7 @@ void write_jobs_csv(std::ostream& out, const std::vector<JobSpec>& specs, const 
   write_header(true);
   out << ",model,vc,status";
   write_header(false);
-  out << '\n';
+  out << (marked ? ",measured\n" : "\n");
   for (const auto& record : result.jobs) {
     const JobSpec& spec = specs[record.index];
     const bool finished = record.finish_time >= 0.0;
@@ -67,14 +72,15 @@ void write_jobs_csv(std::ostream& out, const std::vector<JobSpec>& specs, const 
             : finished      ? "finished"
                             : "unfinished");
     write_values(false);
+    if (marked) out << ',' << (is_measured(result.metrics, record) ? 1 : 0);
     out << '\n';
   }
 }
 
-void write_timeseries_csv(std::ostream& out, const RunResult& result) {
+void timeseries_csv(std::ostream& out, const RunResult& result, bool marked) {
   const auto fields = sample_fields();
   for (std::size_t f = 0; f < fields.size(); ++f) out << (f ? "," : "") << fields[f].name;
-  out << '\n';
+  out << (marked ? ",measured\n" : "\n");
   for (const auto& sample : result.samples) {
     for (std::size_t f = 0; f < fields.size(); ++f) {
       if (f) out << ',';
@@ -83,8 +89,25 @@ void write_timeseries_csv(std::ostream& out, const RunResult& result) {
       else
         put_number(out, sample.*fields[f].real);
     }
+    if (marked) out << ',' << (is_measured(result.metrics, sample) ? 1 : 0);
     out << '\n';
   }
+}
+
+}  // namespace
+
+void write_jobs_csv(std::ostream& out, const std::vector<JobSpec>& specs, const RunResult& result) {
+  jobs_csv(out, specs, result, false);
+}
+void write_jobs_csv_marked(std::ostream& out, const std::vector<JobSpec>& specs,
+                           const RunResult& result) {
+  jobs_csv(out, specs, result, true);
+}
+void write_timeseries_csv(std::ostream& out, const RunResult& result) {
+  timeseries_csv(out, result, false);
+}
+void write_timeseries_csv_marked(std::ostream& out, const RunResult& result) {
+  timeseries_csv(out, result, true);
 }
 
 void write_summary(std::ostream& out, const RunMetrics& m) {

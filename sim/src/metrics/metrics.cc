@@ -97,6 +97,27 @@ constexpr MetricField kRunMetrics[] = {
          "serving: task outputs sent over the network between nodes"),
     real("query_slo_attainment", &RunMetrics::query_slo_attainment, "fraction",
          "serving: queries with latency <= [metrics] query_slo_s / queries (0 when unset)"),
+    real("measure_start", &RunMetrics::measure_start, "s",
+         "start of the measured time range: the first measured job's submission"),
+    real("measure_end", &RunMetrics::measure_end, "s",
+         "end of the measured time range: the last measured job's finish"),
+    count("window_first", &RunMetrics::window_first,
+          "first measured job position (0-based; 0 without a window)"),
+    count("window_last", &RunMetrics::window_last,
+          "last measured job position (inclusive; the last job without a window)"),
+    real("offered_load", &RunMetrics::offered_load, "fraction",
+         "steady state: GPUs x durations of the jobs submitted in the measured range / (GPUs x "
+         "its length)"),
+    count("steady_state", &RunMetrics::steady_state,
+          "1: measured in steady state (the steady-state rule's verdict)"),
+    count("window_too_short", &RunMetrics::window_too_short,
+          "1: too few measured jobs for the target precision, or the warm-up was not over"),
+    real("more_jobs", &RunMetrics::more_jobs, "",
+         "too short: run this many times more jobs (0 otherwise)"),
+    real("mser_warmup_end", &RunMetrics::mser_warmup_end, "s",
+         "steady state: end of the warm-up MSER-5 detects in the sampled busy GPUs and queue"),
+    real("util_rse", &RunMetrics::util_rse, "fraction",
+         "steady state: predicted relative standard error of gpu_util"),
 };
 
 constexpr JobField job_count(std::string_view name, int JobRecord::*member, bool first_block) {

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "clustersim/options.h"
+#include "clustersim/steady_state.h"
 #include "core/engine.h"
 #include "decider/admission.h"
 #include "decider/default_decider.h"
@@ -227,6 +228,7 @@ RunResult Simulation::run() {
   }
   over_ = true;
   RunResult result = parts_->engine->collect_results();  // moves the per-job records out
+  complete(result);
   result_taken_ = true;
   return result;
 }
@@ -236,8 +238,17 @@ const RunResult& Simulation::result() {
     if (!over_) throw std::logic_error("Simulation::result: the run is not over");
     if (result_taken_) throw std::logic_error("Simulation::result: run() returned the results");
     result_ = parts_->engine->collect_results();
+    complete(*result_);
   }
   return *result_;
+}
+
+// What every run reports of its measured population, then a config's own finish (its verdict).
+void Simulation::complete(RunResult& result) const {
+  std::optional<std::pair<std::size_t, std::size_t>> window;
+  if (options_.window) window.emplace(options_.window->first, options_.window->last);
+  describe_population(window, jobs_, result);
+  if (finish_) finish_(result);
 }
 
 }  // namespace clustersim

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "clustersim/random.h"
+#include "clustersim/steady_state.h"
 #include "options/declare.h"
 
 namespace clustersim {
@@ -121,16 +122,29 @@ double sample_runtime(double u, const Tables& t) {
   return std::exp(t.log_seconds[lo] + fraction * (t.log_seconds[hi] - t.log_seconds[lo]));
 }
 
-// E[runtime] of the table: a log-linear segment from a to b has mean (b - a) / (ln b - ln a).
-double mean_runtime() {
+// E[min(runtime, cap)] of a log-linear segment from a to b of probability `width`: its mean is
+// (b - a) / (ln b - ln a); a cap inside it splits it where the log reaches ln cap.
+double segment_mean(double a, double b, double width, double cap) {
+  if (cap > 0.0 && a >= cap) return width * cap;
+  if (cap <= 0.0 || b <= cap) return width * (a == b ? a : (b - a) / (std::log(b) - std::log(a)));
+  const double below = (std::log(cap) - std::log(a)) / (std::log(b) - std::log(a));
+  return width * (below * (cap - a) / (std::log(cap) - std::log(a)) + (1.0 - below) * cap);
+}
+
+// E[runtime] of the table (durations above `cap` clamped to it; 0 = no cap).
+double mean_runtime(double cap) {
   double mean = 0.0;
   for (std::size_t i = 0; i + 1 < kRuntimeQuantiles.size(); ++i) {
     const double a = kRuntimeQuantiles[i].seconds;
     const double b = kRuntimeQuantiles[i + 1].seconds;
     const double width = kRuntimeQuantiles[i + 1].probability - kRuntimeQuantiles[i].probability;
-    mean += width * (a == b ? a : (b - a) / (std::log(b) - std::log(a)));
+    mean += segment_mean(a, b, width, cap);
   }
   return mean;
+}
+
+double cap_duration(double seconds, double cap) {
+  return cap > 0.0 ? std::min(seconds, cap) : seconds;
 }
 
 void validate(const GeneratorOptions& options) {
@@ -145,6 +159,9 @@ void validate(const GeneratorOptions& options) {
   if (options.max_gpus_per_job < 0) {
     throw std::invalid_argument("generator max_gpus_per_job must be >= 0 (0 = no cap)");
   }
+  if (!(options.max_duration_s >= 0.0) || !std::isfinite(options.max_duration_s))
+    throw std::invalid_argument(
+        "generator max_duration_s must be a finite number >= 0 (0 = no cap)");
 }
 
 }  // namespace
@@ -156,10 +173,61 @@ double generator_mean_gpu_seconds(const GeneratorOptions& options) {
     mean_gpus += demand.probability * clamp_gpus(demand.gpus, options.max_gpus_per_job);
   }
   // Demand and runtime are sampled independently, so E[gpus * runtime] = E[gpus] * E[runtime].
-  return mean_gpus * mean_runtime();
+  return mean_gpus * mean_runtime(options.max_duration_s);
 }
 
-Workload generate_synergy_workload(const GeneratorOptions& options);    // synergy_generator.cc
+namespace {
+
+// A log-linear quantile table as (seconds, probability) points: `per_segment` midpoints of each
+// segment, durations clamped to `cap` (0 = none).
+template <std::size_t N>
+std::vector<std::pair<double, double>> quantile_points(const std::array<RuntimeQuantile, N>& table,
+                                                       double cap) {
+  constexpr int kPerSegment = 64;
+  std::vector<std::pair<double, double>> points;
+  points.reserve((N - 1) * kPerSegment);
+  for (std::size_t i = 0; i + 1 < N; ++i) {
+    const double width = table[i + 1].probability - table[i].probability;
+    if (width <= 0.0) continue;
+    const double la = std::log(table[i].seconds), lb = std::log(table[i + 1].seconds);
+    for (int k = 0; k < kPerSegment; ++k) {
+      const double f = (k + 0.5) / kPerSegment;
+      points.emplace_back(cap_duration(std::exp(la + f * (lb - la)), cap), width / kPerSegment);
+    }
+  }
+  return points;
+}
+
+}  // namespace
+
+Workload generate_synergy_workload(const GeneratorOptions& options);  // synergy_generator.cc
+void synergy_gpu_moments(const GeneratorOptions& options, double& mean, double& square);
+
+WorkloadShape generator_shape(const GeneratorOptions& options) {
+  WorkloadShape shape;
+  if (options.shape == "synergy") {
+    // 60 x 10^U(1.5, 3) s for 80% of jobs, 60 x 10^U(3, 4) s for 20%: log-linear quantiles.
+    const std::array<RuntimeQuantile, 3> table = {
+        {{0.0, 60.0 * std::pow(10.0, 1.5)}, {0.8, 60.0 * 1e3}, {1.0, 60.0 * 1e4}}};
+    shape.durations = quantile_points(table, options.max_duration_s);
+    shape.arrival_rate = options.jobs_per_hour / 3600.0;
+    synergy_gpu_moments(options, shape.mean_gpus, shape.mean_gpus_sq);
+    return shape;
+  }
+  if (options.shape != "philly")
+    throw std::invalid_argument("generator '" + options.shape +
+                                "' has no steady-state shape (only philly and synergy)");
+  shape.durations = quantile_points(kRuntimeQuantiles, options.max_duration_s);
+  shape.arrival_rate = options.load * options.cluster_gpus / generator_mean_gpu_seconds(options);
+  shape.mean_gpus = shape.mean_gpus_sq = 0.0;
+  for (const GpuDemand& demand : kGpuDemand) {
+    const double gpus = clamp_gpus(demand.gpus, options.max_gpus_per_job);
+    shape.mean_gpus += demand.probability * gpus;
+    shape.mean_gpus_sq += demand.probability * gpus * gpus;
+  }
+  return shape;
+}
+
 Workload generate_query_dag_workload(const GeneratorOptions& options);  // query_dag_generator.cc
 
 namespace {
@@ -224,7 +292,7 @@ Workload generate_philly_workload(const GeneratorOptions& options) {
     job.submit_time = clock;
     job.num_gpus = clamp_gpus(kGpuDemand[sample_index(t.gpu_cdf, rng.uniform())].gpus,
                               options.max_gpus_per_job);
-    job.duration = sample_runtime(rng.uniform(), t);
+    job.duration = cap_duration(sample_runtime(rng.uniform(), t), options.max_duration_s);
     job.model = kModelMix[sample_index(t.model_cdf, rng.uniform())].name;
     if (!options.vcs.empty()) job.vc = options.vcs[rng.below(options.vcs.size())];
   }
@@ -255,9 +323,12 @@ void declare_generator_keys(KeyRegistry& keys) {
       .range(1, 100'000'000)
       .training_only()
       .refusal("query_dag generates queries: set 'queries'")
+      .default_note("`1000`; the steady-state plan's with `steady_state = \"auto\"`")
       .doc(
           "Jobs to generate (with a `window` and no `jobs`: enough to reach the window and keep "
-          "arriving past it).");
+          "arriving past it). With `[metrics] steady_state = \"auto\"` the warm-up and the "
+          "measured jobs come out of them, and arrivals go on past them while the measured jobs "
+          "finish; unset, the rule sizes the run for `precision`.");
   key(
       "load", [](auto& g) -> auto& { return g.load; })
       .range(1e-6, 100.0)
@@ -274,6 +345,15 @@ void declare_generator_keys(KeyRegistry& keys) {
       .range(0, 1 << 20)
       .training_only()
       .doc("Larger GPU demands are clamped to this (0 = no cap).");
+  key(
+      "max_duration_s", [](auto& g) -> auto& { return g.max_duration_s; })
+      .range(0.0, 1e12)
+      .training_only()
+      .doc(
+          "Longer durations are clamped to this, as a job time limit would end them (0 = no "
+          "cap). `philly`'s durations reach 53.6 days, and its 1% of jobs over 3.3 days hold "
+          "~48% of the GPU time: a steady state then takes months of arrivals; 172800 (2 days, "
+          "2% of the jobs) keeps it to days. `load` counts the capped durations.");
   key(
       "vcs", [](auto& g) -> auto& { return g.vcs; })
       .expected("a list of VC names")

@@ -91,6 +91,7 @@ Workload generate_synergy_workload(const GeneratorOptions& options) {
                         static_cast<std::size_t>(model_draw * static_cast<double>(models.size())))];
     const double exponent = long_draw >= 0.8 ? 3.0 + length_draw : 1.5 + 1.5 * length_draw;
     job.duration = 60.0 * std::pow(10.0, exponent);
+    if (options.max_duration_s > 0.0) job.duration = std::min(job.duration, options.max_duration_s);
     job.num_gpus = 1;
     if (options.gpu_demand == "philly") {
       double u = gpu_draw * demand_sum;
@@ -108,6 +109,25 @@ Workload generate_synergy_workload(const GeneratorOptions& options) {
           static_cast<std::size_t>(vc_draw * static_cast<double>(options.vcs.size())))];
   }
   return workload;
+}
+
+// E[g] and E[g^2] of the jobs' GPUs (steady_state.h's shape).
+void synergy_gpu_moments(const GeneratorOptions& options, double& mean, double& square) {
+  const auto clamp = [&](int gpus) {
+    return static_cast<double>(
+        options.max_gpus_per_job > 0 ? std::min(gpus, options.max_gpus_per_job) : gpus);
+  };
+  mean = square = 0.0;
+  if (options.gpu_demand != "philly") {
+    mean = square = clamp(1);
+    return;
+  }
+  double total = 0.0;
+  for (const Demand& d : kPhillyDemand) total += d.weight;
+  for (const Demand& d : kPhillyDemand) {
+    mean += d.weight / total * clamp(d.gpus);
+    square += d.weight / total * clamp(d.gpus) * clamp(d.gpus);
+  }
 }
 
 namespace options {

@@ -50,6 +50,7 @@ struct Grid {
   std::vector<Axis> axes;   // in the order they appear in the file
   std::vector<Dimension> dimensions;
   std::size_t replicates = 1;  // `seeds = N`
+  std::size_t seeds_line = 0;  // its line in the grid file (0: not set)
   std::uint64_t seed = 1;      // grid seed: every point's seed derives from it
   // true: a replicate's seed is shared by every configuration (common random numbers, so that
   // policies are compared on the same generated workloads); false: it also mixes in point_id.

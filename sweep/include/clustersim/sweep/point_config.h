@@ -25,10 +25,22 @@ struct GridCheck {
   std::vector<double> config_cost;       // per configuration (config_id)
   std::vector<std::size_t> config_jobs;  // per configuration: the jobs its cost counts
   std::size_t traces_read = 0;           // distinct trace files opened
+  // What the sweep says before it runs, and keeps in the result file (attribute `warnings`):
+  // settings that cannot act, rows a trace dropped, configurations whose seeds are the same run,
+  // runs the steady-state rule already knows to be too short. One line each, with the
+  // configurations it concerns.
+  std::vector<std::string> warnings;
 };
 
-// Checks every configuration before any simulation starts: parse_run_config on each, and every
-// distinct trace file read once. Throws InputError on the first bad one.
+// Checks every configuration before any simulation starts: parse_run_config on each, every
+// distinct trace file read once, and, for each configuration replaying a trace, that every job
+// can run on its cluster (unless reject_impossible), that no setting makes a run effectively
+// endless (check_event_budget), and that seeds over the trace are not all the same run (a grid
+// with replicates where no configuration has anything random). Throws InputError on the first
+// bad one.
 GridCheck validate_grid(const Grid& grid);
+
+// The JSON list of the warnings (the result file's `warnings` attribute).
+std::string warnings_json(const std::vector<std::string>& warnings);
 
 }  // namespace clustersim::sweep

@@ -30,6 +30,9 @@ struct SweepOptions {
   int threads = 0;  // 0: SLURM_CPUS_PER_TASK, else the affinity mask
   bool save_jobs = false;
   bool save_timeseries = false;
+  // With save_jobs / save_timeseries: every job and sample of a point, warm-up and drain
+  // included, not only its measured ones (the steady-state rule's window; steady_state.h).
+  bool whole_run = false;
   std::size_t max_chunk = 64;
   double progress_interval_s = 30.0;  // plain progress lines when stderr is not a terminal
   std::string summary_by;             // axis to group the summary by; default scheduler.policy

@@ -1,0 +1,113 @@
+// Steady-state measurement of an open workload (arrivals that keep coming, as the generators
+// make them): which jobs to measure, how long arrivals go on, and a verdict on what was measured.
+// Pure computation, outside the engine: a plan before the run (a window of job positions and a
+// drain limit, which Simulation already knows how to run), an assessment after it (from the
+// run's records, samples and the jobs). sim/README.md ("Steady state") states the rule.
+//
+//   warm-up   the jobs expected to arrive before the cluster has filled: the time t after which
+//             jobs that arrived before would hold less than 2% of the steady-state work had
+//             nothing queued (E[(D - t)+] <= 0.02 E[D]), unless set (`warmup_s`);
+//   measured  the next jobs, as many as give the measured GPU utilisation a relative standard
+//             error of `precision` (an M/G/inf bound: R / sqrt(jobs), R = sqrt(E[g^2] E[D^2]) /
+//             (E[g] E[D])), unless `jobs` or a window says how many;
+//   drain     arrivals go on until every measured job has finished, for at most the longest
+//             duration plus `drain_limit` x the measured jobs' arrival span after the last
+//             measured arrival; then they stop (and the window is overloaded).
+//
+// The verdict, per run: overloaded (the window did not drain while jobs kept arriving, or the
+// queue grows throughout while the cluster carries less than the offered load), too short (fewer
+// measured jobs than `precision` needs, or the warm-up MSER-5 detects on the sampled busy GPUs
+// and queue length moves the measured means by more than `precision`: run N x more jobs), or
+// steady.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "clustersim/job.h"
+#include "clustersim/metrics.h"
+
+namespace clustersim {
+
+// What the rule needs to know of a workload's jobs: a Poisson stream at `arrival_rate` (jobs per
+// second) of jobs asking for g GPUs for a duration D, drawn independently.
+struct WorkloadShape {
+  double arrival_rate = 0.0;
+  double mean_gpus = 1.0;     // E[g]
+  double mean_gpus_sq = 1.0;  // E[g^2]
+  // D's distribution as (seconds, probability) points (a fine quantile grid; the probabilities
+  // sum to 1).
+  std::vector<std::pair<double, double>> durations;
+};
+
+// [metrics] steady_state, precision, warmup_s, drain_limit.
+struct SteadyStateOptions {
+  double precision = 0.03;  // target relative standard error of gpu_util, per run
+  double warmup_s = -1.0;   // < 0: from the workload (the time it takes to fill)
+  double drain_limit = 0.25;
+};
+
+struct SteadyStatePlan {
+  std::size_t first = 0, last = 0;  // the measured jobs' positions (inclusive)
+  std::size_t generate = 0;         // jobs to generate at first (the stream grows as needed)
+  std::size_t grow_limit = 0;       // arrivals stop after this many jobs (the drain limit)
+  double warmup_s = 0.0;            // arrivals before the first measured job (expected)
+  double drain_s = 0.0;             // the drain limit after the last measured arrival (expected)
+  std::size_t measured_needed = 0;  // measured jobs `precision` needs
+  double predicted_rse = 0.0;       // of gpu_util with the measured jobs planned
+  double more_jobs = 0.0;           // > 1: the plan is short of jobs by this factor (too short)
+  std::string short_reason;         // why, when more_jobs > 1
+};
+
+// Moments and times of a shape.
+double shape_mean_duration(const WorkloadShape& shape);
+// R: the measured utilisation's relative standard error times sqrt(measured jobs).
+double shape_rse_factor(const WorkloadShape& shape);
+// The time after which jobs that arrived before hold at most `fraction` of the steady work.
+double shape_fill_time(const WorkloadShape& shape, double fraction);
+
+// The plan. `jobs`: the jobs the run generates before its drain (set by the user: the warm-up
+// and the measured jobs come out of them); `window`: measured positions set by hand (then only
+// the drain and the precision are planned). Throws std::invalid_argument for a shape without
+// arrivals or durations.
+SteadyStatePlan plan_steady_state(const WorkloadShape& shape, const SteadyStateOptions& options,
+                                  std::optional<std::size_t> jobs,
+                                  std::optional<std::pair<std::size_t, std::size_t>> window);
+
+// MSER-5 (White 1997; Franklin & White 2008): the truncation point, in observations, of a series
+// that minimises the squared standard error of the mean of what remains, over batch means of 5
+// and truncations of at most half the series. nullopt for fewer than 20 observations.
+std::optional<std::size_t> mser5(std::span<const double> series);
+
+// The verdict fields of result.metrics (offered_load, steady_state, window_too_short,
+// window_overloaded, more_jobs, mser_warmup_s, util_rse) from the run's records, samples and
+// jobs. Samples are needed for MSER-5 (without them the warm-up is not checked).
+void assess_steady_state(const SteadyStatePlan& plan, const SteadyStateOptions& options,
+                         std::span<const JobSpec> jobs, int cluster_gpus, RunResult& result);
+
+// The measured population of any run (RunMetrics::measure_start, measure_end, window_first,
+// window_last): the window's jobs and the time from the first one's submission to the last
+// one's finish, or every job and the whole run without a window.
+void describe_population(std::optional<std::pair<std::size_t, std::size_t>> window,
+                         std::span<const JobSpec> jobs, RunResult& result);
+
+// The verdict in words: "steady", "overloaded: WHY", "too short: run N x more jobs: WHY", or ""
+// when the run was not assessed.
+std::string steady_state_verdict(const RunResult& result);
+
+// Keeps only the measured rows of a result: its jobs at positions [window_first, window_last]
+// and its samples within [measure_start, measure_end].
+void keep_measured_rows(RunResult& result);
+// Whether job record `record` / sample `sample` is in the measured population.
+bool is_measured(const RunMetrics& metrics, const JobRecord& record);
+bool is_measured(const RunMetrics& metrics, const Sample& sample);
+
+// The realised offered load of jobs submitted in [from, to]: their GPUs x durations over
+// (cluster GPUs x (to - from)); 0 for an empty span.
+double offered_load(std::span<const JobSpec> jobs, int cluster_gpus, double from, double to);
+
+}  // namespace clustersim

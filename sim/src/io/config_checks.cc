@@ -1,0 +1,196 @@
+// Checks of a whole run config before it runs: settings that cannot act (said, naming the key
+// and why) and settings that would make a run effectively endless (refused with the estimated
+// event count). config.h states what each looks at.
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "clustersim/config.h"
+#include "clustersim/policy.h"
+
+namespace clustersim {
+
+namespace {
+
+std::string number(double value) {
+  std::ostringstream out;
+  out.precision(3);
+  out << value;
+  return out.str();
+}
+
+bool preempts(const SchedulerOptions& scheduler) {
+  return scheduler.preemption.value_or(make_scheduling_policy(scheduler)->preemptive());
+}
+
+bool empirical(const OverheadCost& cost) { return cost.model == OverheadCost::Model::kEmpirical; }
+
+}  // namespace
+
+std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
+  std::vector<ConfigWarning> warnings;
+  if (config.workload.serving_catalog) return warnings;  // serving keys are refused elsewhere
+  const SimOptions& sim = config.sim;
+  const MechanismOptions& m = sim.mechanisms;
+  const MechanismOptions defaults;
+  const auto warn = [&](std::string key, std::string message) {
+    warnings.push_back({std::move(key), std::move(message)});
+  };
+
+  // On-demand migration makes room for the queue's head only where being consolidated helps it:
+  // with any locality the head starts split anyway, and only a placement penalty (cross-node or
+  // cross-rack factor < 1) makes consolidation worth a move; compaction needs a threshold.
+  const bool placement_model = !config.throughput_model;
+  if (m.migration == MechanismOptions::Migration::kOnDemand && m.defrag_threshold == 0.0) {
+    if (sim.scheduler.placement != "consolidate") {
+      warn(
+          "mechanisms.migration",
+          "\"on_demand\" cannot act: it makes room for a consolidated start, which placement = \"" +
+              sim.scheduler.placement +
+              "\" never uses (and defrag_threshold = 0 never compacts); it only costs time");
+    } else if (!sim.scheduler.strict_locality && placement_model &&
+               sim.penalty.cross_node_factor >= 1.0 && sim.penalty.cross_rack_factor >= 1.0) {
+      warn("mechanisms.migration",
+           "\"on_demand\" cannot act: with scheduler.locality = \"any\" a waiting job starts "
+           "split anyway, and with throughput cross_node_factor = cross_rack_factor = 1 it gains "
+           "nothing from being consolidated, so no move ever pays (and defrag_threshold = 0 "
+           "never compacts); set locality = \"strict\", a factor below 1, or defrag_threshold > 0");
+    }
+  }
+  if (!m.migrates()) {
+    if (m.defrag_threshold != defaults.defrag_threshold)
+      warn("mechanisms.defrag_threshold", "cannot act: mechanisms.migration = \"off\"");
+    if (m.defrag_max_moves != defaults.defrag_max_moves)
+      warn("mechanisms.defrag_max_moves", "cannot act: mechanisms.migration = \"off\"");
+  }
+  if (m.migration != MechanismOptions::Migration::kPeriodic &&
+      m.defrag_period_s != defaults.defrag_period_s)
+    warn("mechanisms.defrag_period_s", "cannot act: mechanisms.migration is not \"periodic\"");
+
+  // Preemption costs are paid by a save or a restore: a policy that never preempts, with nothing
+  // else that saves or restores a job, never pays them (a trace's own checkpoint_interval_s
+  // column may save: traces are not judged here).
+  const bool saves = preempts(sim.scheduler) || m.fails() || m.checkpoint_interval_s > 0.0 ||
+                     m.migrates() || m.elastic || m.preempt_on_arrival;
+  if (!saves && !config.workload.trace_path) {
+    for (const auto& [key, seconds] :
+         {std::pair{"scheduler.checkpoint_s", sim.scheduler.checkpoint_s},
+          std::pair{"scheduler.restore_s", sim.scheduler.restore_s}})
+      if (seconds > 0.0)
+        warn(key, "= " + number(seconds) + " cannot act: scheduler.policy = \"" +
+                      sim.scheduler.policy +
+                      "\" never preempts, and nothing else saves or restores a job (no failures, "
+                      "periodic checkpoints, migration or resizing)");
+  }
+  if (m.elastic && config.workload.generator && config.workload.generator->elastic_fraction <= 0.0)
+    warn("mechanisms.elastic",
+         "= true cannot act: no generated job is elastic (workload.elastic_fraction = 0)");
+  if (sim.scheduler.honor_priority && config.workload.generator)
+    warn("scheduler.honor_priority",
+         "= true cannot act: generated jobs all have the same priority");
+  if (sim.scheduler.vc_quota == VcQuotaMode::kLend && sim.cluster.vcs.empty())
+    warn("scheduler.vc_quota",
+         "= \"lend\" cannot act: the cluster has no VC quotas ([cluster] vcs)");
+  if (!m.fails()) {
+    if (m.repair_h != defaults.repair_h)
+      warn("mechanisms.repair_h",
+           "cannot act: no failures (mechanisms.mtbf_h = 0, no failure_trace)");
+    if (m.failure_model != defaults.failure_model || m.weibull_shape != defaults.weibull_shape)
+      warn("mechanisms.failure_model", "cannot act: no generated failures (mechanisms.mtbf_h = 0)");
+  }
+  return warnings;
+}
+
+double estimated_span_s(const RunConfig& config, const Workload* workload) {
+  const auto& generator = config.workload.generator;
+  if (workload && !workload->jobs.empty()) {
+    double first = workload->jobs.front().submit_time, last = first, longest = 0.0;
+    for (const JobSpec& job : workload->jobs) {
+      first = std::min(first, job.submit_time);
+      last = std::max(last, job.submit_time);
+      longest = std::max(longest, job.duration);
+    }
+    double span = last - first + longest;
+    // A stream that grows: the plan's drain limit bounds it.
+    if (generator && config.workload.steady_plan && !config.workload.serving_catalog) {
+      const WorkloadShape shape = generator_shape(*generator);
+      span = std::max(
+          span, static_cast<double>(config.workload.steady_plan->grow_limit) / shape.arrival_rate +
+                    longest);
+    }
+    return span;
+  }
+  if (generator && !config.workload.serving_catalog &&
+      (generator->shape == "philly" || generator->shape == "synergy")) {
+    const WorkloadShape shape = generator_shape(*generator);
+    double longest = 0.0;
+    for (const auto& point : shape.durations) longest = std::max(longest, point.first);
+    const double jobs = config.workload.steady_plan
+                            ? static_cast<double>(config.workload.steady_plan->grow_limit)
+                            : static_cast<double>(generator->jobs);
+    return jobs / shape.arrival_rate + longest;
+  }
+  return 0.0;
+}
+
+void check_event_budget(const RunConfig& config, const Workload* workload) {
+  if (config.workload.serving_catalog) return;
+  const double span = estimated_span_s(config, workload);
+  if (!(span > 0.0)) return;
+  const SimOptions& sim = config.sim;
+  const MechanismOptions& m = sim.mechanisms;
+  const auto refuse = [&](const std::string& key, double value, double events,
+                          const std::string& what) {
+    if (!(events > kMaxEstimatedEvents)) return;
+    std::ostringstream message;
+    message.precision(3);
+    message << "= " << value << " would take about " << events << " " << what << " over the "
+            << "workload's ~" << span / 86400.0 << " days (more than " << kMaxEstimatedEvents
+            << " events: hours or days of simulation); raise it";
+    throw InputError(config.source_name, 0, key, message.str());
+  };
+  if (sim.sample_interval_s > 0.0)
+    refuse("metrics.sample_interval_s", sim.sample_interval_s, span / sim.sample_interval_s,
+           "samples");
+  if (preempts(sim.scheduler) && sim.scheduler.lease_s > 0.0)
+    refuse("scheduler.lease_s", sim.scheduler.lease_s, span / sim.scheduler.lease_s,
+           "lease rounds");
+  if (sim.scheduler.plan_interval_s > 0.0)
+    refuse("scheduler.plan_interval_s", sim.scheduler.plan_interval_s,
+           span / sim.scheduler.plan_interval_s, "planning rounds");
+  if (m.migration == MechanismOptions::Migration::kPeriodic)
+    refuse("mechanisms.defrag_period_s", m.defrag_period_s, span / m.defrag_period_s,
+           "compactions");
+  if (m.mtbf_h > 0.0) {
+    const double nodes = [&] {
+      double n = 0.0;
+      for (const auto& group : sim.cluster.groups) n += group.nodes;
+      return n;
+    }();
+    refuse("mechanisms.mtbf_h", m.mtbf_h, nodes * span / (m.mtbf_h * 3600.0), "node failures");
+  }
+  if (m.checkpoint_interval_s > 0.0) {
+    // Saves happen per running job: the work the jobs hold, over the interval.
+    double running = 0.0;
+    if (workload) {
+      for (const JobSpec& job : workload->jobs) running += job.duration;
+    } else if (config.workload.generator && config.workload.steady_plan) {
+      const WorkloadShape shape = generator_shape(*config.workload.generator);
+      double mean = 0.0;
+      for (const auto& [seconds, probability] : shape.durations) mean += seconds * probability;
+      running = mean * static_cast<double>(config.workload.steady_plan->grow_limit);
+    }
+    refuse("mechanisms.checkpoint_interval_s", m.checkpoint_interval_s,
+           running / m.checkpoint_interval_s, "periodic checkpoints");
+  }
+}
+
+bool has_randomness(const RunConfig& config) {
+  const SimOptions& sim = config.sim;
+  const MechanismOptions& m = sim.mechanisms;
+  return config.workload.generator.has_value() || sim.scheduler.placement == "random" ||
+         m.mtbf_h > 0.0 || empirical(m.checkpoint_cost) || empirical(m.restore_cost) ||
+         empirical(m.migration_cost) || empirical(m.resize_cost);
+}
+
+}  // namespace clustersim

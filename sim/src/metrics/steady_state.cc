@@ -1,0 +1,353 @@
+// The steady-state rule (steady_state.h): a plan before the run, a verdict after it. Nothing here
+// runs inside the engine's event loop.
+#include "clustersim/steady_state.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+
+namespace clustersim {
+
+namespace {
+
+// The warm-up ends when the jobs that arrived before hold at most this share of the steady
+// state's work (in an empty cluster: M/G/inf).
+constexpr double kFillResidual = 0.02;
+// At least this many measured jobs, whatever the precision asks.
+constexpr std::size_t kMinMeasured = 200;
+
+std::string format(double value, int digits = 3) {
+  std::ostringstream out;
+  out.precision(digits);
+  out << value;
+  return out.str();
+}
+
+std::string days(double seconds) {
+  return seconds >= 2 * 86400 ? format(seconds / 86400, 3) + " days"
+                              : format(seconds / 3600, 3) + " h";
+}
+
+}  // namespace
+
+double shape_mean_duration(const WorkloadShape& shape) {
+  double mean = 0.0;
+  for (const auto& [seconds, probability] : shape.durations) mean += seconds * probability;
+  return mean;
+}
+
+namespace {
+double longest_duration(const WorkloadShape& shape) {
+  double longest = 0.0;
+  for (const auto& point : shape.durations) longest = std::max(longest, point.first);
+  return longest;
+}
+}  // namespace
+
+double shape_rse_factor(const WorkloadShape& shape) {
+  const double mean = shape_mean_duration(shape);
+  if (!(mean > 0.0) || !(shape.mean_gpus > 0.0)) return 0.0;
+  double square = 0.0;
+  for (const auto& [seconds, probability] : shape.durations)
+    square += seconds * seconds * probability;
+  return std::sqrt(shape.mean_gpus_sq * square) / (shape.mean_gpus * mean);
+}
+
+double shape_fill_time(const WorkloadShape& shape, double fraction) {
+  const double mean = shape_mean_duration(shape);
+  if (!(mean > 0.0)) return 0.0;
+  const auto residual = [&](double t) {
+    double sum = 0.0;
+    for (const auto& [seconds, probability] : shape.durations)
+      sum += std::max(0.0, seconds - t) * probability;
+    return sum;
+  };
+  double low = 0.0, high = longest_duration(shape);
+  if (residual(low) <= fraction * mean) return 0.0;
+  for (int i = 0; i < 100 && high - low > 1e-6 * (1.0 + high); ++i) {
+    const double middle = 0.5 * (low + high);
+    (residual(middle) <= fraction * mean ? high : low) = middle;
+  }
+  return high;
+}
+
+SteadyStatePlan plan_steady_state(const WorkloadShape& shape, const SteadyStateOptions& options,
+                                  std::optional<std::size_t> jobs,
+                                  std::optional<std::pair<std::size_t, std::size_t>> window) {
+  if (!(shape.arrival_rate > 0.0) || !std::isfinite(shape.arrival_rate) ||
+      shape.durations.empty() || !(shape_mean_duration(shape) > 0.0))
+    throw std::invalid_argument("steady state: the workload needs arrivals and durations");
+  if (!(options.precision > 0.0))
+    throw std::invalid_argument("steady state: precision must be > 0");
+  const double rate = shape.arrival_rate;
+  SteadyStatePlan plan;
+  plan.warmup_s =
+      options.warmup_s >= 0.0 ? options.warmup_s : shape_fill_time(shape, kFillResidual);
+  const auto warmup_jobs = static_cast<std::size_t>(std::ceil(rate * plan.warmup_s));
+  const double factor = shape_rse_factor(shape);
+  plan.measured_needed = std::max(
+      kMinMeasured, static_cast<std::size_t>(std::ceil(std::pow(factor / options.precision, 2))));
+  if (window) {
+    plan.first = window->first;
+    plan.last = window->second;
+  } else if (jobs) {
+    const std::size_t total = std::max<std::size_t>(*jobs, 1);
+    plan.first = std::min(warmup_jobs, total / 2);
+    plan.last = total - 1;
+  } else {
+    plan.first = warmup_jobs;
+    plan.last = warmup_jobs + plan.measured_needed - 1;
+  }
+  const std::size_t measured = plan.last - plan.first + 1;
+  plan.predicted_rse = factor / std::sqrt(static_cast<double>(measured));
+  const double longest = longest_duration(shape);
+  plan.drain_s = longest + options.drain_limit * static_cast<double>(measured) / rate;
+  const double limit = static_cast<double>(plan.last + 1) + std::ceil(rate * plan.drain_s);
+  plan.grow_limit = limit >= 4e9 ? std::size_t{4'000'000'000} : static_cast<std::size_t>(limit);
+  // Enough at first for the window's last jobs to finish while arrivals go on (the stream grows
+  // past it when the queue needs more).
+  plan.generate =
+      jobs ? std::max<std::size_t>(*jobs, plan.last + 1)
+           : std::min(plan.grow_limit,
+                      plan.last + 1 + static_cast<std::size_t>(std::ceil(rate * longest)));
+
+  // How many times more jobs would do: with `jobs` given, the warm-up and the measured jobs
+  // both come out of them; with a window, its own jobs (and a warm-up before it).
+  const double needed_total = static_cast<double>(warmup_jobs + plan.measured_needed);
+  const double short_measured =
+      window ? static_cast<double>(plan.measured_needed) / static_cast<double>(measured) : 0.0;
+  const double short_warmup =
+      !window || plan.first < warmup_jobs ? needed_total / static_cast<double>(plan.last + 1) : 0.0;
+  plan.more_jobs = std::max(short_measured, short_warmup);
+  if (plan.more_jobs <= 1.0 + 1e-9) {
+    plan.more_jobs = 0.0;
+  } else if (plan.first < warmup_jobs) {
+    plan.short_reason = "the warm-up takes about " + std::to_string(warmup_jobs) +
+                        " jobs (the first " + days(plan.warmup_s) + " of arrivals); " +
+                        std::to_string(plan.first) + " precede the measured jobs";
+  } else {
+    plan.short_reason = std::to_string(measured) +
+                        " measured jobs give gpu_util a relative standard error of about " +
+                        format(plan.predicted_rse, 2) + " (precision " +
+                        format(options.precision, 2) + " needs " +
+                        std::to_string(plan.measured_needed) + ")";
+  }
+  return plan;
+}
+
+std::optional<std::size_t> mser5(std::span<const double> series) {
+  constexpr std::size_t kBatch = 5;
+  const std::size_t batches = series.size() / kBatch;
+  if (batches < 4) return std::nullopt;
+  std::vector<double> means(batches);
+  for (std::size_t b = 0; b < batches; ++b) {
+    double sum = 0.0;
+    for (std::size_t i = 0; i < kBatch; ++i) sum += series[b * kBatch + i];
+    means[b] = sum / kBatch;
+  }
+  // Suffix sums of the batch means and their squares: MSER(d) in O(1) each.
+  std::vector<double> sum(batches + 1, 0.0), square(batches + 1, 0.0);
+  for (std::size_t b = batches; b-- > 0;) {
+    sum[b] = sum[b + 1] + means[b];
+    square[b] = square[b + 1] + means[b] * means[b];
+  }
+  std::size_t best = 0;
+  double best_value = std::numeric_limits<double>::infinity();
+  for (std::size_t d = 0; d <= batches / 2; ++d) {
+    const auto left = static_cast<double>(batches - d);
+    const double mean = sum[d] / left;
+    const double sse = std::max(0.0, square[d] - left * mean * mean);
+    const double value = sse / (left * left);
+    if (value < best_value) {
+      best_value = value;
+      best = d;
+    }
+  }
+  return best * kBatch;
+}
+
+double offered_load(std::span<const JobSpec> jobs, int cluster_gpus, double from, double to) {
+  if (!(to > from) || cluster_gpus <= 0) return 0.0;
+  double work = 0.0;
+  for (const JobSpec& job : jobs)
+    if (job.submit_time >= from && job.submit_time <= to) work += job.num_gpus * job.duration;
+  return work / (static_cast<double>(cluster_gpus) * (to - from));
+}
+
+void describe_population(std::optional<std::pair<std::size_t, std::size_t>> window,
+                         std::span<const JobSpec> jobs, RunResult& result) {
+  RunMetrics& m = result.metrics;
+  if (jobs.empty()) return;
+  std::size_t first = 0, last = jobs.size() - 1;
+  if (window) {
+    first = std::min(window->first, last);
+    last = std::min(window->second, last);
+  }
+  double start = std::numeric_limits<double>::infinity();
+  for (std::size_t i = first; i <= last; ++i) {
+    const bool rejected = i < result.jobs.size() && result.jobs[i].rejected;
+    if (!rejected) start = std::min(start, jobs[i].submit_time);
+  }
+  if (!std::isfinite(start)) start = 0.0;
+  m.window_first = first;
+  m.window_last = last;
+  m.measure_start = start;
+  m.measure_end = start + m.makespan;
+}
+
+namespace {
+
+// Whether a series grows throughout [from, to]: the slope of its means over 10 equal parts of
+// the span is positive beyond 3 standard errors, and adds more than the series' mean (at least
+// one) over the span.
+bool grows(const std::vector<double>& y, const std::vector<double>& times, double from, double to) {
+  constexpr int kParts = 10;
+  if (!(to > from)) return false;
+  std::vector<double> sum(kParts, 0.0), count(kParts, 0.0);
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    if (times[i] < from || times[i] > to) continue;
+    const int part =
+        std::min(kParts - 1, static_cast<int>((times[i] - from) / (to - from) * kParts));
+    sum[part] += y[i];
+    count[part] += 1.0;
+  }
+  std::vector<double> xs, ys;
+  for (int p = 0; p < kParts; ++p)
+    if (count[p] > 0) {
+      xs.push_back((p + 0.5) / kParts * (to - from));
+      ys.push_back(sum[p] / count[p]);
+    }
+  if (xs.size() < 5) return false;
+  const double n = static_cast<double>(xs.size());
+  const double mx = std::accumulate(xs.begin(), xs.end(), 0.0) / n;
+  const double my = std::accumulate(ys.begin(), ys.end(), 0.0) / n;
+  double sxx = 0.0, sxy = 0.0;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    sxx += (xs[i] - mx) * (xs[i] - mx);
+    sxy += (xs[i] - mx) * (ys[i] - my);
+  }
+  const double slope = sxy / sxx;
+  double residual = 0.0;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const double r = ys[i] - (my + slope * (xs[i] - mx));
+    residual += r * r;
+  }
+  const double se = std::sqrt(residual / (n - 2.0) / sxx);
+  return slope > 0.0 && slope > 3.0 * se && slope * (to - from) > std::max(my, 1.0);
+}
+
+}  // namespace
+
+void assess_steady_state(const SteadyStatePlan& plan, const SteadyStateOptions& options,
+                         std::span<const JobSpec> jobs, int cluster_gpus, RunResult& result) {
+  RunMetrics& m = result.metrics;
+  m.util_rse = plan.predicted_rse;
+  // The measured jobs' own offered load, over their arrival span.
+  double first_arrival = std::numeric_limits<double>::infinity(), last_arrival = 0.0, work = 0.0;
+  for (std::size_t i = plan.first; i <= plan.last && i < jobs.size(); ++i) {
+    if (i < result.jobs.size() && result.jobs[i].rejected) continue;
+    first_arrival = std::min(first_arrival, jobs[i].submit_time);
+    last_arrival = std::max(last_arrival, jobs[i].submit_time);
+    work += jobs[i].num_gpus * jobs[i].duration;
+  }
+  if (last_arrival > first_arrival && cluster_gpus > 0)
+    m.offered_load = work / (static_cast<double>(cluster_gpus) * (last_arrival - first_arrival));
+  std::string& note = result.steady_state_note;
+  note.clear();
+  bool overloaded = m.window_overloaded != 0;  // the window outlived the arrivals
+  if (overloaded)
+    note = "the measured jobs had not all finished " + days(plan.drain_s) +
+           " after the last of them arrived (drain_limit): the queue does not empty at this load";
+  bool too_short = plan.more_jobs > 1.0;
+  double more = plan.more_jobs;
+  if (too_short) note = plan.short_reason;
+  // The cluster carries clearly less than the measured jobs offer.
+  const double tolerance = std::max(0.03, 2.0 * plan.predicted_rse);
+  if (!overloaded && m.gpu_util < m.offered_load * (1.0 - tolerance)) {
+    overloaded = true;
+    note = "the cluster carried gpu_util " + format(m.gpu_util) + " of the " +
+           format(m.offered_load) + " the measured jobs offered";
+  }
+
+  // The warm-up and the trend, from the samples up to the last measured arrival (the drain
+  // after it is left out: the jobs arriving then are not the measured ones).
+  std::vector<double> busy, queue, times;
+  for (const Sample& sample : result.samples) {
+    if (sample.time > last_arrival) break;
+    busy.push_back(sample.busy_gpus);
+    queue.push_back(sample.queue_length);
+    times.push_back(sample.time);
+  }
+  const auto mean_from = [&](const std::vector<double>& y, double from, double to) {
+    double sum = 0.0;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < y.size(); ++i)
+      if (times[i] >= from && times[i] <= to) {
+        sum += y[i];
+        ++n;
+      }
+    return n ? sum / static_cast<double>(n) : 0.0;
+  };
+  // The queue grows through the measurement: a long burst, or the start of an overload.
+  if (!overloaded && grows(queue, times, m.measure_start, last_arrival)) {
+    if (!too_short)
+      note =
+          "the queue grows through the measured jobs' arrivals (a long burst, or the cluster "
+          "near saturation)";
+    too_short = true;
+    more = std::max(more, 2.0);
+  }
+  const std::optional<std::size_t> busy_cut = mser5(busy), queue_cut = mser5(queue);
+  if (busy_cut && queue_cut) {
+    const double warmup_end = std::max(times[*busy_cut], times[*queue_cut]);
+    m.mser_warmup_end = warmup_end;
+    // The warm-up MSER sees ends after the measurement began, and leaving it out moves the
+    // measured utilisation by more than twice the precision asked (once is its noise): the
+    // measured jobs still hold some of the warm-up.
+    const double measured_busy = mean_from(busy, m.measure_start, last_arrival);
+    const double detected_busy = mean_from(busy, warmup_end, last_arrival);
+    if (warmup_end > m.measure_start && measured_busy > 0.0 &&
+        std::abs(detected_busy - measured_busy) >
+            2.0 * std::max(options.precision, plan.predicted_rse) * measured_busy) {
+      if (!too_short && !overloaded)
+        note =
+            "MSER-5 sees the warm-up end at " + days(warmup_end) +
+            ", after the measurement began (" + days(m.measure_start) +
+            "), and leaving it out moves the measured busy GPUs by more than twice the precision";
+      too_short = true;
+      more = std::max(more, 2.0);
+    }
+  }
+  m.window_overloaded = overloaded ? 1 : 0;
+  m.window_too_short = !overloaded && too_short ? 1 : 0;
+  m.more_jobs = m.window_too_short ? std::ceil(more * 10.0) / 10.0 : 0.0;
+  m.steady_state = !overloaded && !too_short ? 1 : 0;
+}
+
+std::string steady_state_verdict(const RunResult& result) {
+  const RunMetrics& m = result.metrics;
+  const std::string why = result.steady_state_note.empty() ? "" : ": " + result.steady_state_note;
+  if (m.steady_state) return "steady";
+  if (m.window_overloaded) return "overloaded" + why;
+  if (m.window_too_short) return "too short: run " + format(m.more_jobs) + "x more jobs" + why;
+  return "";
+}
+
+bool is_measured(const RunMetrics& metrics, const JobRecord& record) {
+  return record.index >= metrics.window_first && record.index <= metrics.window_last;
+}
+
+bool is_measured(const RunMetrics& metrics, const Sample& sample) {
+  return sample.time >= metrics.measure_start && sample.time <= metrics.measure_end;
+}
+
+void keep_measured_rows(RunResult& result) {
+  const RunMetrics& m = result.metrics;
+  std::erase_if(result.jobs, [&](const JobRecord& r) { return !is_measured(m, r); });
+  std::erase_if(result.samples, [&](const Sample& s) { return !is_measured(m, s); });
+}
+
+}  // namespace clustersim

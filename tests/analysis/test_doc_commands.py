@@ -1,0 +1,57 @@
+"""The commands the README and the example grids' comments show, checked as written: each
+`clustersim sweep GRID.toml` grid is read and planned (--dry-run: every key, path and point
+resolved), and each `clustersim-analyze` command's options are accepted (run on a missing file: the
+error must be about the file, not a usage error)."""
+import glob
+import os
+import re
+import shlex
+
+import pytest
+
+from conftest import ROOT, run
+
+_SOURCES = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "sweep", "examples", "*", "*.toml")))
+
+
+def _commands(program: str) -> list[tuple[str, list[str]]]:
+    """(where, argv after `build/bin/<program>`) for each concrete command (no placeholders)."""
+    out = []
+    for source in _SOURCES:
+        lines = open(source, encoding="utf-8").read().splitlines()
+        for number, line in enumerate(lines, 1):
+            text = line.lstrip("#").strip()
+            while text.endswith("\\") and number < len(lines):  # a continued command
+                text = text[:-1] + " " + lines[number].lstrip("#").strip()
+                number += 1
+            match = re.search(rf"build/bin/{re.escape(program)} (.*)", text)
+            if not match or "`" in text or "[" in match.group(1) or "GRID" in text or "RESULTS" in text:
+                continue
+            words = shlex.split(match.group(1).split("#")[0])
+            out.append((f"{os.path.relpath(source, ROOT)}:{number}", words))
+    return out
+
+
+SWEEPS = [c for c in _commands("clustersim") if c[1] and c[1][0] == "sweep"]
+ANALYSES = _commands("clustersim-analyze")
+
+
+def test_the_docs_show_commands():
+    assert len(SWEEPS) >= 6 and len(ANALYSES) >= 4
+
+
+@pytest.mark.parametrize("where,words", SWEEPS, ids=[w for w, _ in SWEEPS])
+def test_sweep_command_plans(clustersim, tmp_path, where, words):
+    assert words[1].endswith(".toml"), where
+    command = [clustersim, "sweep", os.path.join(ROOT, words[1]), "--out", str(tmp_path / "out.h5"), "--dry-run"]
+    status, _, stderr = run(command, cwd=ROOT)
+    assert status == 0, f"{where}: {stderr}"
+
+
+@pytest.mark.parametrize("where,words", ANALYSES, ids=[w for w, _ in ANALYSES])
+def test_analyze_command_parses(analyze, tmp_path, where, words):
+    words = [str(tmp_path / "missing.h5") if w.endswith(".h5") else w for w in words]
+    words = [str(tmp_path / w) if i > 0 and words[i - 1] in ("--out", "-o") else w for i, w in enumerate(words)]
+    status, _, stderr = run([analyze] + words)
+    assert status != 0 and "missing.h5" in stderr, f"{where}: {stderr}"
+    assert "usage:" not in stderr and "unrecognized arguments" not in stderr, f"{where}: {stderr}"

@@ -100,6 +100,9 @@ double pipeline_throughput(double gpu_samples_per_s, double prep_samples_per_s,
 enum class MissingProfile {
   kError,    // a job whose model has no profile is an error (naming the model)
   kNeutral,  // such a job runs at rate 1.0 (times the placement penalty)
+  // It cannot run on that GPU type (decisions never place it there; a job that can run on no
+  // type of the cluster can never run). For models that key speed by GPU type (table).
+  kCannotRun,
 };
 
 struct ProfileModelOptions {

@@ -32,6 +32,7 @@ Engine::Engine(const SimOptions& options, const JobSpeed& speed, bool resizing)
   tables.down_count = &down_count_;
   tables.offline_nodes = &offline_nodes_;
   tables.resizing = resizing;
+  tables.type_speeds = &type_speeds_;
   set_tables(tables);
 }
 
@@ -103,6 +104,31 @@ void Engine::load(std::span<const JobSpec> specs, JobAdmission& admission) {
     if (jobs_[i].phase == JobPhase::kRejected) continue;
     for (std::size_t t = 0; t < type_count_; ++t)
       resolved_[i * type_count_ + t] = model.resolve(specs[i], cluster_.gpu_type_names()[t]);
+  }
+  // A typed model: each job's speed on each type (0 where it cannot run); a job that can run on
+  // no type that could hold it can never run.
+  if (model.typed()) {
+    type_speeds_.resize(n * type_count_, 0.0);
+    for (std::size_t i = before; i < n; ++i) {
+      JobState& job = jobs_[i];
+      if (job.phase == JobPhase::kRejected) continue;
+      int room = 0;
+      for (std::size_t t = 0; t < type_count_; ++t) {
+        const void* lookup = resolved_.empty() ? nullptr : resolved_[i * type_count_ + t];
+        if (!model.can_run(lookup)) continue;
+        type_speeds_[i * type_count_ + t] =
+            rate_per_gpu(static_cast<std::uint32_t>(i), static_cast<int>(t), PerGpu{});
+        if (job.gpu_type < 0 || job.gpu_type == static_cast<int>(t))
+          room = std::max(room, cluster_.total_gpus(static_cast<int>(t)));
+      }
+      if (room < job.gpus)
+        reject_or_throw(job, "model",
+                        room == 0
+                            ? "its model cannot run on any GPU type it may use (throughput "
+                              "model)"
+                            : "it needs " + std::to_string(job.gpus) + " GPUs, the cluster has " +
+                                  std::to_string(room) + " of any one type it can run on");
+    }
   }
 
   // Arrivals in (submit, index) order; jobs not yet arrived are re-sorted with the new ones
@@ -271,6 +297,8 @@ void Engine::check_change(const Plan& plan, const Plan::Change& change) {
       (!may_resize || gpus < min_gpus(change.job) || gpus > max_gpus(change.job)))
     fail("gets the wrong number of GPUs");
   if (job.gpu_type >= 0 && type != job.gpu_type) fail("gets GPUs of another type than it asks for");
+  if (!type_speeds_.empty() && type_speed(change.job, type) <= 0.0)
+    fail("gets GPUs of a type it cannot run on");
 }
 
 void Engine::check_feasible(const Plan& plan) {

@@ -56,6 +56,9 @@ struct SchedulerOptions {
   VcQuotaMode vc_quota = VcQuotaMode::kStrict;
   // Tiresias: queue boundaries in attained GPU-seconds (ascending).
   std::vector<double> tiresias_thresholds = {3600.0, 36000.0};
+  // GPU type of a job that names none, at a start (type_choice.h): "most_free" (the type with
+  // most free GPUs), "fastest" or "speedup" (by the throughput model's speed on each type).
+  std::string type_choice = "most_free";
 };
 
 // Serving DAG workloads (serving.h): how ready tasks are placed and GPU memory is managed.

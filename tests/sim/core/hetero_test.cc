@@ -1,0 +1,160 @@
+// Heterogeneous clusters: per-type speed from a throughput table, jobs that cannot run on a type,
+// and the speed-aware type choice. Every JCT below is computed by hand.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "clustersim/allocation_mechanism.h"
+#include "clustersim/error.h"
+#include "clustersim/simulator.h"
+#include "clustersim/throughput_table.h"
+#include "test_util.h"
+
+namespace clustersim {
+namespace {
+
+using testing::job;
+
+// One 1-GPU node of "k80" (listed first) and one of "v100".
+SimOptions k80_and_v100() {
+  SimOptions options;
+  NodeGroupSpec k80;
+  k80.name = "k80";
+  k80.nodes = 1;
+  k80.gpus_per_node = 1;
+  k80.gpu_type = "k80";
+  NodeGroupSpec v100 = k80;
+  v100.name = "v100";
+  v100.gpu_type = "v100";
+  options.cluster.groups = {k80, v100};
+  options.sample_interval_s = 0;
+  options.check_invariants = true;
+  return options;
+}
+
+// Steps/s: A runs 10 on a V100, 5 on a K80; B 2 on a V100 and cannot run on a K80; C 10 and 9.
+std::shared_ptr<const ThroughputTable> table() {
+  std::istringstream json(R"json({
+    "v100": {"('A', 1)": {"null": 10.0}, "('B', 1)": {"null": 2.0}, "('C', 1)": {"null": 10.0}},
+    "k80":  {"('A', 1)": {"null": 5.0},  "('B', 1)": {"null": 0.0}, "('C', 1)": {"null": 9.0}}})json");
+  return std::make_shared<const ThroughputTable>(parse_throughput_table(json, "t.json"));
+}
+
+JobSpec stepped(const std::string& id, Time submit, const std::string& model, double steps) {
+  JobSpec spec = job(id, submit, 1, /*duration: any > 0, steps decide*/ 1.0);
+  spec.model = model;
+  spec.steps = steps;
+  return spec;
+}
+
+RunResult run(SimOptions options, const std::vector<JobSpec>& jobs,
+              const TableModelOptions& table_options = {}) {
+  TableModelOptions o = table_options;
+  if (o.reference_type.empty()) o.reference_type = "v100";
+  const auto model = make_table_throughput_model(table(), o);
+  options.throughput = model.get();
+  return simulate(options, jobs);
+}
+
+TEST(TableModel, AJobRunsItsStepsAtItsTypesSpeed) {
+  // Most free GPUs, first listed on ties: the K80. 100 steps at 5/s = 20 s.
+  RunResult result = run(k80_and_v100(), {stepped("a", 0, "A", 100)});
+  EXPECT_DOUBLE_EQ(result.jobs[0].jct, 20.0);
+  // Without steps, its duration (10 s) holds on the reference type (V100): twice as long on K80.
+  JobSpec plain = job("p", 0, 1, 10.0);
+  plain.model = "A";
+  result = run(k80_and_v100(), {plain});
+  EXPECT_DOUBLE_EQ(result.jobs[0].jct, 20.0);
+}
+
+TEST(TableModel, AJobThatCannotRunOnATypeNeverLandsThere) {
+  // Two B jobs (40 steps, 2/s on a V100 = 20 s each; 0 on a K80) and an idle K80 all along:
+  // the second waits for the V100 instead of starting on the K80.
+  for (const char* choice : {"most_free", "fastest", "speedup"}) {
+    SCOPED_TRACE(choice);
+    SimOptions options = k80_and_v100();
+    options.scheduler.type_choice = choice;
+    std::vector<int> k80_users;
+    options.observer = [&](const AllocationContext& context) {
+      for (std::uint32_t holder : context.holders())
+        if (context.type_held(holder) == 0) k80_users.push_back(static_cast<int>(holder));
+    };
+    const RunResult result = run(options, {stepped("b0", 0, "B", 40), stepped("b1", 0, "B", 40)});
+    EXPECT_DOUBLE_EQ(result.jobs[0].jct, 20.0);
+    EXPECT_DOUBLE_EQ(result.jobs[1].jct, 40.0);
+    EXPECT_TRUE(k80_users.empty());
+  }
+  // Under a preemptive policy too: LAS swaps the two every 5 s lease on the V100 (rounds admit
+  // them to their V100 only); the work ends at 40 s, and the K80 is never used.
+  SimOptions options = k80_and_v100();
+  options.scheduler.policy = "las";
+  options.scheduler.lease_s = 5;
+  bool on_k80 = false;
+  options.observer = [&](const AllocationContext& context) {
+    for (std::uint32_t holder : context.holders())
+      on_k80 = on_k80 || context.type_held(holder) == 0;
+  };
+  const RunResult result = run(options, {stepped("b0", 0, "B", 40), stepped("b1", 0, "B", 40)});
+  EXPECT_DOUBLE_EQ(std::max(result.jobs[0].jct, result.jobs[1].jct), 40.0);
+  EXPECT_GT(result.jobs[0].preemptions + result.jobs[1].preemptions, 0);
+  EXPECT_FALSE(on_k80);
+}
+
+TEST(TableModel, AJobThatCanRunNowhereIsImpossible) {
+  SimOptions options = k80_and_v100();
+  options.cluster.groups.pop_back();  // K80s only
+  EXPECT_THROW(run(options, {stepped("b", 0, "B", 40)}), ImpossibleJobError);
+  options.reject_impossible = true;
+  const RunResult result = run(options, {stepped("b", 0, "B", 40), stepped("a", 0, "A", 10)});
+  EXPECT_TRUE(result.jobs[0].rejected);
+  EXPECT_DOUBLE_EQ(result.jobs[1].jct, 2.0);  // 10 steps at 5/s
+}
+
+TEST(TableModel, MissingEntriesFollowOnMissing) {
+  JobSpec d = stepped("d", 0, "D", 10);  // no entry anywhere
+  TableModelOptions options;
+  options.on_missing = MissingProfile::kError;
+  EXPECT_THROW(run(k80_and_v100(), {d}, options), std::invalid_argument);
+  options.on_missing = MissingProfile::kCannotRun;
+  SimOptions sim = k80_and_v100();
+  sim.reject_impossible = true;
+  EXPECT_TRUE(run(sim, {d}, options).jobs[0].rejected);
+  options.on_missing = MissingProfile::kNeutral;  // rate 1: its 1 s duration
+  EXPECT_DOUBLE_EQ(run(k80_and_v100(), {d}, options).jobs[0].jct, 1.0);
+  // The config-level check names the job's line.
+  d.source_line = 7;
+  options.on_missing = MissingProfile::kError;
+  try {
+    check_table_coverage(*table(), {d}, {"k80", "v100"}, options, "trace.csv");
+    FAIL() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.line(), 7u);
+    EXPECT_EQ(error.field(), "model");
+  }
+}
+
+TEST(TypeChoice, FastestAndSpeedup) {
+  // Job 0 (C: 10/s on a V100, 9/s on a K80) and job 1 (A: 10 and 5), 100 steps each, both at 0.
+  const std::vector<JobSpec> jobs = {stepped("c", 0, "C", 100), stepped("a", 0, "A", 100)};
+  SimOptions options = k80_and_v100();
+  // most_free: job 0 takes the first listed type (K80: 100/9 s), job 1 the V100 (10 s).
+  RunResult r = run(options, jobs);
+  EXPECT_DOUBLE_EQ(r.jobs[0].jct, 100.0 / 9.0);
+  EXPECT_DOUBLE_EQ(r.jobs[1].jct, 10.0);
+  // fastest: job 0 takes its fastest, the V100 (10 s); job 1 gets the K80 (100/5 = 20 s).
+  options.scheduler.type_choice = "fastest";
+  r = run(options, jobs);
+  EXPECT_DOUBLE_EQ(r.jobs[0].jct, 10.0);
+  EXPECT_DOUBLE_EQ(r.jobs[1].jct, 20.0);
+  // speedup: relative to their best type, the two arrived jobs run 0.9 and 0.5 on a K80 (mean
+  // 0.7) and 1 on a V100. Job 0 scores 0.9 / 0.7 > 1 on the K80: it loses least there, and the
+  // V100 goes to job 1, which gains most from it.
+  options.scheduler.type_choice = "speedup";
+  r = run(options, jobs);
+  EXPECT_DOUBLE_EQ(r.jobs[0].jct, 100.0 / 9.0);
+  EXPECT_DOUBLE_EQ(r.jobs[1].jct, 10.0);
+}
+
+}  // namespace
+}  // namespace clustersim

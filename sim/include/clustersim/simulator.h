@@ -26,7 +26,7 @@ enum class VcQuotaMode {
 };
 
 struct SchedulerOptions {
-  std::string policy = "fifo";            // fifo | sjf | srtf | las | tiresias | drf
+  std::string policy = "fifo";  // fifo | sjf | srtf | las | tiresias | drf | qssf | sju | sjg
   std::string placement = "consolidate";  // consolidate | spread | best_fit | random
   // How much CPU, memory and storage each job gets (allocation_mechanism.h):
   // proportional | greedy | tune | opt | drf | tetris.
@@ -59,6 +59,13 @@ struct SchedulerOptions {
   // GPU type of a job that names none, at a start (type_choice.h): "most_free" (the type with
   // most free GPUs), "fastest" or "speedup" (by the throughput model's speed on each type).
   std::string type_choice = "most_free";
+  // Duration estimates of qssf, sju and sjg (policies/estimator.h), from finished jobs only:
+  // "mean", "last_k" (the mean of the last estimator_k) or "quantile" (estimator_quantile) of
+  // the group's durations; qssf's groups: "user", "model" or "vc" (estimate_by).
+  std::string estimator = "mean";
+  int estimator_k = 5;
+  double estimator_quantile = 0.5;
+  std::string estimate_by = "user";
 };
 
 // Serving DAG workloads (serving.h): how ready tasks are placed and GPU memory is managed.

@@ -280,6 +280,7 @@ void declare_placement_model_keys(KeyRegistry& keys);  // throughput/placement_t
 void declare_profile_model_keys(KeyRegistry& keys);    // throughput/profile_throughput_model.cc
 void declare_table_model_keys(KeyRegistry& keys);      // throughput/table_throughput_model.cc
 void declare_type_choice_keys(KeyRegistry& keys);      // decider/placement_stage.cc
+void declare_estimator_keys(KeyRegistry& keys);        // policies/estimator.cc
 void declare_mechanism_keys(KeyRegistry& keys);        // mechanisms/registry.cc
 void declare_tiresias_keys(KeyRegistry& keys);         // policies/tiresias.cc (by the policies')
 // The workload's keys, from the I/O library: config_keys() calls these after simulator_keys().

@@ -17,6 +17,8 @@ constexpr PolicyEntry kPolicies[] = {
     {"fifo", policies::make_fifo},         {"sjf", policies::make_sjf},
     {"srtf", policies::make_srtf},         {"las", policies::make_las},
     {"tiresias", policies::make_tiresias}, {"drf", policies::make_drf},
+    {"qssf", policies::make_qssf},         {"sju", policies::make_sju},
+    {"sjg", policies::make_sjg},
 };
 }  // namespace
 
@@ -55,6 +57,7 @@ void declare_policy_keys(KeyRegistry& keys) {
           "The ordering policy: which waiting job goes next ([`sim/README.md`]"
           "(sim/README.md#scheduling)).");
   declare_tiresias_keys(keys);
+  declare_estimator_keys(keys);
 }
 
 }  // namespace options

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -95,6 +96,10 @@ struct RunMetrics {
   std::uint64_t evictions = 0;
   double bytes_moved = 0;           // task outputs sent between nodes
   double query_slo_attainment = 0;  // fraction of queries with latency <= query_slo_s
+  // Finish-time fairness (sim/README.md, Metrics): over completed jobs, rho = JCT / the time
+  // alone on 1/N of the cluster (N: jobs in the system during its life, time-averaged).
+  double ftf_mean = 0, ftf_max = 0;
+  double ftf_unfair = 0;  // fraction of completed jobs with rho > 1
 };
 
 // One sample of the cluster's state, taken every `sample_interval_s`.
@@ -130,6 +135,10 @@ struct RunResult {
   std::vector<Sample> samples;       // only with SimOptions::record_samples
   std::vector<QueryRecord> queries;  // serving DAG workloads only, DagInfo's query order
   std::vector<TaskRecord> tasks;     // serving DAG workloads only, workload order
+  // Clusters of several GPU types: each job's GPU-seconds held on each type (overheads
+  // included), by (job, type): type_gpu_seconds[job * gpu_types.size() + type]; empty otherwise.
+  std::vector<std::string> gpu_types;
+  std::vector<double> type_gpu_seconds;
   // With a window: the last arrival came before the window drained, so the window's end ran on
   // a workload that had stopped arriving (front ends generate more jobs and run again).
   bool window_outlived_arrivals = false;

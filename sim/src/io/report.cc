@@ -45,6 +45,7 @@ void write_jobs_csv(std::ostream& out, const std::vector<JobSpec>& specs, const 
   write_header(true);
   out << ",model,vc,status";
   write_header(false);
+  for (const std::string& type : result.gpu_types) out << ",gpu_seconds." << csv_field(type);
   out << '\n';
   for (const auto& record : result.jobs) {
     const JobSpec& spec = specs[record.index];
@@ -67,6 +68,11 @@ void write_jobs_csv(std::ostream& out, const std::vector<JobSpec>& specs, const 
             : finished      ? "finished"
                             : "unfinished");
     write_values(false);
+    const std::size_t types = result.gpu_types.size();
+    for (std::size_t t = 0; t < types && !result.type_gpu_seconds.empty(); ++t) {
+      out << ',';
+      put_number(out, result.type_gpu_seconds[record.index * types + t]);
+    }
     out << '\n';
   }
 }

@@ -97,6 +97,12 @@ constexpr MetricField kRunMetrics[] = {
          "serving: task outputs sent over the network between nodes"),
     real("query_slo_attainment", &RunMetrics::query_slo_attainment, "fraction",
          "serving: queries with latency <= [metrics] query_slo_s / queries (0 when unset)"),
+    real("ftf_mean", &RunMetrics::ftf_mean, "",
+         "finish-time fairness: mean over completed jobs of rho = JCT / JCT alone on 1/N of the "
+         "cluster (N: jobs in the system over its life, time-averaged)"),
+    real("ftf_max", &RunMetrics::ftf_max, "", "finish-time fairness: the largest rho"),
+    real("ftf_unfair", &RunMetrics::ftf_unfair, "fraction",
+         "finish-time fairness: completed jobs with rho > 1 / completed jobs"),
 };
 
 constexpr JobField job_count(std::string_view name, int JobRecord::*member, bool first_block) {

@@ -156,5 +156,29 @@ TEST(TypeChoice, FastestAndSpeedup) {
   EXPECT_DOUBLE_EQ(r.jobs[1].jct, 10.0);
 }
 
+// Two GPUs on one node. a (1 GPU, 10 s) runs [0, 10]; b (2 GPUs, 10 s) waits for it and runs
+// [10, 20]. Jobs in the system: 2 over [0, 10], 1 over [10, 20].
+// a: N = 20 / 10 = 2; alone on 1/2 of the cluster (1 GPU) it takes 10 s: rho = 10 / 10 = 1.
+// b: N = (20 + 10) / 20 = 1.5; 1/1.5 of the cluster is 4/3 GPUs < its 2: alone it takes
+// 10 x 2 x 1.5 / 2 = 15 s, rho = 20 / 15 = 4/3 (> 1).
+TEST(FairnessMetrics, FinishTimeFairnessByHand) {
+  SimOptions options = testing::small_cluster(1, 2);
+  options.sample_interval_s = 0;
+  const RunResult result = simulate(options, {job("a", 0, 1, 10), job("b", 0, 2, 10)});
+  EXPECT_DOUBLE_EQ(result.jobs[1].jct, 20.0);
+  EXPECT_DOUBLE_EQ(result.metrics.ftf_mean, (1.0 + 4.0 / 3.0) / 2);
+  EXPECT_DOUBLE_EQ(result.metrics.ftf_max, 4.0 / 3.0);
+  EXPECT_DOUBLE_EQ(result.metrics.ftf_unfair, 0.5);
+  EXPECT_TRUE(result.type_gpu_seconds.empty());  // one GPU type: no per-type columns
+}
+
+TEST(FairnessMetrics, GpuSecondsPerType) {
+  // b0 runs 20 s on the V100; a (100 steps) 20 s on the K80 (5/s), started at once beside it.
+  const RunResult result =
+      run(k80_and_v100(), {stepped("b0", 0, "B", 40), stepped("a", 0, "A", 100)});
+  ASSERT_EQ(result.gpu_types, (std::vector<std::string>{"k80", "v100"}));
+  EXPECT_EQ(result.type_gpu_seconds, (std::vector<double>{0.0, 20.0, 20.0, 0.0}));
+}
+
 }  // namespace
 }  // namespace clustersim

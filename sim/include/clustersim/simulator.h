@@ -66,6 +66,14 @@ struct SchedulerOptions {
   int estimator_k = 5;
   double estimator_quantile = 0.5;
   std::string estimate_by = "user";
+  // Gavel's policy family (time_share.h; policy = max_min_fairness, ..., fifo_perf): how an
+  // allocation becomes a schedule ("gavel": rounds of lease_s with whole-step micro-tasks), at
+  // most how often it is recomputed (Gavel: 1,920 s), and the order in which a round walks the
+  // GPU types ("fixed": the cluster's; "shuffle": anew each round; unset: Gavel's, shuffled for
+  // its heterogeneity-agnostic policies, fixed for the _perf ones and fifo_perf).
+  std::string rounds = "gavel";
+  double allocation_reset_s = 1920.0;
+  std::string type_order = "gavel";
 };
 
 // Serving DAG workloads (serving.h): how ready tasks are placed and GPU memory is managed.

@@ -180,5 +180,28 @@ TEST(FairnessMetrics, GpuSecondsPerType) {
   EXPECT_EQ(result.type_gpu_seconds, (std::vector<double>{0.0, 20.0, 20.0, 0.0}));
 }
 
+// Gavel's rounds (fifo_perf; lease 10.5 s). x (A: 10 steps/s on the V100, 5 on the K80; 125
+// steps) arrives at 0, y (C: 10 and 9; 200 steps) at 1.
+// Round 1 at 0: x takes the V100 for min(floor(10 x 10.5), 125) = 105 steps: 10.5 s. y waits for
+// the round's end although the K80 is idle.
+// Round 2 at 10.5 (a reset: the first one was at time 0): x keeps the V100 (first in arrival
+// order), 20 steps = 2 s (done at 12.5); y gets the K80: floor(9 x 10.5) = 94 steps = 94/9 s.
+// Round 3 at 10.5 + 94/9: x finished, but the allocation is recomputed only 1,920 s after the
+// last reset, so y stays on the K80: 94 steps, then round 4: its last 12. y finishes at 10.5 +
+// 200/9. With allocation_reset_s = 0, round 3 moves y to the V100: 105 steps (10.5 s), then 1.
+TEST(GavelRounds, MicroTaskLengthsByHand) {
+  SimOptions options = k80_and_v100();
+  options.scheduler.policy = "fifo_perf";
+  options.scheduler.lease_s = 10.5;
+  options.scheduler.checkpoint_s = options.scheduler.restore_s = 0;
+  const std::vector<JobSpec> jobs = {stepped("x", 0, "A", 125), stepped("y", 1, "C", 200)};
+  RunResult r = run(options, jobs);
+  EXPECT_NEAR(r.jobs[0].jct, 12.5, 1e-9);
+  EXPECT_NEAR(r.jobs[1].jct, 10.5 + 200.0 / 9.0 - 1, 1e-9);
+  options.scheduler.allocation_reset_s = 0;
+  r = run(options, jobs);
+  EXPECT_NEAR(r.jobs[1].jct, 10.5 + 94.0 / 9.0 + 10.5 + 0.1 - 1, 1e-9);
+}
+
 }  // namespace
 }  // namespace clustersim

@@ -8,6 +8,8 @@ packages=(
   libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools libtbb-dev
   clang libclang-rt-14-dev
   python3 python3-h5py python3-pandas python3-matplotlib python3-numpy python3-scipy
+  # `import clustersim` (python/): the extension is built with pybind11 against python3-dev.
+  pybind11-dev python3-pybind11 python3-dev
   # The analysis tests: pytest, and a headless browser that opens the HTML report (~80 MB).
   python3-pytest chromium
 )

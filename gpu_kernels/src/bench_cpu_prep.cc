@@ -36,10 +36,12 @@ std::vector<int> default_threads() {
 
 int main(int argc, char** argv) {
   try {
-    Args args(argc, argv, with_stop_keys({"kinds", "threads", "corpus"}));
+    Args args(argc, argv, with_stop_keys({"kinds", "threads", "corpus", "corpus-dir"}));
     if (args.has("help")) {
       std::cout << "usage: ckb_cpu_prep [--kinds image,text,audio,waveform,tabular] "
-                   "[--threads 1,2,4] [--corpus N]\n"
+                   "[--threads 1,2,4] [--corpus N] [--corpus-dir DIR]\n"
+                   "  --corpus-dir DIR    image pipeline on the JPEG files of DIR (at most --corpus N "
+                   "of them, 0: all)\n"
                 << stop_rule_help();
       return 0;
     }
@@ -73,7 +75,11 @@ int main(int argc, char** argv) {
         results.push_back(r);
         continue;
       }
-      const Corpus corpus = make_corpus(kn->kind, corpus_n, 42);
+      const bool real_images = kn->kind == InputKind::kImage && args.has("corpus-dir");
+      const Corpus corpus =
+          real_images ? load_jpeg_corpus(args.str("corpus-dir", ""),
+                                         args.has("corpus") ? static_cast<std::size_t>(corpus_n) : 0)
+                      : make_corpus(kn->kind, corpus_n, 42);
       double mean_bytes = 0;
       for (const auto& s : corpus) mean_bytes += static_cast<double>(s.size());
       mean_bytes /= static_cast<double>(corpus.size());
@@ -102,6 +108,8 @@ int main(int argc, char** argv) {
         r["samples_per_s_per_core"] = rate / t;
         r["scaling_efficiency"] = eff;
         r["encoded_bytes_per_sample"] = mean_bytes;
+        r["corpus"] = real_images ? "dir:" + args.str("corpus-dir", "") : std::string("synthetic");
+        r["corpus_samples"] = corpus.size();
         r["output_bytes_per_sample"] = prep_output_bytes(kn->kind);
         r["trial"] = to_json(m);
         r["status"] = "measured";

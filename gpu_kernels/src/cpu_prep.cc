@@ -7,6 +7,9 @@
 #include <complex>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -478,6 +481,35 @@ Corpus make_corpus(InputKind kind, int n, std::uint32_t seed) {
       }
       break;
     }
+  }
+  return corpus;
+}
+
+Corpus load_jpeg_corpus(const std::string& dir, std::size_t max_files) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw std::runtime_error("corpus directory " + dir + ": not a directory");
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (!entry.is_regular_file()) continue;
+    std::string ext = entry.path().extension().string();
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (ext == ".jpg" || ext == ".jpeg") files.push_back(entry.path());
+  }
+  if (ec) throw std::runtime_error("corpus directory " + dir + ": " + ec.message());
+  if (files.empty()) throw std::runtime_error("corpus directory " + dir + ": no *.jpg or *.jpeg file");
+  std::sort(files.begin(), files.end());
+  if (max_files > 0 && files.size() > max_files) files.resize(max_files);
+  Corpus corpus;
+  corpus.reserve(files.size());
+  for (const auto& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) throw std::runtime_error("cannot read " + f.string());
+    if (bytes.size() < 4 || bytes[0] != 0xFF || bytes[1] != 0xD8) {
+      throw std::runtime_error(f.string() + ": not a JPEG file (no SOI marker)");
+    }
+    corpus.push_back(std::move(bytes));
   }
   return corpus;
 }

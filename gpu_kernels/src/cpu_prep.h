@@ -29,6 +29,11 @@ using Corpus = std::vector<std::vector<std::uint8_t>>;
 // (about 500x375, quality 90); throws std::runtime_error for images without JPEG support.
 Corpus make_corpus(InputKind kind, int n, std::uint32_t seed);
 
+// The JPEG files (*.jpg, *.jpeg, any case) of `dir`, in name order, at most `max_files` of them
+// (0: all): a real image corpus in place of the synthetic one. Throws std::runtime_error naming
+// the directory when it cannot be read or holds no JPEG.
+Corpus load_jpeg_corpus(const std::string& dir, std::size_t max_files = 0);
+
 // Bytes of one preprocessed sample (what is copied to the GPU).
 std::size_t prep_output_bytes(InputKind kind);
 

@@ -244,7 +244,14 @@ TrainingStep::TrainingStep(const ModelSpec& model, int batch, Precision precisio
   };
   alloc(&act_a_, cap_ * elem_);
   alloc(&act_c_, cap_ * elem_);
-  alloc(&act_d_, cap_ * elem_);
+  // The embedding gather writes fp32 rows into act_d_ whatever the precision.
+  std::size_t gather_bytes = 256;
+  for (const Layer& l : model.layers) {
+    if (l.kind == LayerKind::kGather) {
+      gather_bytes = std::max(gather_bytes, static_cast<std::size_t>(batch) * l.bytes_per_sample);
+    }
+  }
+  alloc(&act_d_, std::max(cap_ * elem_, gather_bytes));
   alloc(&weight_, weight_elems_ * elem_);
   alloc(&wgrad_, weight_elems_ * elem_);
   alloc(reinterpret_cast<void**>(&master_), params_ * sizeof(float));

@@ -5,6 +5,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
 
 namespace ckbench {
 namespace {
@@ -79,6 +82,47 @@ TEST(CpuPrep, ImagePipelineOrSkip) {
   // Corrupt data is an error, not a crash.
   std::vector<std::uint8_t> bad(corpus[0].begin(), corpus[0].begin() + 100);
   EXPECT_THROW(prep->run(bad.data(), bad.size(), out.data()), std::runtime_error);
+}
+
+// A real-image corpus: the JPEG files of a directory in name order, other files ignored, and
+// errors that name the directory or file.
+TEST(CpuPrep, LoadsAJpegCorpusFromADirectory) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / "ckbench_corpus_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(dir / name, std::ios::binary) << bytes;
+  };
+  const std::string soi = "\xFF\xD8\xFF\xE0";
+  write("b.jpg", soi + "second");
+  write("a.JPEG", soi + "first");
+  write("c.jpeg", soi + "third!");
+  write("notes.txt", "not an image");
+  Corpus corpus = load_jpeg_corpus(dir.string());
+  ASSERT_EQ(corpus.size(), 3u);
+  EXPECT_EQ(std::string(corpus[0].begin() + 4, corpus[0].end()), "first");
+  EXPECT_EQ(std::string(corpus[1].begin() + 4, corpus[1].end()), "second");
+  EXPECT_EQ(std::string(corpus[2].begin() + 4, corpus[2].end()), "third!");
+  EXPECT_EQ(load_jpeg_corpus(dir.string(), 2).size(), 2u);
+
+  write("d.jpg", "GIF89a");
+  try {
+    load_jpeg_corpus(dir.string());
+    ADD_FAILURE() << "a .jpg without a JPEG header was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("d.jpg"), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  try {
+    load_jpeg_corpus(dir.string());
+    ADD_FAILURE() << "an empty directory was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no *.jpg"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(load_jpeg_corpus((dir / "missing").string()), std::runtime_error);
+  fs::remove_all(dir);
 }
 
 TEST(CpuPrep, TrialMeasuresARate) {

@@ -81,10 +81,16 @@ void Engine::load(std::span<const JobSpec> specs, JobAdmission& admission) {
   }
   specs_ = specs;
   const std::size_t n = specs.size();
-  jobs_.resize(n);
-  records_.resize(n);
   for (std::size_t i = 0; i < before; ++i) jobs_[i].spec = &specs[i];  // the same jobs, moved
-  for (std::size_t i = before; i < n; ++i) load_job(static_cast<std::uint32_t>(i), admission);
+  // Each job's state and record are built where they stay, one job at a time (one pass over
+  // their memory, not a zeroing pass and then a filling one).
+  jobs_.reserve(n);
+  records_.reserve(n);
+  for (std::size_t i = before; i < n; ++i) {
+    jobs_.emplace_back();
+    records_.emplace_back();
+    load_job(static_cast<std::uint32_t>(i), admission);
+  }
   if (first) {
     node_holders_.resize(cluster_.nodes().size());
     down_count_.assign(cluster_.nodes().size(), 0);

@@ -8,6 +8,7 @@
 #include "clustersim/error.h"
 #include "clustersim/policy.h"
 #include "clustersim/simulation.h"
+#include "clustersim/time_share.h"
 #include "clustersim/sweep/hash.h"
 
 namespace clustersim::sweep {
@@ -51,8 +52,9 @@ RunConfig make_point_config(const Grid& grid, const GridPoint& point) {
 
 double estimate_cost(const RunConfig& config, std::size_t jobs) {
   // Whether the policy preempts comes from the policy itself (the registry), not a list here.
-  const bool preemptive = config.sim.scheduler.preemption.value_or(
-      make_scheduling_policy(config.sim.scheduler)->preemptive());
+  const bool preemptive = is_time_share_policy(config.sim.scheduler.policy) ||
+                          config.sim.scheduler.preemption.value_or(
+                              make_scheduling_policy(config.sim.scheduler)->preemptive());
   // Mechanisms that re-plan every running job at each change cost more per event: opt solves an
   // LP, drf re-divides every node (factors measured on sweep/examples/synergy).
   const std::string& allocation = config.sim.scheduler.allocation;

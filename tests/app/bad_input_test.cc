@@ -151,18 +151,22 @@ std::vector<Case> gavel_cases() {
                 std::move(message)};
   };
   std::vector<Case> cases = {
-      make("GavelScaleFactorZero", good + job + "\tcmd\t100\t0\t1000\t5\t1\n", 2, "scale_factor",
+      make("GavelScaleFactorZero", good + job + "\tcmd\t100\t1\t1000\t5\t0\n", 2, "scale_factor",
            "out of range"),
-      make("GavelTooFewFields", job + "\tcmd\t100\t1\t1000\n", 1, "arrival_time", "missing value"),
+      make("GavelTooFewFields", good + job + "\tcmd\t100\t1\t1000\n", 2, "arrival_time",
+           "missing value"),
+      make("GavelNeitherLayout", job + "\tcmd\t100\t1\t1000\n", 1, "", "7 or 10"),
       make("GavelTooManyFields", good + good.substr(0, good.size() - 1) + "\t9\n", 2, "",
            "8 tab-separated fields"),
       make("GavelUnknownJobType", "Foo\tcmd\t100\t1\t1000\t0\t1\n", 1, "job_type", "no throughput"),
-      make("GavelPriorityNotInteger", job + "\tcmd\t100\t1\t1000\t0\t1.5\n", 1, "priority_weight",
-           "must be an integer"),
+      make("GavelNeedsDataDir", job + "\tcmd\t100\t2\t1000\t0\t1\n", 1, "needs_data_dir",
+           "out of range"),
+      make("GavelPriorityWeightZero", job + "\tcmd\tdir\t100\t1\t1000\t1\t0\t-1\t0\n", 1,
+           "priority_weight", "must be > 0"),
       make("GavelArrivalNegative", job + "\tcmd\t100\t1\t1000\t-1\t1\n", 1, "arrival_time",
            "negative"),
       make("GavelStepsZero", job + "\tcmd\t100\t1\t0\t0\t1\n", 1, "total_steps", "must be > 0"),
-      make("GavelNoThroughputForScale", job + "\tcmd\t100\t4\t10\t0\t1\n", 1, "job_type",
+      make("GavelNoThroughputForScale", job + "\tcmd\t100\t1\t10\t0\t4\n", 1, "job_type",
            "no throughput"),
   };
   // Errors in the throughput table name the table.
@@ -183,7 +187,7 @@ std::vector<Case> gavel_cases() {
                              "{\"v100\": {\"('" + job + "', 1)\": {\"null\": \"fast\"}}}", 0,
                              "v100/('" + job + "', 1)/null", "not a number"));
   cases.push_back(table_case("GavelTableNegativeRate", "{\"v100\": {\"('A', 1)\": {\"null\": -1}}}",
-                             0, "v100/('A', 1)/null", "must be a finite number > 0"));
+                             0, "v100/('A', 1)/null", "must be a finite number >= 0"));
   cases.push_back(
       table_case("GavelTableNotAnObject", "[1, 2]", 0, "throughputs", "expected a JSON object"));
   Case missing = make("GavelTableMissing", good, 0, "", "cannot open the throughput table");

@@ -27,6 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kSource = CLUSTERSIM_SOURCE_DIR;
+const std::string kTable = kSource + "/tests/sim/workload/data/gavel_throughputs.json";
 
 // ---- configs built key by key -----------------------------------------------------------------
 
@@ -79,6 +80,8 @@ OptionValue sample(const KeyDecl& key) {
     case KeyType::kChoice:
       for (const std::string& choice : key.choices)
         if (OptionValue(choice) != fallback) return choice;
+      // A key with one choice (its default) can only be set to it.
+      if (key.choices.size() == 1) return key.choices.front();
       break;
     case KeyType::kString:
       return std::string("sample");
@@ -108,6 +111,8 @@ std::string custom_sample(const KeyDecl& key, const fs::path& dir) {
   };
   if (key.name == "workload.catalog") return "\"" + kSource + "/profiles/serving/models.json\"";
   if (key.name == "throughput.profiles") return "\"" + kSource + "/profiles/v100\"";
+  if (key.name == "throughput.table") return "\"" + kTable + "\"";
+  if (key.name == "throughput.reference_type") return "\"v100\"";
   if (key.name == "mechanisms.failure_trace") {
     std::ofstream(dir / "outages.csv") << "node,down,up\n0,10,20\n";
     return "\"" + (dir / "outages.csv").string() + "\"";
@@ -137,7 +142,9 @@ void meet_condition(const KeyDecl& key, Tables& tables) {
   } else {
     section[name] = "\"" + key.when->values.front() + "\"";
   }
-  if (other->name == "throughput.model")
+  if (other->name == "throughput.model" && section[name] == "\"table\"")
+    tables["throughput"]["table"] = "\"" + kTable + "\"";
+  else if (other->name == "throughput.model")
     tables["throughput"]["profiles"] = "\"" + kSource + "/profiles/v100\"";
 }
 
@@ -241,7 +248,7 @@ TEST(Options, EveryBoundKeyRoundTripsAndItsDefaultIsTheParsersDefault) {
     const std::string section(key.section()), name(key.key());
     const bool base_sets_it = tables[section].count(name) > 0;
     const OptionValue value = sample(key);
-    ASSERT_TRUE(value != key.default_value);
+    ASSERT_TRUE(value != key.default_value || key.choices.size() == 1);
     tables[section][name] = toml_text(value);
     const std::string text = render(tables);
     RunConfig config;
@@ -344,7 +351,7 @@ TEST(Options, ConditionsNameTheKeyTheyNeed) {
   EXPECT_EQ(parse_error("[cluster]\nnodes = 2\n[workload]\ngenerator = \"philly\"\n"
                         "[throughput]\non_missing = \"neutral\"\n")
                 .message(),
-            "only with model = \"profile\"");
+            "only with model = \"profile\" or \"table\"");
 }
 
 // ---- validate(): options built in C++ -----------------------------------------------------------

@@ -28,6 +28,7 @@ declare -A allowed=(
   [policies]="policies"
   [placement]="placement"
   [allocation]="allocation"
+  [timeshare]="timeshare"
   [serving]="serving core metrics"
   [workload]="workload io"
   [io]="io workload"

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "clustersim/sweep/grid.h"
@@ -30,6 +31,12 @@ TEST(SweepExamples, DryRunListingsMatchTheirGoldenFiles) {
   std::size_t examples = 0;
   for (const auto& entry : fs::directory_iterator(root / "sweep" / "examples")) {
     if (!fs::exists(entry.path() / "grid.toml")) continue;
+    // An example replaying traces beside the checkout (../shared/) needs them to list its points.
+    if (read_file(entry.path() / "grid.toml").find("/shared/") != std::string::npos &&
+        !fs::exists(root.parent_path() / "shared" / "traces")) {
+      std::cout << "skip " << entry.path().filename() << " (no ../shared/traces)\n";
+      continue;
+    }
     ++examples;
     const std::string name = entry.path().filename().string();
     SCOPED_TRACE(name);

@@ -15,6 +15,7 @@
 #include "clustersim/serving_catalog.h"
 #include "clustersim/simulator.h"
 #include "clustersim/steady_state.h"
+#include "clustersim/throughput_table.h"
 #include "clustersim/workload.h"
 
 namespace toml {
@@ -59,6 +60,9 @@ struct RunConfig {
   // to (shared, so copies of the config stay valid).
   std::shared_ptr<const ProfileLibrary> profiles;
   ProfileModelOptions profile_options;
+  // With [throughput] model = "table": the table (the model above reads it) and its options.
+  std::shared_ptr<const ThroughputTable> throughput_table;
+  TableModelOptions table_options;
   std::shared_ptr<const ThroughputModel> throughput_model;
 };
 

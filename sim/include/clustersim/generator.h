@@ -39,6 +39,11 @@ struct GeneratorOptions {
   double elastic_fraction = 0.0;
   double elastic_min_factor = 0.5;
   double elastic_max_factor = 2.0;
+  // philly: jobs belong to this many users ("u0", "u1", ...; 0 = none), whose jobs run alike: a
+  // job's user is its duration's quantile band (users x the quantile), except for one job in
+  // five, whose user is uniform (a stream of its own: the jobs are otherwise the same). What
+  // the duration-estimate policies (qssf, sju) learn from.
+  int users = 0;
   // synergy (Mohan et al., OSDI'22, section 6): Poisson arrivals at this rate; each job's model
   // class drawn by class_split = {image, language, speech} in %, its model uniformly within the
   // class (Synergy's model zoo); GPUs "single" (1) or "philly" (1, 2, 4, 8, 16 in Philly's

@@ -29,6 +29,14 @@ struct JobSpec {
   int max_gpus = 0;
   // Seconds of running between periodic checkpoints; 0 = [mechanisms] checkpoint_interval_s.
   double checkpoint_interval_s = 0.0;
+  // Work in training steps when the trace gives them (Gavel's total_steps); 0 = not given. With
+  // a throughput table ([throughput] model = "table"), such a job runs steps / steps-per-second
+  // of its GPU type; `duration` stays its time on the reader's reference type.
+  double steps = 0.0;
+  // Priority weight of fair-share allocation policies (Gavel's priority_weight; > 0).
+  double weight = 1.0;
+  // Gavel's SLO: the job should finish within slo x its duration of arriving; 0 = none.
+  double slo = 0.0;
   std::size_t source_line = 0;  // line of the trace this job came from (0 = generated)
 };
 

@@ -110,6 +110,10 @@ struct RunMetrics {
   double more_jobs = 0;                // too short: run this many times more jobs
   double mser_warmup_end = 0;          // warm-up end MSER-5 detects (s, workload clock)
   double util_rse = 0;                 // predicted relative standard error of gpu_util
+  // Finish-time fairness (sim/README.md, Metrics): over completed jobs, rho = JCT / the time
+  // alone on 1/N of the cluster (N: jobs in the system during its life, time-averaged).
+  double ftf_mean = 0, ftf_max = 0;
+  double ftf_unfair = 0;  // fraction of completed jobs with rho > 1
 };
 
 // One sample of the cluster's state, taken every `sample_interval_s`.
@@ -145,6 +149,10 @@ struct RunResult {
   std::vector<Sample> samples;       // only with SimOptions::record_samples
   std::vector<QueryRecord> queries;  // serving DAG workloads only, DagInfo's query order
   std::vector<TaskRecord> tasks;     // serving DAG workloads only, workload order
+  // Clusters of several GPU types: each job's GPU-seconds held on each type (overheads
+  // included), by (job, type): type_gpu_seconds[job * gpu_types.size() + type]; empty otherwise.
+  std::vector<std::string> gpu_types;
+  std::vector<double> type_gpu_seconds;
   // With a window: the last arrival came before the window drained, so the window's end ran on
   // a workload that had stopped arriving (front ends generate more jobs and run again).
   bool window_outlived_arrivals = false;

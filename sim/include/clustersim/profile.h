@@ -116,6 +116,9 @@ double storage_rate(double hit, double bytes_per_sample, double storage_mbps);
 enum class MissingProfile {
   kError,    // a job whose model has no profile is an error (naming the model)
   kNeutral,  // such a job runs at rate 1.0 (times the placement penalty)
+  // It cannot run on that GPU type (decisions never place it there; a job that can run on no
+  // type of the cluster can never run). For models that key speed by GPU type (table).
+  kCannotRun,
 };
 
 struct ProfileModelOptions {

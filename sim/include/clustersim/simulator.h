@@ -26,7 +26,7 @@ enum class VcQuotaMode {
 };
 
 struct SchedulerOptions {
-  std::string policy = "fifo";            // fifo | sjf | srtf | las | tiresias | drf
+  std::string policy = "fifo";  // fifo | sjf | srtf | las | tiresias | drf | qssf | sju | sjg
   std::string placement = "consolidate";  // consolidate | spread | best_fit | random
   // How much CPU, memory and storage each job gets (allocation_mechanism.h):
   // proportional | greedy | tune | opt | drf | tetris.
@@ -56,6 +56,24 @@ struct SchedulerOptions {
   VcQuotaMode vc_quota = VcQuotaMode::kStrict;
   // Tiresias: queue boundaries in attained GPU-seconds (ascending).
   std::vector<double> tiresias_thresholds = {3600.0, 36000.0};
+  // GPU type of a job that names none, at a start (type_choice.h): "most_free" (the type with
+  // most free GPUs), "fastest" or "speedup" (by the throughput model's speed on each type).
+  std::string type_choice = "most_free";
+  // Duration estimates of qssf, sju and sjg (policies/estimator.h), from finished jobs only:
+  // "mean", "last_k" (the mean of the last estimator_k) or "quantile" (estimator_quantile) of
+  // the group's durations; qssf's groups: "user", "model" or "vc" (estimate_by).
+  std::string estimator = "mean";
+  int estimator_k = 5;
+  double estimator_quantile = 0.5;
+  std::string estimate_by = "user";
+  // Gavel's policy family (time_share.h; policy = max_min_fairness, ..., fifo_perf): how an
+  // allocation becomes a schedule ("gavel": rounds of lease_s with whole-step micro-tasks), at
+  // most how often it is recomputed (Gavel: 1,920 s), and the order in which a round walks the
+  // GPU types ("fixed": the cluster's; "shuffle": anew each round; unset: Gavel's, shuffled for
+  // its heterogeneity-agnostic policies, fixed for the _perf ones and fifo_perf).
+  std::string rounds = "gavel";
+  double allocation_reset_s = 1920.0;
+  std::string type_order = "gavel";
 };
 
 // Serving DAG workloads (serving.h): how ready tasks are placed and GPU memory is managed.

@@ -45,6 +45,15 @@ class ThroughputModel {
   // job on allocation.gpu_type.
   virtual double rate(const JobSpec& job, const void* resolved,
                       const Allocation& allocation) const = 0;
+  // Whether a job's speed depends on the GPU type it runs on, and a job may be unable to run on
+  // some types (a throughput table's 0): the simulation then keeps each job's speed on each type
+  // (View::type_speed) and no decision places a job where it cannot run. Default: no.
+  virtual bool typed() const { return false; }
+  // Whether the resolved job can run on that GPU type at all (asked only when typed()).
+  virtual bool can_run(const void* resolved) const {
+    (void)resolved;
+    return true;
+  }
   // The axes along which the resolved job's speed varies (default: none: insensitive).
   virtual SensitivityAxes axes(const void* resolved) const {
     (void)resolved;

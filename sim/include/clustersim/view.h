@@ -43,7 +43,8 @@ class View {
     const std::vector<double>* vc_usage = nullptr;
     const std::vector<std::uint32_t>* down_count = nullptr;  // outages in progress, by node
     const std::size_t* offline_nodes = nullptr;
-    bool resizing = false;  // [mechanisms] elastic
+    bool resizing = false;                             // [mechanisms] elastic
+    const std::vector<double>* type_speeds = nullptr;  // by (job, GPU type); empty: untyped
   };
 
   virtual ~View() = default;
@@ -97,6 +98,17 @@ class View {
   }
   int min_gpus(std::uint32_t job) const { return jobs()[job].spec->min_gpus; }
   int max_gpus(std::uint32_t job) const { return jobs()[job].spec->max_gpus; }
+
+  // How fast the job runs on GPUs of `gpu_type`, where the throughput model makes speed depend
+  // on the type (ThroughputModel::typed: a throughput table): its rate at its requested GPUs on
+  // one node of that type with proportional shares; 0 = it cannot run there. Otherwise 1.
+  bool typed_speeds() const { return !t_.type_speeds->empty(); }
+  double type_speed(std::uint32_t job, int gpu_type) const {
+    const auto& speeds = *t_.type_speeds;
+    if (speeds.empty()) return 1.0;
+    return speeds[static_cast<std::size_t>(job) * cluster().gpu_type_names().size() +
+                  static_cast<std::size_t>(gpu_type)];
+  }
 
   // Progress rate the job would have holding `grants` (throughput model, elastic scaling;
   // nothing is applied).

@@ -32,6 +32,7 @@ Engine::Engine(const SimOptions& options, const JobSpeed& speed, bool resizing)
   tables.down_count = &down_count_;
   tables.offline_nodes = &offline_nodes_;
   tables.resizing = resizing;
+  tables.type_speeds = &type_speeds_;
   set_tables(tables);
 }
 
@@ -110,6 +111,31 @@ void Engine::load(std::span<const JobSpec> specs, JobAdmission& admission) {
     for (std::size_t t = 0; t < type_count_; ++t)
       resolved_[i * type_count_ + t] = model.resolve(specs[i], cluster_.gpu_type_names()[t]);
   }
+  // A typed model: each job's speed on each type (0 where it cannot run); a job that can run on
+  // no type that could hold it can never run.
+  if (model.typed()) {
+    type_speeds_.resize(n * type_count_, 0.0);
+    for (std::size_t i = before; i < n; ++i) {
+      JobState& job = jobs_[i];
+      if (job.phase == JobPhase::kRejected) continue;
+      int room = 0;
+      for (std::size_t t = 0; t < type_count_; ++t) {
+        const void* lookup = resolved_.empty() ? nullptr : resolved_[i * type_count_ + t];
+        if (!model.can_run(lookup)) continue;
+        type_speeds_[i * type_count_ + t] =
+            rate_per_gpu(static_cast<std::uint32_t>(i), static_cast<int>(t), PerGpu{});
+        if (job.gpu_type < 0 || job.gpu_type == static_cast<int>(t))
+          room = std::max(room, cluster_.total_gpus(static_cast<int>(t)));
+      }
+      if (room < job.gpus)
+        reject_or_throw(job, "model",
+                        room == 0
+                            ? "its model cannot run on any GPU type it may use (throughput "
+                              "model)"
+                            : "it needs " + std::to_string(job.gpus) + " GPUs, the cluster has " +
+                                  std::to_string(room) + " of any one type it can run on");
+    }
+  }
 
   // Arrivals in (submit, index) order; jobs not yet arrived are re-sorted with the new ones
   // (traces and generators usually list jobs in submit order already).
@@ -127,6 +153,7 @@ void Engine::load(std::span<const JobSpec> specs, JobAdmission& admission) {
       if (jobs_[i].phase != JobPhase::kRejected) ++window_left_;
   }
 
+  if (type_count_ > 1) type_gpu_seconds_.resize(n * type_count_, 0.0);
   plan_stamp_.resize(n, 0);
   holder_position_.resize(n, 0);
   waiting_position_.resize(n, 0);
@@ -277,6 +304,8 @@ void Engine::check_change(const Plan& plan, const Plan::Change& change) {
       (!may_resize || gpus < min_gpus(change.job) || gpus > max_gpus(change.job)))
     fail("gets the wrong number of GPUs");
   if (job.gpu_type >= 0 && type != job.gpu_type) fail("gets GPUs of another type than it asks for");
+  if (!type_speeds_.empty() && type_speed(change.job, type) <= 0.0)
+    fail("gets GPUs of a type it cannot run on");
 }
 
 void Engine::check_feasible(const Plan& plan) {
@@ -377,7 +406,10 @@ void Engine::apply(const Plan& plan) {
       int gpus = 0;
       for (const Grant& grant : plan.grants(change)) gpus += grant.gpus;
       const bool resized = gpus != job.gpus;
-      if (resized) fold_held(job);  // GPU-seconds at the old count
+      // GPU-seconds at the old count, or on the old type.
+      if (resized || (!type_gpu_seconds_.empty() &&
+                      cluster_.node(plan.grants(change)[0].node).gpu_type != type_held(job.index)))
+        fold_held(job);
       const auto held = grants_of(job.index);
       old_grants_.assign(held.begin(), held.end());
       drop_holding(job);
@@ -468,6 +500,9 @@ void Engine::fold_held(JobState& job) {
   const double held = job.gpus * (now_ - job.held_since);
   records_[job.index].gpu_seconds += held;
   held_gpu_seconds_ += held;
+  if (!type_gpu_seconds_.empty())
+    type_gpu_seconds_[job.index * type_count_ + static_cast<std::size_t>(type_held(job.index))] +=
+        held;
   job.held_since = now_;
 }
 
@@ -986,6 +1021,68 @@ void Engine::check_work_conservation() const {
         "invariant: work conservation: GPU-seconds held != progress + overheads");
 }
 
+// Finish-time fairness (Themis, Mahajan et al., NSDI'20; Gavel): a job's rho = its JCT / the
+// time it would take alone on 1/N of the cluster, N the time-averaged number of jobs in the
+// system (waiting or holding GPUs, itself included) between its submit and its finish. Alone on
+// 1/N of the cluster's G GPUs, a job of g GPUs runs its duration at its best speed when g <=
+// G/N, else g N / G times as long (it gets G/N GPUs' worth of time).
+void Engine::finish_time_fairness(RunMetrics& m) const {
+  std::vector<std::pair<Time, int>> changes;
+  changes.reserve(jobs_.size() * 2);
+  for (const JobState& job : jobs_) {
+    if (job.phase == JobPhase::kPending || job.phase == JobPhase::kRejected) continue;
+    changes.emplace_back(job.submit, 1);
+    if (job.phase == JobPhase::kFinished) changes.emplace_back(records_[job.index].finish_time, -1);
+  }
+  std::sort(changes.begin(), changes.end());
+  // integral[k]: jobs in the system integrated over time up to changes[k].first; active[k]:
+  // jobs in the system just after it.
+  std::vector<double> integral(changes.size(), 0.0);
+  std::vector<int> active(changes.size(), 0);
+  for (std::size_t k = 0; k < changes.size(); ++k) {
+    if (k > 0)
+      integral[k] = integral[k - 1] + active[k - 1] * (changes[k].first - changes[k - 1].first);
+    active[k] = (k > 0 ? active[k - 1] : 0) + changes[k].second;
+  }
+  const auto integral_at = [&](Time t) {
+    const auto after = std::upper_bound(changes.begin(), changes.end(), std::pair<Time, int>{t, 2});
+    if (after == changes.begin()) return 0.0;
+    const std::size_t k = static_cast<std::size_t>(after - changes.begin()) - 1;
+    return integral[k] + active[k] * (t - changes[k].first);
+  };
+  const bool windowed = options_.window.has_value();
+  const double total = cluster_.total_gpus();
+  double sum = 0.0, most = 0.0;
+  std::size_t count = 0, unfair = 0;
+  for (const JobState& job : jobs_) {
+    if (job.phase != JobPhase::kFinished) continue;
+    if (windowed && (job.index < options_.window->first || job.index > options_.window->last))
+      continue;
+    const JobRecord& record = records_[job.index];
+    const double jct = record.jct;
+    const double sharing =
+        jct > 0.0 ? std::max(1.0, (integral_at(record.finish_time) - integral_at(job.submit)) / jct)
+                  : 1.0;
+    double best_speed = 1.0;
+    if (!type_speeds_.empty()) {
+      best_speed = 0.0;
+      for (std::size_t t = 0; t < type_count_; ++t)
+        best_speed = std::max(best_speed, type_speeds_[job.index * type_count_ + t]);
+    }
+    const double alone =
+        job.work / best_speed * std::max(1.0, job.requested_gpus * sharing / total);
+    const double rho = jct / alone;
+    sum += rho;
+    most = std::max(most, rho);
+    unfair += rho > 1.0 ? 1 : 0;
+    ++count;
+  }
+  if (count == 0) return;
+  m.ftf_mean = sum / static_cast<double>(count);
+  m.ftf_max = most;
+  m.ftf_unfair = static_cast<double>(unfair) / static_cast<double>(count);
+}
+
 RunResult Engine::collect_results() {
   if (options_.check_invariants) check_work_conservation();
   RunResult result;
@@ -1048,6 +1145,15 @@ RunResult Engine::collect_results() {
       m.mem_util = util(mem_integral_, cluster_.total_mem_gb());
       m.storage_util = util(storage_integral_, cluster_.total_storage_mbps());
     }
+  }
+  finish_time_fairness(m);
+  if (!type_gpu_seconds_.empty()) {
+    for (std::size_t i = 0; i < jobs_.size(); ++i)
+      if (jobs_[i].phase != JobPhase::kFinished)
+        std::fill_n(type_gpu_seconds_.begin() + static_cast<std::ptrdiff_t>(i * type_count_),
+                    type_count_, 0.0);
+    result.gpu_types = cluster_.gpu_type_names();
+    result.type_gpu_seconds = std::move(type_gpu_seconds_);
   }
   if (sample_count_ > 0) m.frag_mean = fragmented_sum_ / static_cast<double>(sample_count_);
   m.events = events_processed_;

@@ -167,6 +167,7 @@ class Engine final : public View, public Host {
 
   // Measurement.
   void take_sample();
+  void finish_time_fairness(RunMetrics& m) const;
   void integrate_until(Time now);
   std::uint32_t queue_head() const;
   void check_invariants() const;
@@ -185,6 +186,8 @@ class Engine final : public View, public Host {
   bool any_job_checkpoint_interval_ = false;
   std::size_t type_count_ = 1;
   std::vector<const void*> resolved_;     // throughput model's lookup, by (job, GPU type)
+  std::vector<double> type_speeds_;       // typed models: speed by (job, GPU type); 0 = cannot
+  std::vector<double> type_gpu_seconds_;  // several GPU types: GPU-seconds held by (job, type)
   std::vector<std::uint32_t> type_node_;  // a node of each type: its proportional shares
   OverheadModel overheads_;
 

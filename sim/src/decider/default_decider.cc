@@ -51,6 +51,7 @@ void DefaultDecider::jobs_added() {
 }
 
 void DefaultDecider::on_arrival(std::uint32_t job) {
+  if (placement_.learns_speeds()) placement_.arrived(job);
   for (DecisionMechanism* mechanism : on_arrival_) mechanism->on_arrival(job);
 }
 

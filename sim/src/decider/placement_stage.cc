@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "decider/type_choice.h"
+#include "options/declare.h"
 
 namespace clustersim::internal {
 
@@ -17,6 +18,15 @@ PlacementStage::PlacementStage(const SimOptions& options, const View& view)
         "(consolidate), not " +
         options.scheduler.placement);
   const ClusterState& cluster = view.cluster();
+  if (options_.type_choice == "fastest") {
+    choice_ = Choice::kFastest;
+  } else if (options_.type_choice == "speedup") {
+    choice_ = Choice::kSpeedup;
+  } else if (options_.type_choice != "most_free") {
+    throw std::invalid_argument("scheduler.type_choice: unknown rule '" + options_.type_choice +
+                                "' (most_free, fastest, speedup)");
+  }
+  relative_speed_sum_.assign(cluster.gpu_type_names().size(), 0.0);
   type_gpus_per_node_.assign(cluster.gpu_type_names().size(), 1);
   for (const auto& node : cluster.nodes())
     type_gpus_per_node_[static_cast<std::size_t>(node.gpu_type)] =
@@ -52,9 +62,45 @@ std::span<const int> PlacementStage::types_to_try(std::uint32_t index) {
     type_order_.push_back(job.gpu_type >= 0 ? job.gpu_type : 0);
     return type_order_;
   }
-  types_with_room(
-      types, [&](int type) { return cluster.free_gpus(type); }, job.gpus, type_order_);
+  const auto room = [&](int type) { return cluster.free_gpus(type); };
+  if (!view_.typed_speeds() && choice_ == Choice::kMostFree) {
+    types_with_room(types, room, job.gpus, type_order_);
+    return type_order_;
+  }
+  const auto speed = [&](int type) { return view_.type_speed(index, type); };
+  switch (choice_) {
+    case Choice::kMostFree:
+      types_by_score(
+          types, room, [&](int t) { return speed(t) > 0.0 ? 1.0 : 0.0; }, job.gpus, type_order_);
+      break;
+    case Choice::kFastest:
+      types_by_score(types, room, speed, job.gpus, type_order_);
+      break;
+    case Choice::kSpeedup: {
+      double best = 0.0;
+      for (int t = 0; t < types; ++t) best = std::max(best, speed(t));
+      types_by_score(
+          types, room,
+          [&](int t) {
+            const double typical = relative_speed_sum_[static_cast<std::size_t>(t)];
+            return typical > 0.0 ? speed(t) / best / (typical / static_cast<double>(arrived_))
+                                 : speed(t) / best;
+          },
+          job.gpus, type_order_);
+      break;
+    }
+  }
   return type_order_;
+}
+
+void PlacementStage::arrived(std::uint32_t job) {
+  const int types = static_cast<int>(relative_speed_sum_.size());
+  double best = 0.0;
+  for (int t = 0; t < types; ++t) best = std::max(best, view_.type_speed(job, t));
+  if (best <= 0.0) return;
+  for (int t = 0; t < types; ++t)
+    relative_speed_sum_[static_cast<std::size_t>(t)] += view_.type_speed(job, t) / best;
+  ++arrived_;
 }
 
 int PlacementStage::start_type(std::uint32_t job) {
@@ -85,3 +131,20 @@ std::size_t PlacementStage::fewest_nodes(int gpu_type, int gpus) const {
 }
 
 }  // namespace clustersim::internal
+
+namespace clustersim::options {
+
+void declare_type_choice_keys(KeyRegistry& keys) {
+  field<SimOptions>(
+      keys, "scheduler.type_choice", [](auto& o) -> auto& { return o.scheduler.type_choice; })
+      .choices({"most_free", "fastest", "speedup"})
+      .component("scheduler")
+      .training_only()
+      .doc(
+          "GPU type of a job that names none, when it starts: the type with most free GPUs, the "
+          "job's fastest type with room (speeds from the throughput model: `[throughput] model = "
+          "\"table\"`), or the type where its relative speed-up beats the arrived jobs' most. A "
+          "job never starts on a type it cannot run on.");
+}
+
+}  // namespace clustersim::options

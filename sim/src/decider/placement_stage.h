@@ -36,6 +36,9 @@ class PlacementStage final : public AllocationContext {
   // The type an untyped job would start on now (the first of types_to_try), or -1 if none has
   // room; a typed job's own type.
   int start_type(std::uint32_t job);
+  // A job arrived: with type_choice = "speedup", its relative speeds join the typical ones.
+  bool learns_speeds() const { return choice_ == Choice::kSpeedup; }
+  void arrived(std::uint32_t job);
 
   // ---- AllocationContext: the placement services ------------------------------------------
   PlacementRequest request_of(std::uint32_t job) const override;
@@ -63,6 +66,11 @@ class PlacementStage final : public AllocationContext {
   std::unique_ptr<PlacementPolicy> placement_;
   std::vector<int> type_gpus_per_node_;  // the most GPUs a node of each type has
   std::vector<int> type_order_;          // types_to_try's answer
+  enum class Choice : std::uint8_t { kMostFree, kFastest, kSpeedup };
+  Choice choice_ = Choice::kMostFree;
+  // speedup: sums over arrived jobs of speed(t) / the job's best speed, by type, and their count.
+  std::vector<double> relative_speed_sum_;
+  std::size_t arrived_ = 0;
 };
 
 }  // namespace clustersim::internal

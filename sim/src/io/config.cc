@@ -573,8 +573,9 @@ void parse_throughput(ConfigParse& parse, const toml::table& root, RunConfig& co
   const std::string& source = parse.source();
   TableReader throughput(subtable(root, "throughput", source), "throughput", source);
   parse.declare(throughput, "throughput");
-  const bool profile =
-      throughput.has("model") && parse.text(throughput, "throughput.model") == "profile";
+  const std::string model =
+      throughput.has("model") ? parse.text(throughput, "throughput.model") : "placement";
+  const bool profile = model == "profile";
   ProfileModelOptions& options = config.profile_options;
   if (profile) {
     // The trace's durations hold at the GPU-proportional share: by default the cluster's own
@@ -598,7 +599,25 @@ void parse_throughput(ConfigParse& parse, const toml::table& root, RunConfig& co
     config.profiles = std::make_shared<const ProfileLibrary>(load_profile_dir(
         resolve_path(parse.text(throughput, "throughput.profiles"), parse.base_dir())));
     options.penalty = config.sim.penalty;
+    if (options.on_missing == MissingProfile::kCannotRun)
+      throughput.fail("on_missing",
+                      "\"cannot_run\" needs a model that keys speed by GPU type (\"table\")");
     config.throughput_model = make_profile_throughput_model(config.profiles, options);
+    config.sim.throughput = config.throughput_model.get();
+  }
+  if (model == "table") {
+    if (!throughput.has("table"))
+      throughput.fail("table", "the table model needs a throughput table (Gavel's format)");
+    config.throughput_table = std::make_shared<const ThroughputTable>(load_throughput_table(
+        resolve_path(parse.text(throughput, "throughput.table"), parse.base_dir())));
+    TableModelOptions& table = config.table_options;
+    table.on_missing = options.on_missing;
+    table.penalty = config.sim.penalty;
+    table.reference_type =
+        throughput.has("reference_type")    ? parse.text(throughput, "throughput.reference_type")
+        : config.sim.cluster.groups.empty() ? std::string()
+                                            : config.sim.cluster.groups.front().gpu_type;
+    config.throughput_model = make_table_throughput_model(config.throughput_table, table);
     config.sim.throughput = config.throughput_model.get();
   }
   throughput.reject_unknown_keys();
@@ -812,6 +831,14 @@ Workload load_workload(const RunConfig& config) {
   if (config.profiles)
     check_profile_coverage(*config.profiles, workload.jobs, config.profile_options,
                            config.workload.trace_path.value_or(config.source_name));
+  if (config.throughput_table) {
+    std::vector<std::string> types;
+    for (const NodeGroupSpec& group : config.sim.cluster.groups)
+      if (std::find(types.begin(), types.end(), group.gpu_type) == types.end())
+        types.push_back(group.gpu_type);
+    check_table_coverage(*config.throughput_table, workload.jobs, types, config.table_options,
+                         config.workload.trace_path.value_or(config.source_name));
+  }
   // A DAG workload's models must be in the catalog and fit some GPU: say so now, naming the row.
   if (workload.dag) serving_setup(config, workload);
   return workload;

@@ -50,6 +50,7 @@ void jobs_csv(std::ostream& out, const std::vector<JobSpec>& specs, const RunRes
   write_header(true);
   out << ",model,vc,status";
   write_header(false);
+  for (const std::string& type : result.gpu_types) out << ",gpu_seconds." << csv_field(type);
   out << (marked ? ",measured\n" : "\n");
   for (const auto& record : result.jobs) {
     const JobSpec& spec = specs[record.index];
@@ -72,6 +73,11 @@ void jobs_csv(std::ostream& out, const std::vector<JobSpec>& specs, const RunRes
             : finished      ? "finished"
                             : "unfinished");
     write_values(false);
+    const std::size_t types = result.gpu_types.size();
+    for (std::size_t t = 0; t < types && !result.type_gpu_seconds.empty(); ++t) {
+      out << ',';
+      put_number(out, result.type_gpu_seconds[record.index * types + t]);
+    }
     if (marked) out << ',' << (is_measured(result.metrics, record) ? 1 : 0);
     out << '\n';
   }

@@ -50,8 +50,10 @@ bool Elastic::shrink_for(std::uint32_t waiting, Plan& plan) {
   const ClusterState& cluster = view().cluster();
   int type = head.gpu_type;
   if (type < 0)
-    type = type_with_most(static_cast<int>(cluster.gpu_type_names().size()),
-                          [&](int t) { return cluster.free_gpus(t); });
+    type = type_with_most(
+        static_cast<int>(cluster.gpu_type_names().size()),
+        [&](int t) { return cluster.free_gpus(t); },
+        [&](int t) { return view().type_speed(waiting, t) > 0.0; });
   const int need = head.gpus - cluster.free_gpus(type);
   if (need <= 0) return false;
   const Admission& admission = decider_->admission();

@@ -199,11 +199,12 @@ void Preemption::round(Time now) {
       // place it there: most free GPUs first), else the one with the most capacity left.
       int type = waiting ? job.gpu_type : view.type_held(index);
       if (type < 0) {
-        type =
-            type_with_most(types, [&](int t) { return type_idle_[static_cast<std::size_t>(t)]; });
+        const auto runs = [&](int t) { return view.type_speed(index, t) > 0.0; };
+        type = type_with_most(
+            types, [&](int t) { return type_idle_[static_cast<std::size_t>(t)]; }, runs);
         if (type_idle_[static_cast<std::size_t>(type)] < job.gpus)
-          type = type_with_most(types,
-                                [&](int t) { return type_capacity_[static_cast<std::size_t>(t)]; });
+          type = type_with_most(
+              types, [&](int t) { return type_capacity_[static_cast<std::size_t>(t)]; }, runs);
       }
       const auto t = static_cast<std::size_t>(type);
       const bool gpus_fit = job.gpus <= type_capacity_[t];

@@ -1,6 +1,7 @@
 #include "mechanisms/registry.h"
 
 #include "clustersim/policy.h"
+#include "clustersim/time_share.h"
 #include "mechanisms/checkpoints.h"
 #include "mechanisms/elastic.h"
 #include "mechanisms/failures.h"
@@ -28,6 +29,8 @@ Mechanisms make_mechanisms(const SimOptions& options, bool any_job_checkpoint_in
     out.any_decider.push_back(add(out, std::make_unique<Checkpoints>(options)));
   if (m.fails()) out.any_decider.push_back(add(out, std::make_unique<Failures>(options)));
   // Whether the policy preempts comes from the policy itself (scheduler.preemption overrides).
+  // (Gavel's policies have a decider of their own, without the built-in decider's mechanisms.)
+  if (is_time_share_policy(options.scheduler.policy)) return out;
   const bool preemptive =
       options.scheduler.preemption.value_or(make_scheduling_policy(options)->preemptive());
   if (preemptive) out.built_in_decider.push_back(add(out, std::make_unique<Preemption>(options)));

@@ -118,6 +118,12 @@ constexpr MetricField kRunMetrics[] = {
          "steady state: end of the warm-up MSER-5 detects in the sampled busy GPUs and queue"),
     real("util_rse", &RunMetrics::util_rse, "fraction",
          "steady state: predicted relative standard error of gpu_util"),
+    real("ftf_mean", &RunMetrics::ftf_mean, "",
+         "finish-time fairness: mean over completed jobs of rho = JCT / JCT alone on 1/N of the "
+         "cluster (N: jobs in the system over its life, time-averaged)"),
+    real("ftf_max", &RunMetrics::ftf_max, "", "finish-time fairness: the largest rho"),
+    real("ftf_unfair", &RunMetrics::ftf_unfair, "fraction",
+         "finish-time fairness: completed jobs with rho > 1 / completed jobs"),
 };
 
 constexpr JobField job_count(std::string_view name, int JobRecord::*member, bool first_block) {

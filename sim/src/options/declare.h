@@ -278,11 +278,14 @@ void declare_metrics_keys(KeyRegistry& keys);          // options/core_keys.cc (
 void declare_serving_keys(KeyRegistry& keys);          // serving/registry.cc
 void declare_placement_model_keys(KeyRegistry& keys);  // throughput/placement_throughput_model.cc
 void declare_profile_model_keys(KeyRegistry& keys);    // throughput/profile_throughput_model.cc
+void declare_table_model_keys(KeyRegistry& keys);      // throughput/table_throughput_model.cc
+void declare_type_choice_keys(KeyRegistry& keys);      // decider/placement_stage.cc
+void declare_estimator_keys(KeyRegistry& keys);        // policies/estimator.cc
 void declare_mechanism_keys(KeyRegistry& keys);        // mechanisms/registry.cc
 void declare_tiresias_keys(KeyRegistry& keys);         // policies/tiresias.cc (by the policies')
 // The workload's keys, from the I/O library: config_keys() calls these after simulator_keys().
 void declare_reader_keys(KeyRegistry& keys);     // workload/read_trace.cc
-void declare_gavel_keys(KeyRegistry& keys);      // workload/gavel_reader.cc
+void declare_gavel_keys(KeyRegistry& keys);      // workload/read_trace.cc (gavel_reader.cc)
 void declare_generator_keys(KeyRegistry& keys);  // workload/generator.cc
 void declare_synergy_keys(KeyRegistry& keys);    // workload/synergy_generator.cc
 void declare_query_dag_keys(KeyRegistry& keys);  // workload/query_dag_generator.cc

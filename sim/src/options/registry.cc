@@ -202,6 +202,8 @@ const KeyRegistry& simulator_keys() {
     options::declare_serving_keys(keys);
     options::declare_placement_model_keys(keys);
     options::declare_profile_model_keys(keys);
+    options::declare_table_model_keys(keys);
+    options::declare_type_choice_keys(keys);
     options::declare_mechanism_keys(keys);
     add_node_group_keys(keys);
     std::vector<KeyDecl> sorted = keys.keys();

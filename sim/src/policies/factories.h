@@ -13,5 +13,8 @@ std::unique_ptr<SchedulingPolicy> make_srtf(const SchedulerOptions& options);
 std::unique_ptr<SchedulingPolicy> make_las(const SchedulerOptions& options);
 std::unique_ptr<SchedulingPolicy> make_tiresias(const SchedulerOptions& options);
 std::unique_ptr<SchedulingPolicy> make_drf(const SchedulerOptions& options);
+std::unique_ptr<SchedulingPolicy> make_qssf(const SchedulerOptions& options);
+std::unique_ptr<SchedulingPolicy> make_sju(const SchedulerOptions& options);
+std::unique_ptr<SchedulingPolicy> make_sjg(const SchedulerOptions& options);
 
 }  // namespace clustersim::policies

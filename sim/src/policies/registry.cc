@@ -2,6 +2,7 @@
 #include <string_view>
 
 #include "clustersim/simulator.h"
+#include "clustersim/time_share.h"
 #include "options/declare.h"
 #include "policies/factories.h"
 
@@ -17,6 +18,8 @@ constexpr PolicyEntry kPolicies[] = {
     {"fifo", policies::make_fifo},         {"sjf", policies::make_sjf},
     {"srtf", policies::make_srtf},         {"las", policies::make_las},
     {"tiresias", policies::make_tiresias}, {"drf", policies::make_drf},
+    {"qssf", policies::make_qssf},         {"sju", policies::make_sju},
+    {"sjg", policies::make_sjg},
 };
 }  // namespace
 
@@ -48,13 +51,43 @@ namespace options {
 void declare_policy_keys(KeyRegistry& keys) {
   field<SimOptions>(
       keys, "scheduler.policy", [](auto& o) -> auto& { return o.scheduler.policy; })
-      .choices(scheduling_policy_names())
+      .choices([] {
+        std::vector<std::string> names = scheduling_policy_names();
+        for (const std::string& name : time_share_policy_names()) names.push_back(name);
+        return names;
+      }())
       .component("policies")
       .training_only()
       .doc(
           "The ordering policy: which waiting job goes next ([`sim/README.md`]"
-          "(sim/README.md#scheduling)).");
+          "(sim/README.md#scheduling)); or one of Gavel's allocation policies over jobs x GPU "
+          "types (`max_min_fairness`, ..., `fifo_perf`), realised in rounds.");
+  field<SimOptions>(
+      keys, "scheduler.rounds", [](auto& o) -> auto& { return o.scheduler.rounds; })
+      .choices({"gavel"})
+      .component("policies gavel")
+      .training_only()
+      .doc(
+          "How a Gavel policy's allocation becomes a schedule: `gavel`, rounds of `lease_s` "
+          "with whole-step micro-tasks, as Gavel's simulator.");
+  field<SimOptions>(
+      keys, "scheduler.allocation_reset_s",
+      [](auto& o) -> auto& { return o.scheduler.allocation_reset_s; })
+      .range(0.0, 1e12)
+      .component("policies gavel")
+      .training_only()
+      .doc("Gavel's policies: the allocation is recomputed at most this often (Gavel: 1,920 s).");
+  field<SimOptions>(
+      keys, "scheduler.type_order", [](auto& o) -> auto& { return o.scheduler.type_order; })
+      .choices({"gavel", "fixed", "shuffle"})
+      .component("policies gavel")
+      .training_only()
+      .doc(
+          "Gavel's rounds: the order GPU types are walked in: the cluster's (`fixed`), shuffled "
+          "each round (`shuffle`), or Gavel's (shuffled for its heterogeneity-agnostic "
+          "policies, fixed for the `_perf` ones and `fifo_perf`).");
   declare_tiresias_keys(keys);
+  declare_estimator_keys(keys);
 }
 
 }  // namespace options

@@ -9,6 +9,7 @@
 #include "decider/admission.h"
 #include "decider/default_decider.h"
 #include "decider/placement_stage.h"
+#include "decider/time_share_decider.h"
 #include "mechanisms/registry.h"
 #include "throughput/job_speed.h"
 
@@ -50,6 +51,7 @@ struct Simulation::Parts {
   std::unique_ptr<internal::PlacementStage> placement;
   internal::Mechanisms mechanisms;
   std::unique_ptr<internal::DefaultDecider> built_in;
+  std::unique_ptr<internal::TimeShareDecider> time_share;
   Decider* decider = nullptr;
 };
 
@@ -132,6 +134,9 @@ void Simulation::assemble(Parts& parts) {
   parts.mechanisms = internal::make_mechanisms(options_, engine.any_job_checkpoint_interval());
   if (user_decider_) {
     parts.decider = user_decider_.get();
+  } else if (!external_ && is_time_share_policy(options_.scheduler.policy)) {
+    parts.time_share = std::make_unique<internal::TimeShareDecider>(options_, *parts.placement);
+    parts.decider = parts.time_share.get();
   } else if (!external_) {
     parts.built_in = std::make_unique<internal::DefaultDecider>(
         options_, *parts.admission, *parts.placement, parts.mechanisms.built_in_decider);

@@ -35,13 +35,14 @@ namespace options {
 // too).
 void declare_placement_model_keys(KeyRegistry& keys) {
   custom(keys, "throughput.model", KeyType::kChoice)
-      .choices({"placement", "profile"})
+      .choices({"placement", "profile", "table"})
       .default_value(std::string("placement"))
       .component("throughput")
       .training_only()
       .doc(
-          "The job-speed model: `placement`, or `profile` (speed from each model's CPU/memory "
-          "sensitivity profile; [`sim/README.md`](sim/README.md#throughput-model)).");
+          "The job-speed model: `placement`, `profile` (speed from each model's CPU/memory "
+          "sensitivity profile) or `table` (steps/s per GPU type from a throughput table; "
+          "[`sim/README.md`](sim/README.md#throughput-model)).");
   field<SimOptions>(
       keys, "throughput.cross_node_factor",
       [](auto& o) -> auto& { return o.penalty.cross_node_factor; })

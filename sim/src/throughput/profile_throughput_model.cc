@@ -321,6 +321,7 @@ namespace options {
 
 void declare_profile_model_keys(KeyRegistry& keys) {
   const std::vector<std::string> profile = {"profile"};
+  const std::vector<std::string> profile_or_table = {"profile", "table"};
   custom(keys, "throughput.profiles", KeyType::kPath)
       .when("throughput.model", profile)
       .component("throughput profile")
@@ -328,14 +329,17 @@ void declare_profile_model_keys(KeyRegistry& keys) {
       .doc("The profiles folder (e.g. `profiles/v100`; required by the profile model).");
   choice<ProfileModelOptions>(
       keys, "throughput.on_missing", [](auto& o) -> auto& { return o.on_missing; },
-      std::vector<std::pair<std::string, MissingProfile>>{{"error", MissingProfile::kError},
-                                                          {"neutral", MissingProfile::kNeutral}})
-      .when("throughput.model", profile)
+      std::vector<std::pair<std::string, MissingProfile>>{
+          {"error", MissingProfile::kError},
+          {"neutral", MissingProfile::kNeutral},
+          {"cannot_run", MissingProfile::kCannotRun}})
+      .when("throughput.model", profile_or_table)
       .component("throughput profile")
       .training_only()
       .doc(
-          "What a job whose model has no profile does: `error`, or `neutral` (it runs at rate 1, "
-          "times the placement factors).");
+          "What a job whose model has no profile (table: no entry) on a GPU type does: `error`, "
+          "`neutral` (it runs at rate 1, times the placement factors) or `cannot_run` (it never "
+          "runs on that type; table model only).");
   field<ProfileModelOptions>(
       keys, "throughput.ref_cpus_per_gpu", [](auto& o) -> auto& { return o.ref_cpus_per_gpu; })
       .range(1e-6, 1e6)

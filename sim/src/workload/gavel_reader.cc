@@ -1,33 +1,42 @@
-// Gavel's Philly-derived traces (stanford-futuredata/gavel, scheduler/traces/msr/): tab-separated,
-// no header, one job per line:
+// Gavel's Philly-derived traces (stanford-futuredata/gavel, scheduler/traces/): tab-separated, no
+// header, one job per line, in one of two layouts, told apart by the first row's field count (every
+// row must then have that count):
 //
-//   job_type  command  num_steps_arg  scale_factor  total_steps  arrival_time  priority_weight
+//   7 fields (older loader, the msr traces):  job_type  command  num_steps_arg  needs_data_dir
+//                                             total_steps  arrival_time  scale_factor
+//   10 fields (Gavel's loader since):         job_type  command  working_directory  num_steps_arg
+//                                             needs_data_dir  total_steps  scale_factor
+//                                             priority_weight  SLO  arrival_time
 //
 // Mapping:
-// - id = "gavel-<line>" (1-based line in the file), so ids are unique by construction;
-// - num_gpus = scale_factor, an integer >= 1 (0, as in Gavel's A3C rows, is an invalid row);
+// - id = the job's 0-based position among the file's rows ("0", "1", ...): Gavel's job ids, so
+//   that results line up with Gavel's logs job by job (blank lines are not rows);
+// - num_gpus = scale_factor, an integer >= 1;
 // - submit_time = arrival_time (seconds, >= 0);
-// - duration = total_steps / steps_per_second, where steps/s is
-//   throughputs[gavel_gpu_type]["('<job_type>', <scale_factor>)"]["null"] (running alone);
-//   a missing entry is an invalid row naming the job_type;
+// - steps = total_steps (> 0): the job's work; duration = total_steps / steps_per_second, where
+//   steps/s is throughputs[gavel_gpu_type]["('<job_type>', <scale_factor>)"]["null"] (running
+//   alone); a missing or zero entry is an invalid row naming the job_type (with the table
+//   throughput model, the job's speed on every other type comes from the same table);
 // - model = job_type verbatim (e.g. "ResNet-18 (batch size 64)"): the batch size is kept because
 //   it changes the throughput, and the name matches Gavel's table keys;
-// - priority = priority_weight, which must be an integer (Gavel writes "1", "4", ...);
+// - needs_data_dir must be 0 or 1 (not used otherwise);
+// - 10 fields: weight = priority_weight (> 0); slo = SLO when > 0 (Gavel writes -1 for none);
+//   7 fields: weight 1, no SLO;
 // - gpu_type stays empty: the duration is measured on gavel_gpu_type, but the job may run anywhere.
-// Blank lines are ignored. The command and num_steps_arg columns are not used.
+// The command, working_directory and num_steps_arg columns are not used.
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <fstream>
 #include <iterator>
-#include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "clustersim/error.h"
 #include "clustersim/input_file.h"
+#include "clustersim/throughput_table.h"
 #include "clustersim/workload.h"
-#include "io/internal/json_error.h"
-#include "options/declare.h"
 #include "workload/internal/gavel_throughputs.h"
 #include "workload/internal/row_collector.h"
 #include "workload/internal/text_parsing.h"
@@ -38,38 +47,15 @@ namespace workload_internal {
 
 GavelThroughputs parse_gavel_throughputs(std::istream& in, const std::string& source_name,
                                          const std::string& gpu_type) {
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) throw InputError(source_name, 0, "", "error while reading the throughput table");
-  nlohmann::json table;
-  try {
-    table = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& error) {  // syntax error, or a number overflow
-    throw io_internal::json_parse_error(source_name, text, error);
-  }
-  if (!table.is_object()) {
-    throw InputError(source_name, 0, "throughputs", "expected a JSON object of GPU types");
-  }
-  const auto gpu = table.find(gpu_type);
-  if (gpu == table.end() || !gpu->is_object()) {
+  ThroughputTable table = parse_throughput_table(in, source_name);
+  const auto gpu = table.steps_per_second.find(gpu_type);
+  if (gpu == table.steps_per_second.end()) {
     throw InputError(source_name, 0, "gavel_gpu_type",
                      "GPU type '" + excerpt(gpu_type) + "' not in the throughput table");
   }
   GavelThroughputs result;
   result.gpu_type = gpu_type;
-  for (const auto& [key, entry] : gpu->items()) {
-    if (!entry.is_object()) continue;
-    const auto alone = entry.find("null");
-    if (alone == entry.end()) continue;  // only co-located measurements: not usable alone
-    if (!alone->is_number()) {
-      throw InputError(source_name, 0, excerpt(gpu_type + "/" + key, 60) + "/null", "not a number");
-    }
-    const double steps_per_second = alone->get<double>();
-    if (!std::isfinite(steps_per_second) || steps_per_second <= 0.0) {
-      throw InputError(source_name, 0, excerpt(gpu_type + "/" + key, 60) + "/null",
-                       "steps/s must be a finite number > 0");
-    }
-    result.steps_per_second.emplace(key, steps_per_second);
-  }
+  result.steps_per_second = std::move(gpu->second);
   return result;
 }
 
@@ -83,53 +69,92 @@ GavelThroughputs load_gavel_throughputs(const std::string& path, const std::stri
   return parse_gavel_throughputs(file, path, gpu_type);
 }
 
+namespace {
+
+// The two layouts: field names in order, and where each used field is.
+struct GavelLayout {
+  std::span<const std::string_view> names;
+  std::size_t needs_data_dir, total_steps, scale_factor, arrival_time;
+  int priority_weight, slo;  // -1: not in this layout
+};
+
+constexpr std::string_view kOldFields[] = {"job_type",       "command",     "num_steps_arg",
+                                           "needs_data_dir", "total_steps", "arrival_time",
+                                           "scale_factor"};
+constexpr std::string_view kNewFields[] = {
+    "job_type",    "command",      "working_directory", "num_steps_arg", "needs_data_dir",
+    "total_steps", "scale_factor", "priority_weight",   "SLO",           "arrival_time"};
+constexpr GavelLayout kOldLayout{kOldFields, 3, 4, 6, 5, -1, -1};
+constexpr GavelLayout kNewLayout{kNewFields, 4, 5, 6, 9, 7, 8};
+
+}  // namespace
+
 Workload read_gavel_with_throughputs(std::istream& in, const std::string& source_name,
                                      const ReaderOptions& options,
                                      const GavelThroughputs& throughputs) {
-  static constexpr std::string_view kFields[] = {"job_type",       "command",     "num_steps_arg",
-                                                 "scale_factor",   "total_steps", "arrival_time",
-                                                 "priority_weight"};
-  constexpr std::size_t kFieldCount = std::size(kFields);
   RowCollector rows(source_name, options);
   std::string line;
   std::vector<std::string> fields;
   std::size_t line_number = 0;
+  std::size_t position = 0;  // the row's 0-based position: its Gavel job id
+  const GavelLayout* layout = nullptr;
+  std::size_t layout_line = 0;
   while (read_line(in, line)) {
     ++line_number;
     if (is_blank(line)) continue;
+    const std::size_t id = position++;
     rows.row([&] {
       const FieldReader field{rows, line_number};
       split_plain(line, '\t', fields);
-      if (fields.size() < kFieldCount) {
-        field.fail(kFields[fields.size()], "missing value: row has " +
-                                               std::to_string(fields.size()) +
-                                               " tab-separated fields, expected 7");
+      if (layout == nullptr) {
+        if (fields.size() != std::size(kOldFields) && fields.size() != std::size(kNewFields)) {
+          field.fail("", "row has " + std::to_string(fields.size()) +
+                             " tab-separated fields; Gavel's layouts have 7 or 10");
+        }
+        layout = fields.size() == std::size(kOldFields) ? &kOldLayout : &kNewLayout;
+        layout_line = line_number;
       }
-      if (fields.size() > kFieldCount) {
-        field.fail(
-            "", "row has " + std::to_string(fields.size()) + " tab-separated fields, expected 7");
+      const std::size_t expected = layout->names.size();
+      if (fields.size() < expected) {
+        field.fail(layout->names[fields.size()],
+                   "missing value: row has " + std::to_string(fields.size()) +
+                       " tab-separated fields, expected " + std::to_string(expected) +
+                       " (the layout of line " + std::to_string(layout_line) + ")");
+      }
+      if (fields.size() > expected) {
+        field.fail("", "row has " + std::to_string(fields.size()) +
+                           " tab-separated fields, expected " + std::to_string(expected) +
+                           " (the layout of line " + std::to_string(layout_line) + ")");
       }
       JobSpec job;
       job.source_line = line_number;
-      job.id = "gavel-" + std::to_string(line_number);
+      job.id = std::to_string(id);
       job.model = field.required_text("job_type", fields[0]);
-      job.num_gpus = static_cast<int>(field.integer("scale_factor", fields[3], 1, INT_MAX));
-      const double total_steps = field.positive("total_steps", fields[4]);
-      job.submit_time = field.non_negative("arrival_time", fields[5]);
-      const double weight = field.non_negative("priority_weight", fields[6]);
-      if (weight != std::floor(weight) || weight > INT_MAX) {
-        field.fail("priority_weight", "must be an integer, got '" + excerpt(fields[6]) + "'");
+      field.integer("needs_data_dir", fields[layout->needs_data_dir], 0, 1);
+      job.steps = field.positive("total_steps", fields[layout->total_steps]);
+      job.num_gpus =
+          static_cast<int>(field.integer("scale_factor", fields[layout->scale_factor], 1, INT_MAX));
+      job.submit_time = field.non_negative("arrival_time", fields[layout->arrival_time]);
+      if (layout->priority_weight >= 0) {
+        job.weight = field.positive("priority_weight",
+                                    fields[static_cast<std::size_t>(layout->priority_weight)]);
+        const auto slo = parse_finite_double(fields[static_cast<std::size_t>(layout->slo)]);
+        if (!slo)
+          field.fail("SLO", "not a number: '" +
+                                excerpt(fields[static_cast<std::size_t>(layout->slo)]) + "'");
+        job.slo = std::max(0.0, *slo);  // Gavel writes -1 for none
       }
-      job.priority = static_cast<int>(weight);
 
       const std::string key = "('" + job.model + "', " + std::to_string(job.num_gpus) + ")";
       const auto entry = throughputs.steps_per_second.find(key);
-      if (entry == throughputs.steps_per_second.end()) {
-        field.fail("job_type", "no throughput for ('" + excerpt(job.model) + "', " +
-                                   std::to_string(job.num_gpus) + ") on '" +
-                                   excerpt(throughputs.gpu_type) + "'");
+      if (entry == throughputs.steps_per_second.end() || entry->second <= 0.0) {
+        field.fail("job_type", std::string(entry == throughputs.steps_per_second.end()
+                                               ? "no throughput for ('"
+                                               : "zero throughput (cannot run) for ('") +
+                                   excerpt(job.model) + "', " + std::to_string(job.num_gpus) +
+                                   ") on '" + excerpt(throughputs.gpu_type) + "'");
       }
-      job.duration = total_steps / entry->second;
+      job.duration = job.steps / entry->second;
       if (!std::isfinite(job.duration) || job.duration <= 0.0) {
         field.fail("total_steps",
                    "duration total_steps / steps_per_second is not a finite number > 0");
@@ -154,26 +179,5 @@ Workload read_gavel(std::istream& in, const std::string& source_name,
       options.gavel_throughputs_path, options.gavel_gpu_type);
   return workload_internal::read_gavel_with_throughputs(in, source_name, options, throughputs);
 }
-
-namespace options {
-
-void declare_gavel_keys(KeyRegistry& keys) {
-  field<ReaderOptions>(
-      keys, "workload.throughputs", [](auto& r) -> auto& { return r.gavel_throughputs_path; })
-      .when("workload.trace", {})
-      .component("reader gavel")
-      .training_only()
-      .default_note("—")
-      .path()
-      .doc("`format = \"gavel\"`: Gavel's `simulation_throughputs.json` (required by it).");
-  field<ReaderOptions>(
-      keys, "workload.gavel_gpu_type", [](auto& r) -> auto& { return r.gavel_gpu_type; })
-      .when("workload.trace", {})
-      .component("reader gavel")
-      .training_only()
-      .doc("`format = \"gavel\"`: the GPU type whose steps/s give durations.");
-}
-
-}  // namespace options
 
 }  // namespace clustersim

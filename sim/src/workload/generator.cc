@@ -278,6 +278,7 @@ Workload generate_philly_workload(const GeneratorOptions& options) {
   const double arrival_rate = options.load * options.cluster_gpus / mean_gpu_seconds;
 
   Rng rng(options.seed);
+  Rng user_rng(stream_seed(options.seed, 0x05e25ULL));  // users: a stream of their own
   Workload workload;
   workload.jobs.reserve(options.jobs);
   double clock = 0.0;
@@ -292,9 +293,20 @@ Workload generate_philly_workload(const GeneratorOptions& options) {
     job.submit_time = clock;
     job.num_gpus = clamp_gpus(kGpuDemand[sample_index(t.gpu_cdf, rng.uniform())].gpus,
                               options.max_gpus_per_job);
-    job.duration = cap_duration(sample_runtime(rng.uniform(), t), options.max_duration_s);
+    const double quantile = rng.uniform();
+    job.duration = cap_duration(sample_runtime(quantile, t), options.max_duration_s);
     job.model = kModelMix[sample_index(t.model_cdf, rng.uniform())].name;
     if (!options.vcs.empty()) job.vc = options.vcs[rng.below(options.vcs.size())];
+    if (options.users > 0) {
+      const auto users = static_cast<std::uint64_t>(options.users);
+      std::uint64_t user = std::min(users - 1, static_cast<std::uint64_t>(quantile * users));
+      if (user_rng.uniform() < 0.2) user = user_rng.below(users);
+      char user_buffer[24] = {'u'};
+      const auto [user_end, user_error] =
+          std::to_chars(user_buffer + 1, user_buffer + sizeof(user_buffer), user);
+      (void)user_error;  // 20 digits always fit
+      job.user.assign(user_buffer, user_end);
+    }
   }
   return workload;
 }
@@ -358,6 +370,15 @@ void declare_generator_keys(KeyRegistry& keys) {
       "vcs", [](auto& g) -> auto& { return g.vcs; })
       .expected("a list of VC names")
       .doc("Jobs are spread uniformly over these VCs (empty = none).");
+  key(
+      "users", [](auto& g) -> auto& { return g.users; })
+      .range(0, 1 << 24)
+      .when("workload.generator", {"philly"})
+      .training_only()
+      .doc(
+          "philly: jobs belong to this many users (`u0`, ...; 0 = none); a job's user follows "
+          "its duration's quantile band (one job in five: a uniform user), so a user's jobs run "
+          "alike: what `qssf` and `sju` learn from.");
   key(
       "elastic_fraction", [](auto& g) -> auto& { return g.elastic_fraction; })
       .range(0.0, 1.0)

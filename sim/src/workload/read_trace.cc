@@ -88,6 +88,24 @@ void declare_reader_keys(KeyRegistry& keys) {
       .doc("Skip (count and report) malformed rows instead of failing.");
 }
 
+// Gavel traces (gavel_reader.cc): the throughput table and the reference GPU type.
+void declare_gavel_keys(KeyRegistry& keys) {
+  field<ReaderOptions>(
+      keys, "workload.throughputs", [](auto& r) -> auto& { return r.gavel_throughputs_path; })
+      .when("workload.trace", {})
+      .component("reader gavel")
+      .training_only()
+      .default_note("—")
+      .path()
+      .doc("`format = \"gavel\"`: Gavel's `simulation_throughputs.json` (required by it).");
+  field<ReaderOptions>(
+      keys, "workload.gavel_gpu_type", [](auto& r) -> auto& { return r.gavel_gpu_type; })
+      .when("workload.trace", {})
+      .component("reader gavel")
+      .training_only()
+      .doc("`format = \"gavel\"`: the GPU type whose steps/s give durations.");
+}
+
 }  // namespace options
 
 }  // namespace clustersim

@@ -15,7 +15,8 @@ namespace clustersim::workload_internal {
 
 struct GavelThroughputs {
   std::string gpu_type;
-  // Key as in Gavel's file: "('<job_type>', <scale_factor>)"; value: steps/s alone (> 0).
+  // Key as in Gavel's file: "('<job_type>', <scale_factor>)"; value: steps/s alone (>= 0; 0: cannot
+  // run).
   std::unordered_map<std::string, double> steps_per_second;
 };
 

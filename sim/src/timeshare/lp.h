@@ -1,0 +1,42 @@
+// The LP shared by Gavel's policies (time_share.h): columns X[j][t] (then any extra columns),
+// rows: each job's time (<= 1), each type's capacity, then the policy's own rows. Built as a
+// column-major sparse matrix and solved by CLP's dual simplex.
+#pragma once
+
+#include <vector>
+
+#include "clustersim/time_share.h"
+
+namespace clustersim::timeshare {
+
+class TimeShareLp {
+ public:
+  // Base rows (job time, type capacity) over the X columns; X[j][t] fixed at 0 where thr = 0.
+  // With `multiplicity`, row j stands for that many identical jobs (classes: each copy gets
+  // X[j][*], so a type's capacity row counts multiplicity x GPUs).
+  explicit TimeShareLp(const TimeShareProblem& problem,
+                       const std::vector<int>* multiplicity = nullptr);
+  // A row `lower <= sum(coefficients . X[j][*]) + extra_coefficient * extra <= upper` for job
+  // j (the policy's per-job row); returns its index.
+  int add_job_row(std::size_t job, const std::vector<double>& coefficients, double extra,
+                  double lower, double upper);
+  // One extra column (z, s, ...) with bounds and objective coefficient.
+  void set_extra(double lower, double upper, double objective);
+  void set_x_objective(std::size_t job, int type, double objective);
+  // Maximises; false when not proven optimal. Fills x (clipped to [0, 1]) and the objective.
+  bool maximise(TimeShare& out);
+  // Feasibility only.
+  bool feasible(TimeShare& out);
+
+ private:
+  const TimeShareProblem& p_;
+  std::size_t jobs_ = 0;
+  int types_ = 0;
+  // Per column: (row, value) entries.
+  std::vector<std::vector<std::pair<int, double>>> columns_;
+  std::vector<double> column_lower_, column_upper_, objective_;
+  std::vector<double> row_lower_, row_upper_;
+  bool has_extra_ = false;
+};
+
+}  // namespace clustersim::timeshare

@@ -1,0 +1,81 @@
+#include <stdexcept>
+#include <string>
+
+#include "timeshare/factories.h"
+
+namespace clustersim {
+
+namespace {
+struct Entry {
+  std::string_view name;
+  TimeShare (*solve)(const TimeShareProblem&);
+};
+constexpr Entry kPolicies[] = {
+    {"max_min_fairness",
+     [](const TimeShareProblem& p) { return timeshare::max_min_fairness(p, false); }},
+    {"max_min_fairness_perf",
+     [](const TimeShareProblem& p) { return timeshare::max_min_fairness(p, true); }},
+    {"finish_time_fairness",
+     [](const TimeShareProblem& p) { return timeshare::finish_time_fairness(p, false); }},
+    {"finish_time_fairness_perf",
+     [](const TimeShareProblem& p) { return timeshare::finish_time_fairness(p, true); }},
+    {"min_total_duration",
+     [](const TimeShareProblem& p) { return timeshare::min_total_duration(p, false); }},
+    {"min_total_duration_perf",
+     [](const TimeShareProblem& p) { return timeshare::min_total_duration(p, true); }},
+    {"max_sum_throughput_perf", timeshare::max_sum_throughput},
+    {"isolated", timeshare::isolated},
+    {"fifo_perf", timeshare::fifo_perf},
+};
+
+void check(const TimeShareProblem& p) {
+  const std::size_t n = p.jobs();
+  if (p.types <= 0 || p.capacity.size() != static_cast<std::size_t>(p.types) ||
+      p.throughput.size() != n * static_cast<std::size_t>(p.types) ||
+      (!p.weight.empty() && p.weight.size() != n) ||
+      (!p.remaining.empty() && p.remaining.size() != n) ||
+      (!p.elapsed.empty() && p.elapsed.size() != n) ||
+      (!p.total_steps.empty() && p.total_steps.size() != n))
+    throw std::invalid_argument("time share problem: inconsistent sizes");
+}
+}  // namespace
+
+TimeShare solve_time_share(std::string_view policy, const TimeShareProblem& problem) {
+  check(problem);
+  for (const Entry& entry : kPolicies) {
+    if (entry.name != policy) continue;
+    if (problem.jobs() == 0) return TimeShare{true, {}, 0.0, 0};
+    return entry.solve(problem);
+  }
+  throw std::invalid_argument("unknown time-share policy '" + std::string(policy) + "'");
+}
+
+std::vector<std::string> time_share_policy_names() {
+  std::vector<std::string> names;
+  for (const Entry& entry : kPolicies) names.emplace_back(entry.name);
+  return names;
+}
+
+bool is_time_share_policy(std::string_view policy) {
+  for (const Entry& entry : kPolicies)
+    if (entry.name == policy) return true;
+  return false;
+}
+
+namespace timeshare {
+
+std::vector<double> agnostic_throughputs(const TimeShareProblem& p, bool ones) {
+  std::vector<double> thr = p.throughput;
+  const auto types = static_cast<std::size_t>(p.types);
+  for (std::size_t j = 0; j < p.jobs(); ++j) {
+    double best = 0.0;
+    for (std::size_t t = 0; t < types; ++t) best = std::max(best, thr[j * types + t]);
+    for (std::size_t t = 0; t < types; ++t)
+      if (thr[j * types + t] > 0.0) thr[j * types + t] = ones ? 1.0 : best;
+  }
+  return thr;
+}
+
+}  // namespace timeshare
+
+}  // namespace clustersim

@@ -1,0 +1,92 @@
+// Gavel's policy family as LPs over jobs x GPU types (time_share.h), on cases solved by hand.
+#include <gtest/gtest.h>
+
+#include "clustersim/time_share.h"
+
+namespace clustersim {
+namespace {
+
+// Type a: 1 GPU; type b: 2 GPUs (G = 3). Job 0 runs 4 steps/s on a and 1 on b; job 1 runs 2
+// and 1. One GPU each.
+TimeShareProblem two_types() {
+  TimeShareProblem p;
+  p.types = 2;
+  p.capacity = {1, 2};
+  p.throughput = {4, 1, 2, 1};
+  p.gpus = {1, 1};
+  return p;
+}
+
+// Max-min (perf): prop_0 = (4 x 1 + 1 x 2) / 3 = 2, prop_1 = (2 + 2) / 3 = 4/3. Both jobs use
+// all their time (rows bind; b has room to spare); with p = X[0][a] and q = X[1][a] = 1 - p
+// (a binds), job 0 gets (4p + (1 - p)) / 2 = (1 + 3p) / 2 and job 1 (2q + (1 - q)) / (4/3) =
+// 0.75 (2 - p). Equal at 1 + 3p = 3 - 1.5p: p = 4/9, z = 7/6.
+TEST(TimeShare, TwoTypeMaxMinAllocationInClosedForm) {
+  const TimeShare s = solve_time_share("max_min_fairness_perf", two_types());
+  ASSERT_TRUE(s.optimal);
+  EXPECT_NEAR(s.objective, 7.0 / 6.0, 1e-9);
+  EXPECT_NEAR(s.x[0], 4.0 / 9.0, 1e-9);  // job 0 on a
+  EXPECT_NEAR(s.x[1], 5.0 / 9.0, 1e-9);  // job 0 on b
+  EXPECT_NEAR(s.x[2], 5.0 / 9.0, 1e-9);  // job 1 on a
+  EXPECT_NEAR(s.x[3], 4.0 / 9.0, 1e-9);  // job 1 on b
+  // Priority weight 2 on job 0: (1 + 3p) / 4 = 0.75 (2 - p): p = 5/6, z = 7/8.
+  TimeShareProblem weighted = two_types();
+  weighted.weight = {2.0, 1.0};
+  const TimeShare w = solve_time_share("max_min_fairness_perf", weighted);
+  EXPECT_NEAR(w.objective, 7.0 / 8.0, 1e-9);
+  EXPECT_NEAR(w.x[0], 5.0 / 6.0, 1e-9);
+}
+
+TEST(TimeShare, AJobNeverGetsTimeOnATypeItCannotRunOn) {
+  TimeShareProblem p = two_types();
+  p.throughput = {4, 0, 2, 1};  // job 0 cannot run on b
+  for (const std::string& policy : time_share_policy_names()) {
+    SCOPED_TRACE(policy);
+    p.remaining = {100, 100};
+    p.elapsed = {0, 0};
+    p.total_steps = {100, 100};
+    const TimeShare s = solve_time_share(policy, p);
+    if (policy == "isolated") continue;  // equal shares by construction, whatever the speeds
+    EXPECT_EQ(s.x[1], 0.0);
+  }
+}
+
+// Min total duration (perf), exact: with s = 1/T, job 0 needs 4p + (1 - p) >= 300 s... With 300
+// steps left for job 0 and 100 for job 1 and the rows binding as above: job 0 runs 1 + 3p,
+// job 1 2(1 - p) + p = 2 - p steps/s; T = max(300 / (1 + 3p), 100 / (2 - p)) is smallest where
+// they meet: 300 (2 - p) = 100 (1 + 3p): p = 5/6, T = 300 / 3.5.
+TEST(TimeShare, MinTotalDurationIsExact) {
+  TimeShareProblem p = two_types();
+  p.remaining = {300, 100};
+  const TimeShare s = solve_time_share("min_total_duration_perf", p);
+  EXPECT_NEAR(1.0 / s.objective, 300.0 / 3.5, 1e-6);
+  EXPECT_NEAR(s.x[0], 5.0 / 6.0, 1e-9);
+  EXPECT_EQ(s.lps, 1);
+}
+
+TEST(TimeShare, FifoPerfTakesTheFastestTypeWithRoomInArrivalOrder) {
+  TimeShareProblem p = two_types();
+  p.throughput = {4, 1, 2, 1.5};
+  p.gpus = {1, 2};  // job 1 needs both b GPUs
+  const TimeShare s = solve_time_share("fifo_perf", p);
+  EXPECT_EQ(s.x, (std::vector<double>{1, 0, 0, 1}));  // job 0 on a; job 1 on b (a is taken)
+}
+
+// Finish-time fairness (perf): both jobs new (elapsed 0), 100 steps each. Isolated shares:
+// cap / n = (1/2, 1) of (a, b), scaled to sum 1: (1/3, 2/3); isolated throughputs 2 (job 0:
+// 4/3 + 2/3) and 4/3 (job 1): isolated times 50 and 75. rho_j = (100 / thr_j) / iso_j; with p
+// as above, thr_0 = 1 + 3p and thr_1 = 2 - p: rho_0 = 2 / (1 + 3p), rho_1 = 4 / (3 (2 - p)),
+// equal at 6 (2 - p) = 4 (1 + 3p): p = 4/9, rho = 6/7.
+TEST(TimeShare, FinishTimeFairnessByBisection) {
+  TimeShareProblem p = two_types();
+  p.remaining = {100, 100};
+  p.total_steps = {100, 100};
+  p.elapsed = {0, 0};
+  const TimeShare s = solve_time_share("finish_time_fairness_perf", p);
+  EXPECT_NEAR(s.objective, 6.0 / 7.0, 1e-5);
+  EXPECT_NEAR(s.x[0], 4.0 / 9.0, 1e-4);
+  EXPECT_NEAR(s.x[0] + s.x[1], 1.0, 1e-4);
+}
+
+}  // namespace
+}  // namespace clustersim

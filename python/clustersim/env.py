@@ -26,7 +26,7 @@ import os
 import numpy as np
 
 from . import _core
-from ._api import _config
+from ._api import _config, _overrides
 
 #: Per-job features (name, meaning) a window slot can carry; ENV_CLUSTER_FEATURES: the
 #: cluster's ("cluster" observation).
@@ -85,6 +85,17 @@ def _reward_weights(reward) -> dict:
     return {str(k): float(v) for k, v in dict(reward).items()}
 
 
+def _episode_config(config, set_):
+    """An episode is one whole run: unless `set` names metrics.steady_state, it is "off" (every
+    job measured, no planned window), as a steady-state window cannot act on an episode."""
+    if isinstance(config, _core.Config):
+        return _config(config, set_)
+    overrides = _overrides(set_)
+    if not any(o.replace(" ", "").startswith("metrics.steady_state=") for o in overrides):
+        overrides.append('metrics.steady_state="off"')
+    return _config(config, overrides)
+
+
 class VectorSchedulingEnv:
     """`num_envs` SchedulingEnv simulations stepped together in C++ threads.
 
@@ -101,7 +112,7 @@ class VectorSchedulingEnv:
                  features=DEFAULT_FEATURES, reward="jct", max_steps: int = 0, threads: int | None = None,
                  autoreset: bool = True):
         threads = threads or min(num_envs, os.cpu_count() or 1)
-        self._batch = _core.EnvBatch(_config(config, set), num_envs, window, list(features),
+        self._batch = _core.EnvBatch(_episode_config(config, set), num_envs, window, list(features),
                                      _reward_weights(reward), max_steps, threads, autoreset)
         self.num_envs, self.window, self.features = num_envs, window, tuple(features)
         f = len(self.features)

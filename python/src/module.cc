@@ -13,6 +13,7 @@
 #include "binding.h"
 #include "clustersim/error.h"
 #include "clustersim/host.h"
+#include "clustersim/steady_state.h"
 
 namespace clustersim::python {
 
@@ -242,6 +243,8 @@ py::dict run(const Config& parsed, std::optional<std::uint64_t> seed) {
       throw_impossible(config, error);
     }
   }
+  // As `clustersim run` writes them: under the steady-state rule, the measured rows.
+  if (config.workload.steady_plan) keep_measured_rows(done.result);
   py::dict out = result_dict(done.workload->jobs, done.result);
   out["skipped_rows"] = workload->skipped_rows;
   py::list reasons;

@@ -13,6 +13,7 @@
 #include "binding.h"
 #include "clustersim/allocation_mechanism.h"
 #include "clustersim/host.h"
+#include "clustersim/steady_state.h"
 
 namespace clustersim::python {
 
@@ -516,8 +517,16 @@ class PySimulation {
   py::dict result() {
     State& state = *state_;
     if (!state.over) throw std::logic_error("result: the run is not over (step() to its end)");
-    if (!state.result)
-      state.result = result_dict(state.simulation->jobs(), state.simulation->result());
+    if (!state.result) {
+      // As `clustersim run` writes them: under the steady-state rule, the measured rows.
+      if (state.config.workload.steady_plan) {
+        RunResult measured = state.simulation->result();
+        keep_measured_rows(measured);
+        state.result = result_dict(state.simulation->jobs(), measured);
+      } else {
+        state.result = result_dict(state.simulation->jobs(), state.simulation->result());
+      }
+    }
     return *state.result;
   }
 

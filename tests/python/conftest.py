@@ -13,13 +13,14 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.append(os.path.join(ROOT, "build", "python"))  # after PYTHONPATH's entries (ctest sets it)
 
 
-def philly(jobs, policy="fifo", seed=5, nodes=16, gpus_per_node=8, load=1.0):
-    """A Philly-shaped generated workload at full offered load, as a config dict."""
+def philly(jobs, policy="fifo", seed=5, nodes=16, gpus_per_node=8, load=1.0, steady_state="off"):
+    """A Philly-shaped generated workload at full offered load, as a config dict: every job
+    measured (steady_state "off"), since these tests compare whole runs."""
     return {
         "cluster": {"nodes": nodes, "gpus_per_node": gpus_per_node, "nodes_per_rack": 4},
         "workload": {"generator": "philly", "jobs": jobs, "load": load, "seed": seed},
         "scheduler": {"policy": policy},
-        "metrics": {"sample_interval_s": 600},
+        "metrics": {"sample_interval_s": 600, "steady_state": steady_state},
     }
 
 

@@ -75,6 +75,7 @@ def test_explicit_actions_start_stop_and_move_jobs():
     trace_config = {
         "cluster": {"nodes": 2, "gpus_per_node": 4},
         "workload": {"generator": "philly", "jobs": 30, "load": 0.5, "seed": 1, "max_gpus_per_job": 2},
+        "metrics": {"steady_state": "off"},  # all 30 jobs measured
     }
     sim = clustersim.Simulation(trace_config)
     assert sim.step()

@@ -17,6 +17,9 @@ gpus_per_node = 8
 generator = "philly"
 jobs = 200
 
+[metrics]
+steady_state = "off"  # every job's row: 200 per point
+
 [sweep]
 "scheduler.policy" = ["fifo", "sjf"]
 seeds = 2
@@ -41,5 +44,5 @@ def test_load_results_reads_a_sweep_as_the_analysis_package_does(tmp_path, clust
     point = results.points.iloc[0]
     config = {"cluster": {"nodes": 4, "gpus_per_node": 8},
               "workload": {"generator": "philly", "jobs": 200},
-              "scheduler": {"policy": point["scheduler.policy"]}}
+              "scheduler": {"policy": point["scheduler.policy"]}, "metrics": {"steady_state": "off"}}
     assert clustersim.run(config, seed=int(point["seed"])).metrics["jct_mean"] == point["jct_mean"]

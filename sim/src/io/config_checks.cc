@@ -7,6 +7,7 @@
 
 #include "clustersim/config.h"
 #include "clustersim/policy.h"
+#include "clustersim/time_share.h"
 
 namespace clustersim {
 
@@ -20,6 +21,9 @@ std::string number(double value) {
 }
 
 bool preempts(const SchedulerOptions& scheduler) {
+  // Gavel's time-share policies re-decide every round: they preempt, and have no ordering
+  // policy to ask.
+  if (is_time_share_policy(scheduler.policy)) return true;
   return scheduler.preemption.value_or(make_scheduling_policy(scheduler)->preemptive());
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -57,6 +58,34 @@ class DurationEstimator {
   // Waiting jobs as keyed, by group (a job listed once: listed_); pruned as jobs leave the queue.
   std::vector<std::vector<std::uint32_t>> waiting_;
   std::vector<std::uint8_t> listed_;
+};
+
+// Shortest first by an estimated duration (qssf, sju, sjg): the key is the job's estimate,
+// times its GPUs when `by_gpu_time` (expected GPU-time), then its submit time; waiting jobs are
+// re-keyed as finished jobs change their group's estimate. Non-preemptive.
+class EstimatedShortestFirst final : public SchedulingPolicy {
+ public:
+  EstimatedShortestFirst(const SchedulerOptions& options, DurationEstimator::By by,
+                         bool by_gpu_time)
+      : estimator_(options, by), by_gpu_time_(by_gpu_time) {}
+  bool preemptive() const override { return false; }
+  bool rekeys_on_finish() const override { return true; }
+  void compute_keys(std::span<const std::uint32_t> jobs, const PolicyContext& ctx,
+                    std::span<PriorityKey> keys) override {
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      const JobState& job = ctx.jobs[jobs[i]];
+      const double estimate = estimator_.estimate_waiting(job);
+      keys[i] = {by_gpu_time_ ? job.requested_gpus * estimate : estimate, job.submit};
+    }
+  }
+  void on_finished(std::uint32_t job, const PolicyContext& ctx,
+                   std::vector<std::uint32_t>& rekey) override {
+    estimator_.finished(ctx.jobs[job], ctx.jobs, rekey);
+  }
+
+ private:
+  DurationEstimator estimator_;
+  bool by_gpu_time_;
 };
 
 }  // namespace clustersim::policies

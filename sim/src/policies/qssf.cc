@@ -8,34 +8,11 @@
 
 namespace clustersim::policies {
 
-namespace {
-class Qssf final : public SchedulingPolicy {
- public:
-  explicit Qssf(const SchedulerOptions& options)
-      : estimator_(options, options.estimate_by == "model" ? DurationEstimator::By::kModel
-                            : options.estimate_by == "vc"  ? DurationEstimator::By::kVc
-                                                           : DurationEstimator::By::kUser) {}
-  bool preemptive() const override { return false; }
-  bool rekeys_on_finish() const override { return true; }
-  void compute_keys(std::span<const std::uint32_t> jobs, const PolicyContext& ctx,
-                    std::span<PriorityKey> keys) override {
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
-      const JobState& job = ctx.jobs[jobs[i]];
-      keys[i] = {job.requested_gpus * estimator_.estimate_waiting(job), job.submit};
-    }
-  }
-  void on_finished(std::uint32_t job, const PolicyContext& ctx,
-                   std::vector<std::uint32_t>& rekey) override {
-    estimator_.finished(ctx.jobs[job], ctx.jobs, rekey);
-  }
-
- private:
-  DurationEstimator estimator_;
-};
-}  // namespace
-
 std::unique_ptr<SchedulingPolicy> make_qssf(const SchedulerOptions& options) {
-  return std::make_unique<Qssf>(options);
+  const DurationEstimator::By by = options.estimate_by == "model" ? DurationEstimator::By::kModel
+                                   : options.estimate_by == "vc"  ? DurationEstimator::By::kVc
+                                                                  : DurationEstimator::By::kUser;
+  return std::make_unique<EstimatedShortestFirst>(options, by, /*by_gpu_time=*/true);
 }
 
 }  // namespace clustersim::policies

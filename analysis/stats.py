@@ -138,15 +138,20 @@ class Ratio:
     p: float
 
 
-def log_ratio(a, b, paired: bool, confidence: float = 0.95) -> Ratio:
-    """a / b on the log scale (see the module's docstring); NaN where a value is not positive."""
+def _samples(a, b, paired: bool):
+    """The finite values of a and b: paired, the seeds where both are finite (a[i] and b[i]
+    share a seed); else each side's own finite values."""
     if paired:
         a = np.asarray(a, dtype=float)
         b = np.asarray(b, dtype=float)
         keep = np.isfinite(a) & np.isfinite(b)
-        a, b = a[keep], b[keep]
-    else:
-        a, b = _clean(a), _clean(b)
+        return a[keep], b[keep]
+    return _clean(a), _clean(b)
+
+
+def log_ratio(a, b, paired: bool, confidence: float = 0.95) -> Ratio:
+    """a / b on the log scale (see the module's docstring); NaN where a value is not positive."""
+    a, b = _samples(a, b, paired)
     n = min(a.size, b.size)
     if n == 0 or np.any(a <= 0) or np.any(b <= 0):
         return Ratio("", n, NAN, NAN, NAN, NAN)
@@ -210,13 +215,7 @@ def welch_difference(a, b, confidence: float = 0.95) -> Difference:
 
 def ratio_interval(a, b, paired: bool, confidence: float = 0.95) -> Interval:
     """mean(a) / mean(b). Paired: a[i] and b[i] share a seed."""
-    if paired:
-        a = np.asarray(a, dtype=float)
-        b = np.asarray(b, dtype=float)
-        keep = np.isfinite(a) & np.isfinite(b)
-        a, b = a[keep], b[keep]
-    else:
-        a, b = _clean(a), _clean(b)
+    a, b = _samples(a, b, paired)
     n = min(a.size, b.size)
     if n == 0 or np.mean(b) == 0:
         return Interval(n, NAN, NAN, NAN)

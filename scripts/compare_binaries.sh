@@ -4,6 +4,12 @@
 # (--timeseries-out). This is the safety net of refactors that must not change a result.
 #
 #   scripts/compare_binaries.sh OLD/clustersim NEW/clustersim [--keep DIR] [--filter REGEX]
+#                               [--new-args "ARGS"] [--ignore-added]
+#
+# --new-args appends ARGS to every run of the new binary (e.g. "--set metrics.steady_state=off"
+# to switch off a new default); --ignore-added compares after dropping what only the new binary
+# writes: --json keys, --jobs-out / --timeseries-out columns and stderr warning lines (every
+# other byte must still be equal; the dropped names are listed).
 #
 # The runs: every ordering policy x placement x VC quota mode on a loaded generated workload
 # with VCs and preemption costs (48); strict order (backfill off) per policy (6); a trace with
@@ -22,10 +28,14 @@ new=${2:?usage: compare_binaries.sh OLD_BINARY NEW_BINARY [--keep DIR] [--filter
 shift 2
 keep=""
 filter="."
+new_args=()
+ignore_added=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --keep) keep=$2; shift 2 ;;
     --filter) filter=$2; shift 2 ;;
+    --new-args) read -r -a new_args <<<"$2"; shift 2 ;;
+    --ignore-added) ignore_added=1; shift ;;
     *) echo "compare_binaries: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -219,20 +229,47 @@ for run in "${runs[@]}"; do
   if [ ${#args[@]} -gt 0 ]; then args[0]=$work/in/${args[0]}; fi
   for side in old new; do
     bin=$old
-    [ "$side" = new ] && bin=$new
+    extra=()
+    [ "$side" = new ] && bin=$new && extra=("${new_args[@]}")
     out=$work/$side/$name
-    if ! "$bin" run "${args[@]}" --json --jobs-out "$out.jobs.csv" \
+    if ! "$bin" run "${args[@]}" "${extra[@]}" --json --jobs-out "$out.jobs.csv" \
       --timeseries-out "$out.ts.csv" >"$out.json" 2>"$out.err"; then
       echo "compare_binaries: $name failed on $side: $(head -c 300 "$out.err")" >&2
       differ=1
     fi
   done
   for ext in json jobs.csv ts.csv err; do
-    if ! cmp -s "$work/old/$name.$ext" "$work/new/$name.$ext"; then
+    if [ $ignore_added = 1 ]; then
+      python3 - "$work/old/$name.$ext" "$work/new/$name.$ext" "$ext" >>"$work/dropped.txt" <<'PY' || { echo "DIFFERS: $name.$ext"; differ=1; }
+import csv, io, json, sys
+old_path, new_path, ext = sys.argv[1:4]
+a, b = open(old_path).read(), open(new_path).read()
+if ext == "json":
+    ja, jb = json.loads(a or "{}"), json.loads(b or "{}")
+    added = [k for k in jb if k not in ja]
+    for k in added:
+        del jb[k]
+    ok = list(ja.items()) == list(jb.items())  # same keys in the same order, same values
+elif ext.endswith("csv"):
+    ra, rb = list(csv.reader(io.StringIO(a))), list(csv.reader(io.StringIO(b)))
+    added = [c for c in (rb[0] if rb else []) if not ra or c not in ra[0]]
+    keep = [i for i, c in enumerate(rb[0] if rb else []) if c not in added]
+    ok = len(ra) == len(rb) and all([r[i] for i in keep] == ra[j] for j, r in enumerate(rb))
+else:
+    la = a.splitlines()
+    added = [line for line in b.splitlines() if line not in la and "warning:" in line]
+    ok = [line for line in b.splitlines() if line not in added] == la
+print("\n".join(added))
+sys.exit(0 if ok else 1)
+PY
+    elif ! cmp -s "$work/old/$name.$ext" "$work/new/$name.$ext"; then
       echo "DIFFERS: $name.$ext"
       differ=1
     fi
   done
 done
+if [ $ignore_added = 1 ] && [ -s "$work/dropped.txt" ]; then
+  echo "compare_binaries: dropped (only in the new outputs): $(sort -u "$work/dropped.txt" | grep -v '^$' | cut -c1-60 | paste -sd'|' | cut -c1-1500)"
+fi
 echo "compare_binaries: $count runs, $([ $differ = 0 ] && echo "all outputs identical" || echo "outputs differ")"
 exit $differ

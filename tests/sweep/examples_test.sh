@@ -4,6 +4,11 @@
 source "$(dirname "$0")/common.sh"
 for grid in "$SRC"/sweep/examples/*/grid.toml; do
   name=$(basename "$(dirname "$grid")")
+  # A grid that replays ../shared's files (traces, Gavel's throughputs) needs ../shared.
+  if grep -q '^[a-z_]* *= *".*/shared/' "$grid" && [ ! -d "$SRC/../shared" ]; then
+    echo "skip $name dry run (it reads ../shared, which is absent)"
+    continue
+  fi
   (cd "$SRC" && "$BIN" sweep "sweep/examples/$name/grid.toml" --dry-run) >"$name.dry_run"
   diff -u "$SRC/sweep/examples/$name/dry_run.golden" "$name.dry_run" || { echo "FAIL: $name dry run differs"; exit 1; }
   echo "ok $name dry run"

@@ -30,6 +30,11 @@ struct GeneratorOptions {
   // over 3.3 days and carry ~48% of its GPU time): a steady state then takes months of arrivals.
   // philly's arrival rate is set from the capped mean, so `load` stays the offered load.
   double max_duration_s = 0.0;
+  // philly: "philly" draws durations from Philly's runtime table; "exponential" from an
+  // exponential distribution of mean `mean_duration_s` (before the cap) with the same draws, so
+  // with `max_gpus_per_job = 1` the workload is an M/M/c queue whose waits are known (Erlang C).
+  std::string durations = "philly";
+  double mean_duration_s = 3600.0;
   std::uint64_t seed = 1;
   std::vector<std::string> vcs;  // jobs are spread over these VCs uniformly; empty = none
   // Elastic jobs (either shape): this fraction of the jobs may run with between

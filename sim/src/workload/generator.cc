@@ -147,6 +147,18 @@ double cap_duration(double seconds, double cap) {
   return cap > 0.0 ? std::min(seconds, cap) : seconds;
 }
 
+bool exponential_durations(const GeneratorOptions& options) {
+  return options.durations == "exponential";
+}
+
+// The exponential distribution's quantile u in [0, 1): finite, since 1 - u is in (0, 1].
+double exponential_runtime(double u, double mean) { return -mean * std::log(1.0 - u); }
+
+// E[min(X, cap)] of an exponential X of the given mean: mean x (1 - e^(-cap/mean)).
+double exponential_mean_runtime(double mean, double cap) {
+  return cap > 0.0 ? mean * -std::expm1(-cap / mean) : mean;
+}
+
 void validate(const GeneratorOptions& options) {
   if (options.shape != "philly") {
     throw std::invalid_argument("unknown workload shape '" + options.shape +
@@ -159,6 +171,10 @@ void validate(const GeneratorOptions& options) {
   if (options.max_gpus_per_job < 0) {
     throw std::invalid_argument("generator max_gpus_per_job must be >= 0 (0 = no cap)");
   }
+  if (options.durations != "philly" && options.durations != "exponential")
+    throw std::invalid_argument("generator durations must be \"philly\" or \"exponential\"");
+  if (!(options.mean_duration_s > 0.0) || !std::isfinite(options.mean_duration_s))
+    throw std::invalid_argument("generator mean_duration_s must be a finite number > 0");
   if (!(options.max_duration_s >= 0.0) || !std::isfinite(options.max_duration_s))
     throw std::invalid_argument(
         "generator max_duration_s must be a finite number >= 0 (0 = no cap)");
@@ -173,7 +189,10 @@ double generator_mean_gpu_seconds(const GeneratorOptions& options) {
     mean_gpus += demand.probability * clamp_gpus(demand.gpus, options.max_gpus_per_job);
   }
   // Demand and runtime are sampled independently, so E[gpus * runtime] = E[gpus] * E[runtime].
-  return mean_gpus * mean_runtime(options.max_duration_s);
+  return mean_gpus *
+         (exponential_durations(options)
+              ? exponential_mean_runtime(options.mean_duration_s, options.max_duration_s)
+              : mean_runtime(options.max_duration_s));
 }
 
 namespace {
@@ -217,7 +236,19 @@ WorkloadShape generator_shape(const GeneratorOptions& options) {
   if (options.shape != "philly")
     throw std::invalid_argument("generator '" + options.shape +
                                 "' has no steady-state shape (only philly and synergy)");
-  shape.durations = quantile_points(kRuntimeQuantiles, options.max_duration_s);
+  if (exponential_durations(options)) {
+    // Midpoints of equal-probability bands: fine enough for the rule's run-length plan.
+    constexpr int kBands = 4096;
+    shape.durations.reserve(kBands);
+    for (int k = 0; k < kBands; ++k) {
+      const double u = (k + 0.5) / kBands;
+      shape.durations.emplace_back(
+          cap_duration(exponential_runtime(u, options.mean_duration_s), options.max_duration_s),
+          1.0 / kBands);
+    }
+  } else {
+    shape.durations = quantile_points(kRuntimeQuantiles, options.max_duration_s);
+  }
   shape.arrival_rate = options.load * options.cluster_gpus / generator_mean_gpu_seconds(options);
   shape.mean_gpus = shape.mean_gpus_sq = 0.0;
   for (const GpuDemand& demand : kGpuDemand) {
@@ -294,7 +325,10 @@ Workload generate_philly_workload(const GeneratorOptions& options) {
     job.num_gpus = clamp_gpus(kGpuDemand[sample_index(t.gpu_cdf, rng.uniform())].gpus,
                               options.max_gpus_per_job);
     const double quantile = rng.uniform();
-    job.duration = cap_duration(sample_runtime(quantile, t), options.max_duration_s);
+    const double runtime = exponential_durations(options)
+                               ? exponential_runtime(quantile, options.mean_duration_s)
+                               : sample_runtime(quantile, t);
+    job.duration = cap_duration(runtime, options.max_duration_s);
     job.model = kModelMix[sample_index(t.model_cdf, rng.uniform())].name;
     if (!options.vcs.empty()) job.vc = options.vcs[rng.below(options.vcs.size())];
     if (options.users > 0) {
@@ -366,6 +400,21 @@ void declare_generator_keys(KeyRegistry& keys) {
           "cap). `philly`'s durations reach 53.6 days, and its 1% of jobs over 3.3 days hold "
           "~48% of the GPU time: a steady state then takes months of arrivals; 172800 (2 days, "
           "2% of the jobs) keeps it to days. `load` counts the capped durations.");
+  key(
+      "durations", [](auto& g) -> auto& { return g.durations; })
+      .choices({"philly", "exponential"})
+      .when("workload.generator", {"philly"})
+      .training_only()
+      .doc(
+          "philly: job durations from Philly's runtime table (`philly`), or `exponential` of "
+          "mean `mean_duration_s` (with `max_gpus_per_job = 1`: an M/M/c queue, whose mean wait "
+          "Erlang's C formula gives).");
+  key(
+      "mean_duration_s", [](auto& g) -> auto& { return g.mean_duration_s; })
+      .range(1e-6, 1e12)
+      .when("workload.durations", {"exponential"})
+      .training_only()
+      .doc("Mean of the exponential durations, seconds (before `max_duration_s`).");
   key(
       "vcs", [](auto& g) -> auto& { return g.vcs; })
       .expected("a list of VC names")

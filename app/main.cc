@@ -35,6 +35,9 @@ int main(int argc, char** argv) {
                   "TOML config with [cluster], [workload], [scheduler]");
   run->add_option("--set", args.overrides, "Override a config key: section.key=value (repeatable)")
       ->allow_extra_args(false);  // one value per --set, so a config file after it stays positional
+  run->add_option("--point", args.point,
+                  "CONFIG is a sweep grid: run its point N (as listed by `clustersim sweep "
+                  "GRID --dry-run`) exactly as the sweep runs it, with the point's seed");
   run->add_flag("--json", args.json, "Print the run's metrics as one JSON object");
   run->add_option("--jobs-out", args.jobs_out, "Write one CSV row per job to this file");
   run->add_option("--timeseries-out", args.timeseries_out, "Write the sampled time series as CSV");

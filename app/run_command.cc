@@ -6,12 +6,40 @@
 
 #include "clustersim/atomic_file.h"
 #include "clustersim/config.h"
+#include "clustersim/error.h"
 #include "clustersim/options.h"
 #include "clustersim/report.h"
 #include "clustersim/simulator.h"
 #include "clustersim/steady_state.h"
+#ifdef CLUSTERSIM_HAVE_SWEEP
+#include "clustersim/sweep/grid.h"
+#include "clustersim/sweep/point_config.h"
+#endif
 
 namespace clustersim::app {
+
+namespace {
+
+// `--point N` of a grid file: the run config the sweep makes for that point.
+RunConfig point_config(const RunArguments& args) {
+  if (args.config_path.empty())
+    throw InputError("<command line>", 0, "--point",
+                     "needs a grid file (clustersim run GRID.toml --point N)");
+#ifdef CLUSTERSIM_HAVE_SWEEP
+  const sweep::Grid grid = sweep::load_grid(args.config_path);
+  if (*args.point >= grid.size())
+    throw InputError(args.config_path, 0, "--point",
+                     "point " + std::to_string(*args.point) + " does not exist: the grid has " +
+                         std::to_string(grid.size()) + " points (0.." +
+                         std::to_string(grid.size() - 1) + ")");
+  return sweep::make_point_config(grid, sweep::grid_point(grid, *args.point), args.overrides);
+#else
+  throw InputError(args.config_path, 0, "--point",
+                   "this build has no sweep support (MPI, HDF5 and oneTBB were not found)");
+#endif
+}
+
+}  // namespace
 
 int run_command(const RunArguments& args) {
   if (!args.list_keys.empty()) {
@@ -20,7 +48,8 @@ int run_command(const RunArguments& args) {
     return 0;
   }
   RunConfig config =
-      args.config_path.empty()
+      args.point ? point_config(args)
+      : args.config_path.empty()
           ? parse_run_config(default_config_text(), "<built-in example>", "", args.overrides)
           : load_run_config(args.config_path, args.overrides);
   // Samples are kept only when they are written (frag_mean needs none).

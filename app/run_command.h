@@ -1,6 +1,8 @@
 // `clustersim run`: simulate one configuration and write its results.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,9 @@ struct RunArguments {
   // --whole-run: write every job and sample (warm-up and drain too, with a `measured` column),
   // not only the measured ones.
   bool whole_run = false;
+  // --point N: `config_path` is a sweep grid; run its point N exactly as the sweep runs it (the
+  // point's axis values and derived seed), e.g. to reproduce or inspect one point of a sweep.
+  std::optional<std::uint64_t> point;
   // "text" or "markdown": print every config key (options.h) instead of running.
   std::string list_keys;
 };

@@ -8,8 +8,8 @@
 #include "clustersim/error.h"
 #include "clustersim/policy.h"
 #include "clustersim/simulation.h"
-#include "clustersim/time_share.h"
 #include "clustersim/sweep/hash.h"
+#include "clustersim/time_share.h"
 
 namespace clustersim::sweep {
 
@@ -35,8 +35,19 @@ std::size_t line_for_field(const Grid& grid, const std::string& field, std::size
 }  // namespace
 
 RunConfig make_point_config(const Grid& grid, const GridPoint& point) {
+  return make_point_config(grid, point, {});
+}
+
+RunConfig make_point_config(const Grid& grid, const GridPoint& point,
+                            const std::vector<std::string>& overrides) {
   try {
     toml::table table = point_table(grid, point);
+    for (const std::string& assignment : overrides) {
+      if (assignment.rfind("workload.seed=", 0) == 0)
+        throw InputError(grid.source_name, 0, "workload.seed",
+                         "cannot be set for a grid point: its seed derives from the grid's");
+      apply_override(table, assignment, grid.source_name);
+    }
     RunConfig config = parse_run_config(table, grid.source_name, grid.base_dir);
     apply_seed(config, point.seed);
     return config;

@@ -143,6 +143,25 @@ def main():
             if not same:
                 fail(f"column {column} differs between {sys.argv[2]} and {sys.argv[3]}")
         print(f"same ok: {len(a)} points bit-identical")
+    elif mode == "point":
+        # `clustersim run GRID --point N --json` (file argv[4]) gives point N's row of the sweep's
+        # /points (argv[2]) bit for bit: every metric the two share.
+        df, _, _ = load(sys.argv[2])
+        point = int(sys.argv[3])
+        row = df[df["point_id"] == point].iloc[0]
+        run = json.load(open(sys.argv[4]))
+        shared = [k for k in run if k in df.columns and k not in PROVENANCE_COLUMNS]
+        if len(shared) < 10:
+            fail(f"only {len(shared)} metrics shared between the run and /points: {shared}")
+        for key in shared:
+            a, b = run[key], row[key]
+            if isinstance(a, float) or isinstance(b, (float, np.floating)):
+                same = np.array_equal(np.float64(a).view(np.uint64), np.float64(b).view(np.uint64))
+            else:
+                same = a == b
+            if not same:
+                fail(f"point {point}: {key} is {a!r} in the run, {b!r} in the sweep")
+        print(f"point ok: point {point}, {len(shared)} metrics bit-identical")
     elif mode == "identical":
         check_identical(sys.argv[2], sys.argv[3])
     else:

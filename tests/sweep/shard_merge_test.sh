@@ -3,7 +3,7 @@
 # shards (one on 2 MPI ranks) merge into a file identical in content to an unsharded run's (every
 # dataset of /points, /jobs and /timeseries, every attribute but provenance); a finished shard
 # resumes as a no-op, another shard's file is refused; merge refuses missing shards and other
-# grids with exit status 2 and writes nothing.
+# grids with exit status 2 and writes nothing. `clustersim run GRID --point N` gives point N's row.
 source "$(dirname "$0")/common.sh"
 GRID=$DATA/small_grid.toml
 POINTS=48
@@ -23,6 +23,12 @@ mpi_sweep 2 "$GRID" --shard 0/$N --out part0.h5 --save-jobs --save-timeseries --
 sweep "$GRID" --shard 1/$N --out part1.h5 --save-jobs --save-timeseries --threads 2 -q
 sweep "$GRID" --shard 2/$N --out part2.h5 --save-jobs --save-timeseries --threads 1 -q
 mpi_sweep 2 "$GRID" --out full.h5 --save-jobs --save-timeseries --threads 1 -q
+
+# `clustersim run GRID --point N` reproduces one point of the sweep (its axis values and seed).
+for point in 0 17 $((POINTS - 1)); do
+  "$BIN" run "$GRID" --point $point --json >point$point.json
+  check point full.h5 $point point$point.json
+done
 
 # A finished shard resumes as a no-op; resuming it as another shard (or unsharded) is refused.
 sweep "$GRID" --shard 0/$N --out part0.h5 --save-jobs --save-timeseries --resume >noop.out

@@ -14,6 +14,11 @@ namespace clustersim::sweep {
 // derived seed goes to the generator (workload.seed) and, mixed once more, to SimOptions::seed.
 // Throws InputError naming the grid file, the axis line where it can, and the point.
 RunConfig make_point_config(const Grid& grid, const GridPoint& point);
+// The same with `section.key=value` overrides applied to the point's tables first (`clustersim run
+// GRID --point N --set ...`). The point's seed stays its own: an override of `workload.seed` is an
+// InputError (it would no longer be the grid's point).
+RunConfig make_point_config(const Grid& grid, const GridPoint& point,
+                            const std::vector<std::string>& overrides);
 
 // Relative cost of one simulation: jobs x (1 + log2 of cluster GPUs), doubled for preemptive
 // policies (lease rounds re-plan the whole queue), x100 for the opt allocation mechanism (an LP

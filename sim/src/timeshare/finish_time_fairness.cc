@@ -46,7 +46,8 @@ TimeShare finish_time_fairness(const TimeShareProblem& problem, bool perf) {
       if (!counts(j)) continue;
       double thr = 0.0;
       for (std::size_t t = 0; t < types; ++t) thr += p.throughput[j * types + t] * x[j * types + t];
-      worst = std::max(worst, (p.elapsed[j] + p.remaining[j] / thr) / iso_time[j]);
+      const double left = p.remaining[j] > 0.0 ? p.remaining[j] / thr : 0.0;  // (not 0 / 0)
+      worst = std::max(worst, (p.elapsed[j] + left) / iso_time[j]);
     }
     return worst;
   };

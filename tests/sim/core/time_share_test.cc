@@ -123,5 +123,18 @@ TEST(TimeShare, FinishTimeFairnessBracketsWithCutsInFewLps) {
   EXPECT_LE(s.lps, 6);
 }
 
+// A job with nothing left keeps the rho it has: job 0 (elapsed 100 s, isolated time 50 s as
+// above) is at rho 2 whatever it gets; job 1 can do far better (at most 100 / 2 / 75 = 2/3), so
+// the largest rho is 2.
+TEST(TimeShare, FinishTimeFairnessCountsAJobWithNothingLeftAtItsElapsedTime) {
+  TimeShareProblem p = two_types();
+  p.remaining = {0, 100};
+  p.total_steps = {100, 100};
+  p.elapsed = {100, 0};
+  const TimeShare s = solve_time_share("finish_time_fairness_perf", p);
+  EXPECT_NEAR(s.objective, 2.0, 2e-6);
+  EXPECT_GE(s.objective, 2.0 - 1e-9);
+}
+
 }  // namespace
 }  // namespace clustersim

@@ -56,10 +56,11 @@ int main(int argc, char** argv) {
     const TimeShareProblem p = problem(jobs, classes);
     std::printf("%d jobs, 3 types, %s\n", jobs,
                 classes > 0 ? "80 job kinds (as Gavel's traces)" : "every job different");
-    std::printf("  %-28s %10s %6s\n", "policy", "ms (best)", "LPs");
+    std::printf("  %-28s %10s %6s %18s\n", "policy", "ms (best)", "LPs", "objective");
     for (const std::string& policy : time_share_policy_names()) {
       double best = 1e30;
       int lps = 0;
+      double objective = 0.0;
       for (int run = 0; run < 5; ++run) {
         const auto start = std::chrono::steady_clock::now();
         const TimeShare s = solve_time_share(policy, p);
@@ -68,9 +69,10 @@ int main(int argc, char** argv) {
                 .count();
         best = std::min(best, ms);
         lps = s.lps;
+        objective = s.objective;
         if (!s.optimal) std::printf("  %s: not optimal\n", policy.c_str());
       }
-      std::printf("  %-28s %10.2f %6d\n", policy.c_str(), best, lps);
+      std::printf("  %-28s %10.2f %6d %18.10g\n", policy.c_str(), best, lps, objective);
     }
   }
 }

@@ -75,7 +75,7 @@ expect_error() {  # NAME PREFIX TEXT [SED_SCRIPT | -- ARGS...]: the grid is base
     *) echo "FAIL $name: want 'clustersim sweep: error: $prefix...'"; echo "got: $first"; exit 1 ;;
   esac
   grep -qF -- "$text" "$name.err" || { echo "FAIL $name: message lacks '$text'"; cat "$name.err"; exit 1; }
-  # Short: one error, not a dump (an unknown policy lists the 18 policies: ~500 characters).
+  # Short: one error, not a dump (an unknown policy lists the 19 policies: ~510 characters).
   [ "$(wc -c <"$name.err")" -lt 600 ] || { echo "FAIL $name: long message"; exit 1; }
   if compgen -G "$name.h5*" >/dev/null; then echo "FAIL $name: left $(compgen -G "$name.h5*")"; exit 1; fi
   cases=$((cases + 1))

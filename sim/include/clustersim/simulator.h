@@ -26,7 +26,8 @@ enum class VcQuotaMode {
 };
 
 struct SchedulerOptions {
-  std::string policy = "fifo";  // fifo | sjf | srtf | las | tiresias | drf | qssf | sju | sjg
+  std::string policy =
+      "fifo";  // fifo | sjf | srtf | las | tiresias | drf | qssf | sju | sjg | sjgg
   std::string placement = "consolidate";  // consolidate | spread | best_fit | random
   // How much CPU, memory and storage each job gets (allocation_mechanism.h):
   // proportional | greedy | tune | opt | drf | tetris.
@@ -59,7 +60,7 @@ struct SchedulerOptions {
   // GPU type of a job that names none, at a start (type_choice.h): "most_free" (the type with
   // most free GPUs), "fastest" or "speedup" (by the throughput model's speed on each type).
   std::string type_choice = "most_free";
-  // Duration estimates of qssf, sju and sjg (policies/estimator.h), from finished jobs only:
+  // Duration estimates of qssf, sju, sjg and sjgg (policies/estimator.h), from finished jobs only:
   // "mean", "last_k" (the mean of the last estimator_k) or "quantile" (estimator_quantile) of
   // the group's durations; qssf's groups: "user", "model" or "vc" (estimate_by).
   std::string estimator = "mean";

@@ -15,7 +15,8 @@
 //   min_total_duration      the same with each job's throughput on its fastest type everywhere
 //   finish_time_fairness_perf  min max_j rho_j, rho_j = (elapsed_j + remaining_j / thr_j(X)) /
 //                           isolated_j (isolated: its whole work at its isolated throughput);
-//                           bisection on rho over feasibility LPs (relative tolerance 1e-6)
+//                           to within 1e-6 relative: one LP per trial rho (re-solved from the
+//                           last basis), each giving an achieved rho and a dual cut below it
 //   finish_time_fairness    the same with each job's throughput on its fastest type everywhere
 //   isolated                each job gets cap_t / n of each type (scaled so that it fits)
 //   fifo_perf               jobs in arrival order each take their fastest type with room

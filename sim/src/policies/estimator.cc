@@ -30,9 +30,12 @@ int DurationEstimator::group_of(const JobState& job) {
   if (job.index >= job_group_.size()) job_group_.resize(job.index + 1, -1);
   int& group = job_group_[job.index];
   if (group >= 0) return group;
-  const std::string& name = by_ == By::kUser    ? job.spec->user
-                            : by_ == By::kModel ? job.spec->model
-                                                : job.spec->vc;
+  // kModelGpus: the model, then the GPU count after a '\0' (no model name holds one).
+  const std::string name = by_ == By::kUser    ? job.spec->user
+                           : by_ == By::kModel ? job.spec->model
+                           : by_ == By::kModelGpus
+                               ? job.spec->model + '\0' + std::to_string(job.requested_gpus)
+                               : job.spec->vc;
   const auto [it, added] = group_ids_.emplace(name, static_cast<int>(groups_.size()));
   if (added) {
     groups_.emplace_back();
@@ -120,7 +123,7 @@ void DurationEstimator::finished(const JobState& job, std::span<const JobState> 
 namespace clustersim::options {
 
 void declare_estimator_keys(KeyRegistry& keys) {
-  const std::vector<std::string> estimating = {"qssf", "sju", "sjg"};
+  const std::vector<std::string> estimating = {"qssf", "sju", "sjg", "sjgg"};
   field<SimOptions>(
       keys, "scheduler.estimator", [](auto& o) -> auto& { return o.scheduler.estimator; })
       .choices({"mean", "last_k", "quantile"})
@@ -128,7 +131,8 @@ void declare_estimator_keys(KeyRegistry& keys) {
       .component("policy estimates")
       .training_only()
       .doc(
-          "How `qssf`, `sju` and `sjg` estimate a job's duration from the finished jobs of its "
+          "How `qssf`, `sju`, `sjg` and `sjgg` estimate a job's duration from the finished jobs of "
+          "its "
           "group (never its own): their mean, the mean of the last `estimator_k`, or the "
           "`estimator_quantile`; a group with none yet takes all finished jobs' estimate (none: "
           "0).");
@@ -155,7 +159,7 @@ void declare_estimator_keys(KeyRegistry& keys) {
       .training_only()
       .doc(
           "`qssf`: whose finished jobs estimate a job's duration (`sju`: its user's; `sjg`: its "
-          "group's, the jobs of its model).");
+          "group's, the jobs of its model; `sjgg`: those of its model and GPU count).");
 }
 
 }  // namespace clustersim::options

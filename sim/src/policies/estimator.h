@@ -1,8 +1,8 @@
 // Duration estimates learned from the trace prefix only: each job's estimate comes from the jobs
-// of its group (its user, its model, or its VC) that have finished before now, never from its own
-// duration or from jobs yet to finish. The shared part of the estimate policies (qssf.cc, sju.cc,
-// sjg.cc), configured by [scheduler] estimator (mean | last_k | quantile), estimator_k and
-// estimator_quantile.
+// of its group (its user, its model, its model and GPU count, or its VC) that have finished before
+// now, never from its own duration or from jobs yet to finish. The shared part of the estimate
+// policies (qssf.cc, sju.cc, sjg.cc, sjgg.cc), configured by [scheduler] estimator (mean | last_k |
+// quantile), estimator_k and estimator_quantile.
 //
 // A group with no finished job yet takes the estimate of all finished jobs; with none at all the
 // estimate is 0 (every job ties, and the earliest submitted goes first). When a job finishes, its
@@ -22,7 +22,7 @@ namespace clustersim::policies {
 
 class DurationEstimator {
  public:
-  enum class By : std::uint8_t { kUser, kModel, kVc };
+  enum class By : std::uint8_t { kUser, kModel, kModelGpus, kVc };
   DurationEstimator(const SchedulerOptions& options, By by);
 
   // The job's estimate now (seconds at rate 1, as JobSpec::duration); remembers it as waiting in
@@ -60,7 +60,7 @@ class DurationEstimator {
   std::vector<std::uint8_t> listed_;
 };
 
-// Shortest first by an estimated duration (qssf, sju, sjg): the key is the job's estimate,
+// Shortest first by an estimated duration (qssf, sju, sjg, sjgg): the key is the job's estimate,
 // times its GPUs when `by_gpu_time` (expected GPU-time), then its submit time; waiting jobs are
 // re-keyed as finished jobs change their group's estimate. Non-preemptive.
 class EstimatedShortestFirst final : public SchedulingPolicy {

@@ -16,5 +16,6 @@ std::unique_ptr<SchedulingPolicy> make_drf(const SchedulerOptions& options);
 std::unique_ptr<SchedulingPolicy> make_qssf(const SchedulerOptions& options);
 std::unique_ptr<SchedulingPolicy> make_sju(const SchedulerOptions& options);
 std::unique_ptr<SchedulingPolicy> make_sjg(const SchedulerOptions& options);
+std::unique_ptr<SchedulingPolicy> make_sjgg(const SchedulerOptions& options);
 
 }  // namespace clustersim::policies

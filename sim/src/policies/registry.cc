@@ -19,7 +19,7 @@ constexpr PolicyEntry kPolicies[] = {
     {"srtf", policies::make_srtf},         {"las", policies::make_las},
     {"tiresias", policies::make_tiresias}, {"drf", policies::make_drf},
     {"qssf", policies::make_qssf},         {"sju", policies::make_sju},
-    {"sjg", policies::make_sjg},
+    {"sjg", policies::make_sjg},           {"sjgg", policies::make_sjgg},
 };
 }  // namespace
 

@@ -32,6 +32,8 @@ TimeShareLp::TimeShareLp(const TimeShareProblem& p, const std::vector<int>* mult
   }
 }
 
+TimeShareLp::~TimeShareLp() = default;
+
 void TimeShareLp::set_extra(double lower, double upper, double objective) {
   if (!has_extra_) columns_.emplace_back();
   has_extra_ = true;
@@ -66,32 +68,54 @@ void TimeShareLp::set_x_objective(std::size_t job, int type, double objective) {
 }
 
 bool TimeShareLp::maximise(TimeShare& out) {
-  std::vector<CoinBigIndex> start{0};
-  std::vector<int> index;
-  std::vector<double> value;
-  for (const auto& column : columns_) {
-    for (const auto& [row, v] : column) {
-      index.push_back(row);
-      value.push_back(v);
+  if (!model_) {
+    std::vector<CoinBigIndex> start{0};
+    std::vector<int> index;
+    std::vector<double> value;
+    for (const auto& column : columns_) {
+      for (const auto& [row, v] : column) {
+        index.push_back(row);
+        value.push_back(v);
+      }
+      start.push_back(static_cast<CoinBigIndex>(index.size()));
     }
-    start.push_back(static_cast<CoinBigIndex>(index.size()));
+    model_ = std::make_unique<ClpSimplex>();
+    model_->setLogLevel(0);
+    model_->loadProblem(static_cast<int>(columns_.size()), static_cast<int>(row_lower_.size()),
+                        start.data(), index.data(), value.data(), column_lower_.data(),
+                        column_upper_.data(), objective_.data(), row_lower_.data(),
+                        row_upper_.data());
+    model_->setOptimizationDirection(-1.0);
   }
-  ClpSimplex model;
-  model.setLogLevel(0);
-  model.loadProblem(static_cast<int>(columns_.size()), static_cast<int>(row_lower_.size()),
-                    start.data(), index.data(), value.data(), column_lower_.data(),
-                    column_upper_.data(), objective_.data(), row_lower_.data(), row_upper_.data());
-  model.setOptimizationDirection(-1.0);
-  model.dual();
+  model_->dual();
   ++out.lps;
-  if (!model.isProvenOptimal()) return false;
-  const double* solution = model.getColSolution();
+  out.optimal = false;
+  if (!model_->isProvenOptimal()) return false;
+  const double* solution = model_->getColSolution();
   const std::size_t n = jobs_ * static_cast<std::size_t>(types_);
   out.x.assign(n, 0.0);
   for (std::size_t c = 0; c < n; ++c) out.x[c] = std::clamp(solution[c], 0.0, 1.0);
-  out.objective = model.objectiveValue();
+  out.objective = model_->objectiveValue();
   out.optimal = true;
   return true;
+}
+
+void TimeShareLp::set_row_bounds(int row, double lower, double upper) {
+  row_lower_[static_cast<std::size_t>(row)] = lower;
+  row_upper_[static_cast<std::size_t>(row)] = upper;
+  if (model_) {
+    model_->setRowLower(row, lower);
+    model_->setRowUpper(row, upper);
+  }
+}
+
+double TimeShareLp::extra_value() const {
+  return model_ && has_extra_ ? model_->getColSolution()[columns_.size() - 1] : 0.0;
+}
+
+double TimeShareLp::row_dual(int row) const {
+  // CLP's duals are those of the minimisation it solves (the objective times the direction).
+  return model_ ? -model_->getRowPrice()[row] : 0.0;
 }
 
 bool TimeShareLp::feasible(TimeShare& out) { return maximise(out); }

@@ -1,11 +1,16 @@
 // The LP shared by Gavel's policies (time_share.h): columns X[j][t] (then any extra columns),
 // rows: each job's time (<= 1), each type's capacity, then the policy's own rows. Built as a
-// column-major sparse matrix and solved by CLP's dual simplex.
+// column-major sparse matrix and solved by CLP's dual simplex. The loaded model is kept: after
+// set_row_bounds, maximise re-solves from the last optimal basis (dual simplex; only the bounds
+// changed, so that basis stays dual feasible).
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "clustersim/time_share.h"
+
+class ClpSimplex;
 
 namespace clustersim::timeshare {
 
@@ -16,6 +21,9 @@ class TimeShareLp {
   // X[j][*], so a type's capacity row counts multiplicity x GPUs).
   explicit TimeShareLp(const TimeShareProblem& problem,
                        const std::vector<int>* multiplicity = nullptr);
+  ~TimeShareLp();
+  TimeShareLp(const TimeShareLp&) = delete;
+  TimeShareLp& operator=(const TimeShareLp&) = delete;
   // A row `lower <= sum(coefficients . X[j][*]) + extra_coefficient * extra <= upper` for job
   // j (the policy's per-job row); returns its index.
   int add_job_row(std::size_t job, const std::vector<double>& coefficients, double extra,
@@ -27,6 +35,12 @@ class TimeShareLp {
   bool maximise(TimeShare& out);
   // Feasibility only.
   bool feasible(TimeShare& out);
+  // Changes a row's bounds (also in the loaded model, for the next maximise).
+  void set_row_bounds(int row, double lower, double upper);
+  // After an optimal maximise: the extra column's value and a row's dual value (the objective's
+  // rate of change per unit of the row's bound, >= 0 for a binding >= row of a maximisation).
+  double extra_value() const;
+  double row_dual(int row) const;
 
  private:
   const TimeShareProblem& p_;
@@ -37,6 +51,7 @@ class TimeShareLp {
   std::vector<double> column_lower_, column_upper_, objective_;
   std::vector<double> row_lower_, row_upper_;
   bool has_extra_ = false;
+  std::unique_ptr<ClpSimplex> model_;
 };
 
 }  // namespace clustersim::timeshare

@@ -1,4 +1,4 @@
-// Duration-estimate policies (qssf, sju, sjg): estimates from finished jobs only, computed by
+// Duration-estimate policies (qssf, sju, sjg, sjgg): estimates from finished jobs only, computed by
 // hand, and the re-ranking of waiting jobs when an estimate changes.
 #include <gtest/gtest.h>
 
@@ -93,6 +93,27 @@ TEST(EstimatePolicies, SjuAndSjgKeyByTheEstimateAlone) {
   keys = models.run(*make_scheduling_policy(options), rekeyed);
   EXPECT_DOUBLE_EQ(keys[0].primary, 200.0);
   EXPECT_DOUBLE_EQ(keys[1].primary, 200.0);
+}
+
+// sjgg groups by model and GPU count. All jobs share the (empty) model; job 3 asks for 4 GPUs
+// here. Job 2 (2 GPUs) is estimated from job 1 alone (the only finished 2-GPU job): 300 s, not
+// times its GPUs (sjg would say 200, the mean of both). No 4-GPU job has finished, so job 3 takes
+// the global mean, 200. Job 0's finish changes the global mean, which both waiting groups
+// follow (neither has history): 2 and 3 re-keyed; job 1's re-keys its own group's job 2 and job
+// 3's, still without history.
+TEST(EstimatePolicies, SjggEstimatesFromTheJobsOfItsModelAndGpuCount) {
+  SchedulerOptions options;
+  options.policy = "sjgg";
+  History history;
+  history.states[3].gpus = history.states[3].requested_gpus = 4;
+  std::vector<std::uint32_t> rekeyed;
+  auto policy = make_scheduling_policy(options);
+  ASSERT_TRUE(policy->rekeys_on_finish());
+  const auto keys = history.run(*policy, rekeyed);
+  EXPECT_DOUBLE_EQ(keys[0].primary, 300.0);
+  EXPECT_EQ(keys[0].secondary, 2.0);  // then submit time
+  EXPECT_DOUBLE_EQ(keys[1].primary, 200.0);
+  EXPECT_EQ(rekeyed, (std::vector<std::uint32_t>{2, 3, 2, 3}));
 }
 
 // One GPU. v0 (user v, 20 s) runs [0, 20]; a (u, 10 s, submitted at 1) runs [20, 30]; b (v, 50 s,

@@ -194,7 +194,10 @@ bool has_randomness(const RunConfig& config) {
   const MechanismOptions& m = sim.mechanisms;
   return config.workload.generator.has_value() || sim.scheduler.placement == "random" ||
          m.mtbf_h > 0.0 || empirical(m.checkpoint_cost) || empirical(m.restore_cost) ||
-         empirical(m.migration_cost) || empirical(m.resize_cost);
+         empirical(m.migration_cost) || empirical(m.resize_cost) ||
+         (config.workload.placement_study() &&
+          (config.workload.arrival_order == ArrivalOrder::kShuffle ||
+           config.workload.inflate_to > 0.0 || sim.scheduler.placement == "random_fit"));
 }
 
 }  // namespace clustersim

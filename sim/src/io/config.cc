@@ -425,15 +425,17 @@ void refuse_inapplicable(const ConfigParse& parse, const toml::table& root, Work
   }
 }
 
-// [cluster] node_list: consecutive identical nodes make one node group each (node order kept);
+// [cluster] node_list: consecutive identical nodes make one node group each (node order kept),
+// after [cluster]'s own nodes;
 // nodes without GPUs cannot host the event-driven engine's jobs and are left out of the groups
 // (the placement study places on every listed node).
 void add_node_list_groups(const NodeList& list, ClusterSpec& spec) {
+  const std::size_t first = spec.groups.size();
   for (const NodeListEntry& node : list.nodes) {
     if (node.gpus == 0) continue;
     const double cpus = static_cast<double>(node.cpu_milli) / 1000.0;
     const double mem_gb = static_cast<double>(node.memory_mib) / 1024.0;
-    if (!spec.groups.empty()) {
+    if (spec.groups.size() > first) {
       NodeGroupSpec& last = spec.groups.back();
       if (last.gpus_per_node == node.gpus && last.gpu_type == node.model &&
           last.cpus_per_node == cpus && last.mem_gb_per_node == mem_gb) {
@@ -463,8 +465,6 @@ void parse_cluster(ConfigParse& parse, const toml::table& root, SimOptions& sim,
   parse.read_section(reader, "cluster", Targets{.sim = &sim, .group = &simple});
   if (simple.nodes > 0) spec.groups.push_back(simple);
   if (reader.has("node_list")) {
-    if (simple.nodes > 0 || reader.has("node_group"))
-      reader.fail("node_list", "set either node_list or nodes / [[cluster.node_group]], not both");
     const std::string path =
         resolve_path(parse.text(reader, "cluster.node_list"), parse.base_dir());
     node_list = std::make_shared<const NodeList>(read_openb_node_list(path));
@@ -812,19 +812,17 @@ void check_placement_study(RunConfig& config, const toml::table& root) {
           "\"" + placement +
               "\" places GPU shares on a per-GPU ledger: only in the placement study "
               "([workload] departures = \"none\"); the event-driven engine allocates whole GPUs");
-    if (workload.on_unplaceable == OnUnplaceable::kDrop)
-      refuse("workload", "on_unplaceable",
-             "\"drop\" needs departures = \"none\" (the placement study); in time a job waits");
-    if (workload.arrival_order == ArrivalOrder::kShuffle)
-      refuse("workload", "arrival_order",
-             "\"shuffle\" needs departures = \"none\" (in time, arrivals keep their times)");
-    if (workload.inflate_to > 0.0)
-      refuse("workload", "inflate_to", "needs departures = \"none\" (the placement study)");
+    // on_unplaceable, arrival_order and inflate_to cannot act in time: warned (config_warnings).
     return;
   }
   if (!config.node_list)
     refuse("workload", "departures",
            "\"none\" (the placement study) needs [cluster] node_list (openb format)");
+  std::size_t listed_with_gpus = 0;
+  for (const NodeListEntry& node : config.node_list->nodes) listed_with_gpus += node.gpus > 0;
+  if (static_cast<std::size_t>(config.sim.cluster.total_nodes()) != listed_with_gpus)
+    refuse("cluster", "node_list",
+           "the placement study places on the node list alone: leave out nodes and node groups");
   if (!workload.trace_path)
     refuse("workload", "departures", "\"none\" (the placement study) needs a trace");
   if (!is_study_placement(placement))

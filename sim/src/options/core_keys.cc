@@ -54,8 +54,8 @@ void declare_cluster_keys(KeyRegistry& keys) {
       .doc(
           "An openb node list (`sn,cpu_milli,memory_mib,gpu,model`, relative to the config "
           "file): one node group per run of identical nodes, in list order (nodes without GPUs "
-          "left out); the placement study places on every listed node. Instead of `nodes` and "
-          "node groups.");
+          "left out), after `[cluster]`'s own nodes; the placement study places on every listed "
+          "node (and needs it alone).");
   custom(keys, "cluster.node_group", KeyType::kTable)
       .component("cluster")
       .default_note("none")

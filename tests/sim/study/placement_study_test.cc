@@ -276,10 +276,16 @@ TEST(StudyConfig, RefusesSettingsThatCannotAct) {
   };
   EXPECT_EQ(field_refused({"scheduler.placement=\"fgd\""}), "scheduler.placement");
   EXPECT_EQ(field_refused({"workload.departures=\"none\""}), "workload.departures");
-  EXPECT_EQ(field_refused({"workload.inflate_to=1.3"}), "workload.inflate_to");
-  EXPECT_EQ(field_refused({"workload.arrival_order=\"shuffle\""}), "workload.arrival_order");
-  EXPECT_EQ(field_refused({"workload.on_unplaceable=\"drop\""}), "workload.on_unplaceable");
   EXPECT_EQ(field_refused({}), "(accepted)");
+  // The study's other keys cannot act in time: warned, naming them.
+  const RunConfig in_time =
+      parse_run_config(default_config_text(), "c.toml", ".",
+                       {"workload.inflate_to=1.3", "workload.arrival_order=\"shuffle\"",
+                        "workload.on_unplaceable=\"drop\""});
+  std::vector<std::string> warned;
+  for (const ConfigWarning& warning : config_warnings(in_time)) warned.push_back(warning.key);
+  EXPECT_EQ(warned, (std::vector<std::string>{"workload.on_unplaceable", "workload.arrival_order",
+                                              "workload.inflate_to"}));
 }
 
 // The study's experiment on the real node list and default pod list (../shared, beside the

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -263,6 +264,37 @@ TEST(OpenbReader, CountsDroppedAndChangedRowsAndKeepsEveryPodForTheStudy) {
   ASSERT_EQ(every.jobs.size(), 3u);  // the Failed pod dropped, the CPU and Pending pods kept
   EXPECT_EQ(every.jobs[1].num_gpus, 0);
   EXPECT_EQ(every.jobs[2].gpu_spec, "");
+}
+
+TEST(OpenbReader, CensoredPodsRunToTheTracesLastTimeWhenAsked) {
+  const std::string text =
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+      "deletion_time,scheduled_time\n"
+      "p0,1000,100,1,1000,,LS,Running,0,,10\n"
+      "p1,1000,100,1,1000,,LS,Succeeded,0,400,20\n";
+  std::istringstream dropped_in(text);
+  EXPECT_EQ(read_openb(dropped_in, "pods.csv", ReaderOptions{}).jobs.size(), 1u);
+  ReaderOptions to_end;
+  to_end.censored_pods = CensoredPods::kRunToEnd;
+  std::istringstream in(text);
+  const Workload w = read_openb(in, "pods.csv", to_end);
+  ASSERT_EQ(w.jobs.size(), 2u);
+  EXPECT_DOUBLE_EQ(w.jobs[0].duration, 390.0);  // until 400, the trace's last time
+  ASSERT_EQ(w.row_changes.size(), 1u);
+  EXPECT_FALSE(w.row_changes[0].dropped);
+}
+
+TEST(StudyConfig, TimeScaleScalesArrivalsOfATrace) {
+  const auto dir = std::filesystem::temp_directory_path() / "clustersim_study_time_scale";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "jobs.csv") << "job_id,submit_time,num_gpus,duration\na,0,1,10\nb,100,1,10\n";
+  const std::string text =
+      "[cluster]\nnodes = 1\n[workload]\ntrace = \"jobs.csv\"\ntime_scale = 0.25\n";
+  const Workload w = load_workload(parse_run_config(text, "c.toml", dir.string()));
+  ASSERT_EQ(w.jobs.size(), 2u);
+  EXPECT_DOUBLE_EQ(w.jobs[1].submit_time, 25.0);
+  EXPECT_DOUBLE_EQ(w.jobs[1].duration, 10.0);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(StudyConfig, RefusesSettingsThatCannotAct) {

@@ -1,8 +1,8 @@
 // `dot_product` (Tetris' alignment, the study's dot_product_score.go with dimExtMethod "merge"
 // and normMethod "max", as its experiments run it): the node's free (CPU, GPU milli) and the
 // pod's request, each over the largest node's (128 cores, 8 GPUs); score 100 x (1 - their dot
-// product / 2), truncated: the node whose free resources align least with the pod... as the
-// study scores it (higher wins).
+// product / 2), truncated. Note the sign, kept from the study: the node whose free resources
+// align least with the pod wins (Tetris itself prefers the most aligned).
 #include "study/factories.h"
 
 namespace clustersim::study {

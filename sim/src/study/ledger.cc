@@ -14,7 +14,8 @@ StudyPod study_pod(const JobSpec& job) {
   pod.memory_mib = static_cast<std::int64_t>(job.mem_gb * 1024.0 + 0.5);
   pod.num_gpus = job.num_gpus;
   pod.gpu_milli = job.num_gpus > 0 ? job.gpu_milli : 0;
-  pod.gpu_spec = job.gpu_spec.empty() ? job.gpu_type : job.gpu_spec;
+  // The study annotates the GPU model of GPU pods only (its pod_csv_to_yaml.py).
+  if (job.num_gpus > 0) pod.gpu_spec = job.gpu_spec.empty() ? job.gpu_type : job.gpu_spec;
   return pod;
 }
 

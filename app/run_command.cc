@@ -95,6 +95,9 @@ int run_command(const RunArguments& args) {
       std::cerr << " (first: " << loaded->skip_reasons.front() << ")";
     std::cerr << '\n';
   }
+  for (const Workload::RowChange& change : loaded->row_changes)
+    std::cerr << "clustersim: warning: " << config.workload.trace_path.value_or("trace") << ": "
+              << change.rows << (change.rows == 1 ? " row: " : " rows: ") << change.reason << '\n';
   check_event_budget(config, loaded.get());  // an effectively endless setting: refused now
   try {
     run = simulate_config(config, std::move(loaded));

@@ -158,8 +158,7 @@ GridCheck validate_grid(const Grid& grid) {
     std::size_t jobs = 0;
     std::shared_ptr<const Workload> trace;
     if (config.workload.trace_path) {
-      std::string key = std::string(trace_format_name(config.workload.format)) + ":" +
-                        *config.workload.trace_path;
+      const std::string key = trace_read_key(config);
       auto found = traces.find(key);
       if (found == traces.end()) {
         std::shared_ptr<const Workload> workload;
@@ -178,6 +177,10 @@ GridCheck validate_grid(const Grid& grid) {
                                 ? ""
                                 : "; first: " + found->second->skip_reasons.front()),
                        "");
+        for (const Workload::RowChange& change : found->second->row_changes)
+          warnings.add(*config.workload.trace_path + ": " + std::to_string(change.rows) +
+                           (change.rows == 1 ? " row: " : " rows: ") + change.reason,
+                       "");
       }
       trace = found->second;
       jobs = trace->jobs.size();
@@ -191,7 +194,8 @@ GridCheck validate_grid(const Grid& grid) {
     }
     // A job of the trace that can never run on this configuration's cluster: refused now, as
     // `clustersim run` refuses it, before any point runs.
-    if (trace && !trace->dag && !config.sim.reject_impossible) {
+    if (trace && !trace->dag && !config.sim.reject_impossible &&
+        !config.workload.placement_study()) {
       try {
         Simulation(config, trace).view();
       } catch (const ImpossibleJobError& error) {

@@ -220,8 +220,7 @@ class WorkloadCache {
  public:
   std::shared_ptr<const Workload> get(const RunConfig& config) {
     if (!config.workload.trace_path) return std::make_shared<const Workload>(load_workload(config));
-    std::string key =
-        std::string(trace_format_name(config.workload.format)) + ":" + *config.workload.trace_path;
+    const std::string key = trace_read_key(config);
     {
       std::lock_guard lock(mutex_);
       if (auto found = cache_.find(key); found != cache_.end()) return found->second;

@@ -90,9 +90,12 @@ TEST_F(CliTest, TimeSeriesOutHasItsHeaderAndSamples) {
   std::ifstream in(path("ts.csv"));
   std::string line;
   std::getline(in, line);
-  EXPECT_EQ(line, "time,busy_gpus,idle_gpus,fragmented_gpus,queue_length,running_jobs");
+  // (alloc_ratio, unallocated_share, frag_rate: the placement study's; 0 in time)
+  EXPECT_EQ(line,
+            "time,busy_gpus,idle_gpus,fragmented_gpus,queue_length,running_jobs,alloc_ratio,"
+            "unallocated_share,frag_rate");
   std::getline(in, line);
-  EXPECT_EQ(line, "0,4,4,0,0,1");  // at t=0 job a holds 4 of the 8 GPUs
+  EXPECT_EQ(line, "0,4,4,0,0,1,0,0,0");  // at t=0 job a holds 4 of the 8 GPUs
 }
 
 TEST_F(CliTest, BuiltInExampleRuns) {

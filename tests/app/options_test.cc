@@ -113,6 +113,10 @@ std::string custom_sample(const KeyDecl& key, const fs::path& dir) {
   if (key.name == "throughput.profiles") return "\"" + kSource + "/profiles/v100\"";
   if (key.name == "throughput.table") return "\"" + kTable + "\"";
   if (key.name == "throughput.reference_type") return "\"v100\"";
+  if (key.name == "cluster.node_list") {
+    std::ofstream(dir / "nodes.csv") << "sn,cpu_milli,memory_mib,gpu,model\nn0,8000,65536,2,V100\n";
+    return "\"" + (dir / "nodes.csv").string() + "\"";
+  }
   if (key.name == "mechanisms.failure_trace") {
     std::ofstream(dir / "outages.csv") << "node,down,up\n0,10,20\n";
     return "\"" + (dir / "outages.csv").string() + "\"";
@@ -249,6 +253,18 @@ TEST(Options, EveryBoundKeyRoundTripsAndItsDefaultIsTheParsersDefault) {
     const bool base_sets_it = tables[section].count(name) > 0;
     const OptionValue value = sample(key);
     ASSERT_TRUE(value != key.default_value || key.choices.size() == 1);
+    // departures = "none" (the placement study) needs a node list (alone), a trace, one of its
+    // placements and on_unplaceable = "drop": best_fit and drop are read in time too.
+    if (key.name == "workload.departures") {
+      std::ofstream(dir.path() / "nodes.csv") << "sn,cpu_milli,memory_mib,gpu,model\n"
+                                                 "n0,8000,65536,2,V100\n";
+      tables["cluster"] = {{"node_list", "\"" + (dir.path() / "nodes.csv").string() + "\""}};
+      tables["workload"].erase("generator");
+      tables["workload"]["trace"] = "\"t.csv\"";
+      tables["workload"]["format"] = "\"openb\"";
+      tables["workload"]["on_unplaceable"] = "\"drop\"";
+      tables["scheduler"]["placement"] = "\"best_fit\"";
+    }
     tables[section][name] = toml_text(value);
     const std::string text = render(tables);
     RunConfig config;

@@ -29,6 +29,7 @@ declare -A allowed=(
   [placement]="placement"
   [allocation]="allocation"
   [timeshare]="timeshare"
+  [study]="study"
   [serving]="serving core metrics"
   [workload]="workload io"
   [io]="io workload"

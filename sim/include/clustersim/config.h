@@ -31,6 +31,16 @@ namespace clustersim {
 // before the rule (or a window set by hand, as before).
 enum class SteadyStateMode : std::uint8_t { kOff, kAuto };
 
+// [workload] departures: "trace" replays the pods' durations in time (the event-driven
+// engine); "none" runs the placement study (placement_study.h): no time, no departures.
+enum class Departures : std::uint8_t { kTrace, kNone };
+// [workload] on_unplaceable: a job that does not fit now waits (the event-driven engine), or is
+// dropped and counted (the placement study).
+enum class OnUnplaceable : std::uint8_t { kWait, kDrop };
+enum class ArrivalOrder : std::uint8_t { kTrace, kShuffle };
+
+struct NodeList;
+
 struct WorkloadSource {
   // Exactly one of a trace file or a generator.
   std::optional<std::string> trace_path;  // resolved against the config file's folder
@@ -50,6 +60,14 @@ struct WorkloadSource {
   SteadyStateMode steady_state = SteadyStateMode::kAuto;
   SteadyStateOptions steady;
   std::optional<SteadyStatePlan> steady_plan;
+  // Arrival times x this (1: as the trace or generator has them).
+  double time_scale = 1.0;
+  // The placement study ([workload] departures = "none"; placement_study.h).
+  Departures departures = Departures::kTrace;
+  OnUnplaceable on_unplaceable = OnUnplaceable::kWait;
+  ArrivalOrder arrival_order = ArrivalOrder::kTrace;
+  double inflate_to = 0.0;  // > 0: clone pods until arrived GPU demand is this x capacity
+  bool placement_study() const { return departures == Departures::kNone; }
 };
 
 struct RunConfig {
@@ -64,6 +82,9 @@ struct RunConfig {
   std::shared_ptr<const ThroughputTable> throughput_table;
   TableModelOptions table_options;
   std::shared_ptr<const ThroughputModel> throughput_model;
+  // [cluster] node_list: the nodes as listed (openb format); the cluster's node groups come from
+  // it, and the placement study places on it. Null otherwise.
+  std::shared_ptr<const NodeList> node_list;
 };
 
 // Parses config text. `base_dir` resolves relative paths. `overrides` are "section.key=value"
@@ -107,6 +128,11 @@ struct ConfigRun {
   RunResult result;
 };
 ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workload> workload);
+// What a trace read by load_workload depends on (format, path, reader options, time scale):
+// front ends that read a trace once for many runs key their cache on it.
+std::string trace_read_key(const RunConfig& config);
+// Adds a workload's dropped and changed rows to a run's trace_rows_dropped / _changed.
+void count_row_changes(const Workload& workload, RunMetrics& metrics);
 
 // A setting of a config that cannot act in its runs (it would change nothing): the key and why,
 // e.g. {"mechanisms.migration", "\"on_demand\" cannot act: with scheduler.locality = ..."}.

@@ -38,6 +38,13 @@ struct JobSpec {
   // Gavel's SLO: the job should finish within slo x its duration of arriving; 0 = none.
   double slo = 0.0;
   std::size_t source_line = 0;  // line of the trace this job came from (0 = generated)
+  // Share of each GPU in thousandths (openb's gpu_milli; 1000 = whole GPUs). The event-driven
+  // engine allocates whole GPUs (a share rounds up); the placement study ([workload] departures
+  // = "none", placement_study.h) packs shares onto GPUs.
+  int gpu_milli = 1000;
+  // GPU models it may run on, '|'-separated (openb's gpu_spec); empty = any. gpu_type is set
+  // only when it names exactly one.
+  std::string gpu_spec;
 };
 
 // Jobs read or generated for one run, plus what the reader skipped (only with skip_invalid).
@@ -46,6 +53,23 @@ struct Workload {
   std::size_t skipped_rows = 0;   // malformed rows skipped (only when skipping was asked for)
   std::size_t filtered_rows = 0;  // valid rows that are not GPU jobs (CPU-only pods, ...)
   std::vector<std::string> skip_reasons;  // the first few skip messages, for the report
+  // Valid rows the reader dropped or changed, by reason, in the order the reasons first
+  // occurred: front ends print each as a warning, and runs count them (trace_rows_dropped,
+  // trace_rows_changed).
+  struct RowChange {
+    std::string reason;
+    std::size_t rows = 0;
+    bool dropped = false;  // else changed
+  };
+  std::vector<RowChange> row_changes;
+  void count_row_change(const std::string& reason, bool dropped) {
+    for (RowChange& change : row_changes)
+      if (change.reason == reason) {
+        ++change.rows;
+        return;
+      }
+    row_changes.push_back({reason, 1, dropped});
+  }
   // DAG workloads only (format "dag", generator "query_dag"): the queries and the task graph,
   // parallel to `jobs` (see dag.h). Absent for every other workload.
   std::optional<DagInfo> dag;

@@ -40,6 +40,10 @@ struct JobRecord {
   double migration_gpu_seconds = 0.0;
   double resize_gpu_seconds = 0.0;
   double realloc_gpu_seconds = 0.0;
+  // The placement study (placement_study.h): the node (node-list order) and the GPUs of it
+  // (bit i = GPU i) the pod got; -1 and 0 when it was not placed or in event-driven runs.
+  int node = -1;
+  int gpu_mask = 0;
 };
 
 // Summary of a run. Every value is a deterministic function of (config, workload, seed).
@@ -114,6 +118,15 @@ struct RunMetrics {
   // alone on 1/N of the cluster (N: jobs in the system during its life, time-averaged).
   double ftf_mean = 0, ftf_max = 0;
   double ftf_unfair = 0;  // fraction of completed jobs with rho > 1
+  // The placement study ([workload] departures = "none"; 0 otherwise), averaged over the
+  // arrivals: the fragmented share of idle GPU capacity (FGD's measure against the typical
+  // pods), allocated / total GPU capacity; and the share of arrived GPU demand not placed.
+  double frag_rate_mean = 0;
+  double alloc_ratio_mean = 0;
+  double unplaced_share = 0;
+  // Valid trace rows the reader dropped or changed (Workload::row_changes; every run).
+  std::uint64_t trace_rows_dropped = 0;
+  std::uint64_t trace_rows_changed = 0;
 };
 
 // One sample of the cluster's state, taken every `sample_interval_s`.
@@ -124,6 +137,12 @@ struct Sample {
   int fragmented_gpus = 0;  // idle GPUs that cannot host the head-of-queue job
   int queue_length = 0;
   int running_jobs = 0;
+  // The placement study: one sample per arrival; `time` is then the arrived GPU demand as a
+  // share of capacity, and these its state (shares of total GPU capacity; 0 in event-driven
+  // runs): allocated, unallocated, and the fragmented share of idle capacity.
+  double alloc_ratio = 0.0;
+  double unallocated_share = 0.0;
+  double frag_rate = 0.0;
 };
 
 // Serving DAG workloads: one record per query and per task (RunResult::queries, ::tasks).

@@ -4,6 +4,7 @@
 // unless `skip_invalid` is set, in which case the row is skipped, counted and its reason kept.
 #pragma once
 
+#include <cstdint>
 #include <istream>
 #include <string>
 #include <string_view>
@@ -19,8 +20,18 @@ enum class TraceFormat { kCsv, kGavel, kOpenb, kHelios, kPhilly, kDag };
 TraceFormat parse_trace_format(std::string_view name);
 std::string_view trace_format_name(TraceFormat format);
 
+// openb pod lists: pods whose pod_phase is Failed, and pods with no deletion_time (still running
+// when the trace ends: censored).
+enum class FailedPods : std::uint8_t { kKeep, kDrop };
+enum class CensoredPods : std::uint8_t { kDrop, kRunToEnd };
+
 struct ReaderOptions {
-  bool skip_invalid = false;  // count and report malformed rows instead of failing
+  bool skip_invalid = false;                   // count and report malformed rows instead of failing
+  FailedPods failed_pods = FailedPods::kKeep;  // kept: replayed like any pod (as before)
+  CensoredPods censored_pods = CensoredPods::kDrop;  // run_to_end: until the trace's last time
+  // The placement study (placement_study.h; [workload] departures = "none") places every pod:
+  // CPU-only pods, pods never scheduled and pod lists without times are kept, GPU shares too.
+  bool every_pod = false;
   // Gavel only: throughput table (Gavel's simulation_throughputs.json) and the GPU type whose
   // steps/s turn `total_steps` into a duration. Required for the gavel format.
   std::string gavel_throughputs_path;

@@ -17,6 +17,8 @@
 #include "clustersim/failure_trace.h"
 #include "clustersim/input_file.h"
 #include "clustersim/options.h"
+#include "clustersim/placement.h"
+#include "clustersim/placement_study.h"
 #include "clustersim/serving.h"
 #include "clustersim/serving_catalog.h"
 #include "clustersim/simulation.h"
@@ -423,7 +425,37 @@ void refuse_inapplicable(const ConfigParse& parse, const toml::table& root, Work
   }
 }
 
-void parse_cluster(ConfigParse& parse, const toml::table& root, SimOptions& sim) {
+// [cluster] node_list: consecutive identical nodes make one node group each (node order kept),
+// after [cluster]'s own nodes;
+// nodes without GPUs cannot host the event-driven engine's jobs and are left out of the groups
+// (the placement study places on every listed node).
+void add_node_list_groups(const NodeList& list, ClusterSpec& spec) {
+  const std::size_t first = spec.groups.size();
+  for (const NodeListEntry& node : list.nodes) {
+    if (node.gpus == 0) continue;
+    const double cpus = static_cast<double>(node.cpu_milli) / 1000.0;
+    const double mem_gb = static_cast<double>(node.memory_mib) / 1024.0;
+    if (spec.groups.size() > first) {
+      NodeGroupSpec& last = spec.groups.back();
+      if (last.gpus_per_node == node.gpus && last.gpu_type == node.model &&
+          last.cpus_per_node == cpus && last.mem_gb_per_node == mem_gb) {
+        ++last.nodes;
+        continue;
+      }
+    }
+    NodeGroupSpec group;
+    group.name = "list" + std::to_string(spec.groups.size());
+    group.nodes = 1;
+    group.gpus_per_node = node.gpus;
+    group.gpu_type = node.model;
+    group.cpus_per_node = cpus;
+    group.mem_gb_per_node = mem_gb;
+    spec.groups.push_back(group);
+  }
+}
+
+void parse_cluster(ConfigParse& parse, const toml::table& root, SimOptions& sim,
+                   std::shared_ptr<const NodeList>& node_list) {
   const std::string& source = parse.source();
   const toml::table* table = subtable(root, "cluster", source);
   if (!table) throw InputError(source, 0, "cluster", "missing table [cluster]");
@@ -432,6 +464,12 @@ void parse_cluster(ConfigParse& parse, const toml::table& root, SimOptions& sim)
   NodeGroupSpec simple;  // [cluster]'s own nodes; node groups inherit its values
   parse.read_section(reader, "cluster", Targets{.sim = &sim, .group = &simple});
   if (simple.nodes > 0) spec.groups.push_back(simple);
+  if (reader.has("node_list")) {
+    const std::string path =
+        resolve_path(parse.text(reader, "cluster.node_list"), parse.base_dir());
+    node_list = std::make_shared<const NodeList>(read_openb_node_list(path));
+    add_node_list_groups(*node_list, spec);
+  }
 
   if (const toml::node* groups = reader.node("node_group")) {
     const toml::array* array = groups->as_array();
@@ -749,6 +787,59 @@ void apply_override(toml::table& table, const std::string& assignment,
   table.get(section)->as_table()->insert_or_assign(key, *parsed.get("value"));
 }
 
+namespace {
+
+// The placement study's keys act only together: refused, naming the key, where one cannot act.
+void check_placement_study(RunConfig& config, const toml::table& root) {
+  const std::string& source = config.source_name;
+  const auto line_of = [&](const char* table, const char* key) -> std::size_t {
+    const toml::table* t = root[table].as_table();
+    const toml::node* node = t ? t->get(key) : nullptr;
+    return node ? node->source().begin.line : 0;
+  };
+  const auto refuse = [&](const char* table, const char* key, const std::string& message) {
+    throw InputError(source, line_of(table, key), std::string(table) + "." + key, message);
+  };
+  WorkloadSource& workload = config.workload;
+  const std::string& placement = config.sim.scheduler.placement;
+  if (!workload.placement_study()) {
+    const std::vector<std::string> engine_placements = placement_policy_names();
+    if (is_study_placement(placement) &&
+        std::find(engine_placements.begin(), engine_placements.end(), placement) ==
+            engine_placements.end())
+      refuse(
+          "scheduler", "placement",
+          "\"" + placement +
+              "\" places GPU shares on a per-GPU ledger: only in the placement study "
+              "([workload] departures = \"none\"); the event-driven engine allocates whole GPUs");
+    // on_unplaceable, arrival_order and inflate_to cannot act in time: warned (config_warnings).
+    return;
+  }
+  if (!config.node_list)
+    refuse("workload", "departures",
+           "\"none\" (the placement study) needs [cluster] node_list (openb format)");
+  std::size_t listed_with_gpus = 0;
+  for (const NodeListEntry& node : config.node_list->nodes) listed_with_gpus += node.gpus > 0;
+  if (static_cast<std::size_t>(config.sim.cluster.total_nodes()) != listed_with_gpus)
+    refuse("cluster", "node_list",
+           "the placement study places on the node list alone: leave out nodes and node groups");
+  if (!workload.trace_path)
+    refuse("workload", "departures", "\"none\" (the placement study) needs a trace");
+  if (!is_study_placement(placement))
+    refuse("scheduler", "placement",
+           "the placement study ([workload] departures = \"none\") has no \"" + placement +
+               "\"; one of fgd, best_fit, dot_product, gpu_packing, gpu_clustering, random_fit");
+  if (workload.on_unplaceable != OnUnplaceable::kDrop)
+    refuse("workload", "on_unplaceable",
+           "the placement study ([workload] departures = \"none\") tries each pod once: set "
+           "on_unplaceable = \"drop\"");
+  if (workload.time_scale != 1.0)
+    refuse("workload", "time_scale", "cannot act in the placement study (no time)");
+  workload.reader.every_pod = true;
+}
+
+}  // namespace
+
 RunConfig parse_run_config(const toml::table& root, const std::string& source_name,
                            const std::string& base_dir) {
   RunConfig config;
@@ -759,7 +850,7 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
     if (std::find(tables.begin(), tables.end(), key.str()) == tables.end())
       throw InputError(source_name, value.source().begin.line, excerpt(key.str()), "unknown table");
   }
-  parse_cluster(parse, root, config.sim);
+  parse_cluster(parse, root, config.sim, config.node_list);
   config.workload = parse_workload(parse, root, config.sim.cluster.total_gpus());
   config.sim.window = config.workload.window;
   refuse_inapplicable(
@@ -778,6 +869,7 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
       if (metrics.has(key)) steady_keys_set.emplace_back(key);
   }
   parse_table(parse, root, "debug", Targets{.sim = &config.sim});
+  check_placement_study(config, root);
   io_internal::plan_measurement(config, steady_keys_set);
   return config;
 }
@@ -841,7 +933,26 @@ Workload load_workload(const RunConfig& config) {
   }
   // A DAG workload's models must be in the catalog and fit some GPU: say so now, naming the row.
   if (workload.dag) serving_setup(config, workload);
+  if (config.workload.time_scale != 1.0)
+    for (JobSpec& job : workload.jobs) job.submit_time *= config.workload.time_scale;
   return workload;
+}
+
+std::string trace_read_key(const RunConfig& config) {
+  const ReaderOptions& reader = config.workload.reader;
+  std::ostringstream key;
+  key.precision(17);
+  key << trace_format_name(config.workload.format) << ':' << config.workload.trace_path.value_or("")
+      << ':' << reader.skip_invalid << static_cast<int>(reader.failed_pods)
+      << static_cast<int>(reader.censored_pods) << reader.every_pod << ':'
+      << reader.gavel_throughputs_path << ':' << reader.gavel_gpu_type << ':'
+      << config.workload.time_scale;
+  return key.str();
+}
+
+void count_row_changes(const Workload& workload, RunMetrics& metrics) {
+  for (const Workload::RowChange& change : workload.row_changes)
+    (change.dropped ? metrics.trace_rows_dropped : metrics.trace_rows_changed) += change.rows;
 }
 
 ServingSetup serving_setup(const RunConfig& config, const Workload& workload) {
@@ -854,6 +965,29 @@ ServingSetup serving_setup(const RunConfig& config, const Workload& workload) {
 
 ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workload> workload) {
   ConfigRun run;
+  if (config.workload.placement_study()) {  // no time: each pod placed once (placement_study.h)
+    StudyOptions study;
+    study.placement = config.sim.scheduler.placement;
+    study.shuffle = config.workload.arrival_order == ArrivalOrder::kShuffle;
+    study.inflate_to = config.workload.inflate_to;
+    study.seed = config.sim.seed;
+    StudyRun placed = run_placement_study(*config.node_list, workload->jobs, study);
+    run.result = std::move(placed.result);
+    // The arrival sequence (clones included) is what was simulated: one job per arrival.
+    auto arrived = std::make_shared<Workload>();
+    arrived->jobs.reserve(placed.workload_index.size());
+    for (std::size_t a = 0; a < placed.workload_index.size(); ++a) {
+      JobSpec job = workload->jobs[placed.workload_index[a]];
+      if (a >= workload->jobs.size()) job.id += "-clone-" + std::to_string(a);
+      arrived->jobs.push_back(std::move(job));
+    }
+    arrived->row_changes = workload->row_changes;
+    arrived->filtered_rows = workload->filtered_rows;
+    arrived->skipped_rows = workload->skipped_rows;
+    count_row_changes(*arrived, run.result.metrics);
+    run.workload = std::move(arrived);
+    return run;
+  }
   if (workload->dag) {  // serving: queries of model tasks (serving.h); no window
     run.result = simulate_serving(config.sim, *workload, serving_setup(config, *workload));
     describe_population(std::nullopt, workload->jobs, run.result);
@@ -863,6 +997,7 @@ ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workloa
   Simulation simulation(config, std::move(workload));
   run.result = simulation.run();
   run.workload = simulation.workload();  // grown, when a window streamed more jobs in
+  count_row_changes(*run.workload, run.result.metrics);
   return run;
 }
 

@@ -41,6 +41,19 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
     warnings.push_back({std::move(key), std::move(message)});
   };
 
+  // The placement study's keys, in time (departures = "trace"): nothing to drop, shuffle or
+  // inflate there.
+  if (!config.workload.placement_study()) {
+    const WorkloadSource& w = config.workload;
+    const std::string needs = "cannot act: it needs departures = \"none\" (the placement study)";
+    if (w.on_unplaceable == OnUnplaceable::kDrop)
+      warn("workload.on_unplaceable", "\"drop\" " + needs + "; in time a job waits");
+    if (w.arrival_order == ArrivalOrder::kShuffle)
+      warn("workload.arrival_order",
+           "\"shuffle\" " + needs + "; in time arrivals keep their times");
+    if (w.inflate_to > 0.0) warn("workload.inflate_to", needs);
+  }
+
   // On-demand migration makes room for the queue's head only where being consolidated helps it:
   // with any locality the head starts split anyway, and only a placement penalty (cross-node or
   // cross-rack factor < 1) makes consolidation worth a move; compaction needs a threshold.
@@ -194,7 +207,10 @@ bool has_randomness(const RunConfig& config) {
   const MechanismOptions& m = sim.mechanisms;
   return config.workload.generator.has_value() || sim.scheduler.placement == "random" ||
          m.mtbf_h > 0.0 || empirical(m.checkpoint_cost) || empirical(m.restore_cost) ||
-         empirical(m.migration_cost) || empirical(m.resize_cost);
+         empirical(m.migration_cost) || empirical(m.resize_cost) ||
+         (config.workload.placement_study() &&
+          (config.workload.arrival_order == ArrivalOrder::kShuffle ||
+           config.workload.inflate_to > 0.0 || sim.scheduler.placement == "random_fit"));
 }
 
 }  // namespace clustersim

@@ -124,6 +124,16 @@ constexpr MetricField kRunMetrics[] = {
     real("ftf_max", &RunMetrics::ftf_max, "", "finish-time fairness: the largest rho"),
     real("ftf_unfair", &RunMetrics::ftf_unfair, "fraction",
          "finish-time fairness: completed jobs with rho > 1 / completed jobs"),
+    real("frag_rate_mean", &RunMetrics::frag_rate_mean, "fraction",
+         "placement study: fragmented / idle GPU capacity, averaged over arrivals"),
+    real("alloc_ratio_mean", &RunMetrics::alloc_ratio_mean, "fraction",
+         "placement study: allocated / total GPU capacity, averaged over arrivals"),
+    real("unplaced_share", &RunMetrics::unplaced_share, "fraction",
+         "placement study: GPU demand of pods not placed / arrived GPU demand"),
+    count("trace_rows_dropped", &RunMetrics::trace_rows_dropped,
+          "valid trace rows the reader dropped (CPU-only, never scheduled, ...; warned)"),
+    count("trace_rows_changed", &RunMetrics::trace_rows_changed,
+          "trace rows the reader changed (GPU shares rounded up, ...; warned)"),
 };
 
 constexpr JobField job_count(std::string_view name, int JobRecord::*member, bool first_block) {
@@ -156,6 +166,8 @@ constexpr JobField kJobFields[] = {
              false),
     job_real("overhead_gpu_seconds_by_kind.resize", &JobRecord::resize_gpu_seconds, false, false),
     job_real("overhead_gpu_seconds_by_kind.realloc", &JobRecord::realloc_gpu_seconds, false, false),
+    job_count("node", &JobRecord::node, false),
+    job_count("gpu_mask", &JobRecord::gpu_mask, false),
 };
 
 constexpr SampleField kSampleFields[] = {
@@ -165,6 +177,9 @@ constexpr SampleField kSampleFields[] = {
     {"fragmented_gpus", FieldType::kCount, &Sample::fragmented_gpus, nullptr},
     {"queue_length", FieldType::kCount, &Sample::queue_length, nullptr},
     {"running_jobs", FieldType::kCount, &Sample::running_jobs, nullptr},
+    {"alloc_ratio", FieldType::kReal, nullptr, &Sample::alloc_ratio},
+    {"unallocated_share", FieldType::kReal, nullptr, &Sample::unallocated_share},
+    {"frag_rate", FieldType::kReal, nullptr, &Sample::frag_rate},
 };
 
 }  // namespace

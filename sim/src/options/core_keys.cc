@@ -47,6 +47,15 @@ void declare_cluster_keys(KeyRegistry& keys) {
       .training_only()
       .component("cluster")
       .doc("Racks are filled in node order (node groups one after another).");
+  custom(keys, "cluster.node_list", KeyType::kPath)
+      .component("cluster")
+      .training_only()
+      .default_note("none")
+      .doc(
+          "An openb node list (`sn,cpu_milli,memory_mib,gpu,model`, relative to the config "
+          "file): one node group per run of identical nodes, in list order (nodes without GPUs "
+          "left out), after `[cluster]`'s own nodes; the placement study places on every listed "
+          "node (and needs it alone).");
   custom(keys, "cluster.node_group", KeyType::kTable)
       .component("cluster")
       .default_note("none")

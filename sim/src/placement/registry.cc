@@ -1,6 +1,8 @@
+#include <algorithm>
 #include <stdexcept>
 #include <string_view>
 
+#include "clustersim/placement_study.h"
 #include "clustersim/simulator.h"
 #include "options/declare.h"
 #include "placement/factories.h"
@@ -41,10 +43,20 @@ namespace options {
 void declare_placement_keys(KeyRegistry& keys) {
   field<SimOptions>(
       keys, "scheduler.placement", [](auto& o) -> auto& { return o.scheduler.placement; })
-      .choices(placement_policy_names())
+      .choices([] {
+        // The placement study's placements (placement_study.h) too; those that are not also the
+        // engine's are refused in time (config.cc says so, naming the key).
+        std::vector<std::string> names = placement_policy_names();
+        for (const std::string& name : study_placement_names())
+          if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+        return names;
+      }())
       .component("placement")
       .training_only()
-      .doc("Which nodes' GPUs a job gets ([`sim/README.md`](sim/README.md#placement)).");
+      .doc(
+          "Which nodes' GPUs a job gets ([`sim/README.md`](sim/README.md#placement)); `fgd`, "
+          "`dot_product`, `gpu_packing`, `gpu_clustering`, `random_fit` (and the study's "
+          "`best_fit`) only in the placement study (`[workload] departures = \"none\"`).");
 }
 
 }  // namespace options

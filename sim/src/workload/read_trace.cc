@@ -86,6 +86,70 @@ void declare_reader_keys(KeyRegistry& keys) {
       keys, "workload.skip_invalid", [](auto& r) -> auto& { return r.skip_invalid; })
       .component("readers")
       .doc("Skip (count and report) malformed rows instead of failing.");
+  choice<ReaderOptions>(
+      keys, "workload.failed_pods", [](auto& r) -> auto& { return r.failed_pods; },
+      std::vector<std::pair<std::string, FailedPods>>{{"keep", FailedPods::kKeep},
+                                                      {"drop", FailedPods::kDrop}})
+      .when("workload.format", {"openb"})
+      .component("reader openb")
+      .training_only()
+      .doc(
+          "`format = \"openb\"`: pods whose `pod_phase` is `Failed`: `keep` (replayed like "
+          "any pod) or `drop` (counted in `trace_rows_dropped`, warned).");
+  choice<ReaderOptions>(
+      keys, "workload.censored_pods", [](auto& r) -> auto& { return r.censored_pods; },
+      std::vector<std::pair<std::string, CensoredPods>>{{"drop", CensoredPods::kDrop},
+                                                        {"run_to_end", CensoredPods::kRunToEnd}})
+      .when("workload.format", {"openb"})
+      .component("reader openb")
+      .training_only()
+      .doc(
+          "`format = \"openb\"`: pods with no `deletion_time` (still running when the trace "
+          "ends): `drop`, or `run_to_end` (until the trace's last time; a changed row). Either "
+          "way counted and warned.");
+  field<WorkloadSource>(
+      keys, "workload.time_scale", [](auto& w) -> auto& { return w.time_scale; })
+      .range(1e-9, 1e9)
+      .component("readers")
+      .training_only()
+      .doc(
+          "Arrival times x this, for any trace or generator (0.5: twice the arrival rate); the "
+          "jobs' durations are unchanged.");
+  choice<WorkloadSource>(
+      keys, "workload.departures", [](auto& w) -> auto& { return w.departures; },
+      std::vector<std::pair<std::string, Departures>>{{"trace", Departures::kTrace},
+                                                      {"none", Departures::kNone}})
+      .component("placement study")
+      .training_only()
+      .doc(
+          "`trace`: jobs run their durations and leave (the event-driven engine); `none`: the "
+          "placement study ([`sim/README.md`](sim/README.md#the-placement-study)): no time, each "
+          "pod placed once on `[cluster] node_list`'s per-GPU ledger, and it stays.");
+  choice<WorkloadSource>(
+      keys, "workload.on_unplaceable", [](auto& w) -> auto& { return w.on_unplaceable; },
+      std::vector<std::pair<std::string, OnUnplaceable>>{{"wait", OnUnplaceable::kWait},
+                                                         {"drop", OnUnplaceable::kDrop}})
+      .component("placement study")
+      .training_only()
+      .doc(
+          "A job that does not fit: `wait` (in time) or `drop` (counted; the placement study, "
+          "which needs it).");
+  choice<WorkloadSource>(
+      keys, "workload.arrival_order", [](auto& w) -> auto& { return w.arrival_order; },
+      std::vector<std::pair<std::string, ArrivalOrder>>{{"trace", ArrivalOrder::kTrace},
+                                                        {"shuffle", ArrivalOrder::kShuffle}})
+      .component("placement study")
+      .training_only()
+      .doc("The placement study: pods arrive in the trace's order or shuffled by the seed.");
+  field<WorkloadSource>(
+      keys, "workload.inflate_to", [](auto& w) -> auto& { return w.inflate_to; })
+      .range(0.0, 100.0)
+      .component("placement study")
+      .training_only()
+      .doc(
+          "The placement study: > 0 clones random pods (after the trace's) until arrived GPU "
+          "demand reaches this share of capacity (1.3: 130%; pods are removed at random when "
+          "the trace's demand is above it); 0 = the trace as it is.");
 }
 
 // Gavel traces (gavel_reader.cc): the throughput table and the reference GPU type.

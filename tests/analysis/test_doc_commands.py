@@ -1,8 +1,10 @@
 """The commands the README and the example grids' comments show, checked as written: each
 `clustersim sweep GRID.toml` grid is read and planned (--dry-run: every key, path and point
-resolved), and each `clustersim-analyze` command's options are accepted (run on a missing file: the
-error must be about the file, not a usage error)."""
+resolved) and its cheapest point runs (`clustersim run GRID --point N`), and each
+`clustersim-analyze` command's options are accepted (run on a missing file: the error must be
+about the file, not a usage error). The whole grids are not run here: together they take hours."""
 import glob
+import json
 import os
 import re
 import shlex
@@ -50,6 +52,24 @@ def test_sweep_command_plans(clustersim, tmp_path, where, words):
     command = [clustersim, "sweep", os.path.join(ROOT, words[1]), "--out", str(tmp_path / "out.h5"), "--dry-run"]
     status, _, stderr = run(command, cwd=ROOT)
     assert status == 0, f"{where}: {stderr}"
+
+
+@pytest.mark.parametrize("where,words", SWEEPS, ids=[w for w, _ in SWEEPS])
+def test_sweep_command_runs_a_point(clustersim, where, words):
+    """The command's grid really runs: its cheapest point (by the sweep's own cost estimate),
+    simulated as the sweep simulates it (`clustersim run GRID --point N`), gives a result."""
+    grid = os.path.join(ROOT, words[1])
+    grid_text = open(grid, encoding="utf-8").read()
+    if re.search(r'^\w+\s*=\s*".*shared/', grid_text, re.MULTILINE) and not os.path.isdir(
+            os.path.join(ROOT, "..", "shared")):
+        pytest.skip(f"{words[1]} replays files of ../shared, which is absent")
+    status, listing, stderr = run([clustersim, "sweep", grid, "--dry-run"], cwd=ROOT)
+    assert status == 0, f"{where}: {stderr}"
+    rows = [line.split() for line in listing.splitlines() if line and not line.startswith("#")]
+    point = min(rows, key=lambda row: float(row[-1]))[0]
+    status, out, stderr = run([clustersim, "run", grid, "--point", point, "--json"], cwd=ROOT)
+    assert status == 0, f"{where}: point {point}: {stderr}"
+    assert json.loads(out)["jobs"] > 0, f"{where}: point {point} measured no job"
 
 
 @pytest.mark.parametrize("where,words", ANALYSES, ids=[w for w, _ in ANALYSES])

@@ -874,7 +874,7 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
   }
   parse_table(parse, root, "debug", Targets{.sim = &config.sim});
   if (const toml::table* workload = root["workload"].as_table();
-      workload && workload->contains("target_load") && workload->contains("time_scale"))
+      workload && config.workload.target_load > 0.0 && workload->contains("time_scale"))
     throw InputError(source_name, workload->get("target_load")->source().begin.line,
                      "workload.target_load",
                      "sets the time scale itself: give target_load or time_scale, not both");

@@ -117,13 +117,13 @@ void declare_reader_keys(KeyRegistry& keys) {
           "jobs' durations are unchanged.");
   field<WorkloadSource>(
       keys, "workload.target_load", [](auto& w) -> auto& { return w.target_load; })
-      .range(1e-9, 1e9)
+      .range(0.0, 1e9)
       .component("readers")
       .training_only()
       .doc(
           "Sets `time_scale` so that the workload's offered load, GPU-seconds asked (GPUs x "
           "duration) / (the cluster's GPUs x the span from first to last arrival), is this; for "
-          "any trace or generator, not with `time_scale` (unset: arrivals as they are).");
+          "any trace or generator, not with `time_scale`. 0: off (arrivals as they are).");
   choice<WorkloadSource>(
       keys, "workload.departures", [](auto& w) -> auto& { return w.departures; },
       std::vector<std::pair<std::string, Departures>>{{"trace", Departures::kTrace},

@@ -62,6 +62,9 @@ struct WorkloadSource {
   std::optional<SteadyStatePlan> steady_plan;
   // Arrival times x this (1: as the trace or generator has them).
   double time_scale = 1.0;
+  // > 0: the time scale that makes the workload's offered load this (GPU-seconds asked / (cluster
+  // GPUs x arrival span)); not with time_scale.
+  double target_load = 0.0;
   // The placement study ([workload] departures = "none"; placement_study.h).
   Departures departures = Departures::kTrace;
   OnUnplaceable on_unplaceable = OnUnplaceable::kWait;

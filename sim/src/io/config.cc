@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <span>
 #include <sstream>
 
 #include "clustersim/allocation_mechanism.h"
@@ -22,6 +23,7 @@
 #include "clustersim/serving.h"
 #include "clustersim/serving_catalog.h"
 #include "clustersim/simulation.h"
+#include "clustersim/steady_state.h"
 #include "io/internal/steady_state_config.h"
 #include "options/declare.h"
 
@@ -835,6 +837,8 @@ void check_placement_study(RunConfig& config, const toml::table& root) {
            "on_unplaceable = \"drop\"");
   if (workload.time_scale != 1.0)
     refuse("workload", "time_scale", "cannot act in the placement study (no time)");
+  if (workload.target_load > 0.0)
+    refuse("workload", "target_load", "cannot act in the placement study (no time)");
   workload.reader.every_pod = true;
 }
 
@@ -869,6 +873,11 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
       if (metrics.has(key)) steady_keys_set.emplace_back(key);
   }
   parse_table(parse, root, "debug", Targets{.sim = &config.sim});
+  if (const toml::table* workload = root["workload"].as_table();
+      workload && config.workload.target_load > 0.0 && workload->contains("time_scale"))
+    throw InputError(source_name, workload->get("target_load")->source().begin.line,
+                     "workload.target_load",
+                     "sets the time scale itself: give target_load or time_scale, not both");
   check_placement_study(config, root);
   io_internal::plan_measurement(config, steady_keys_set);
   return config;
@@ -902,6 +911,28 @@ InputError impossible_job_error(const RunConfig& config, const ImpossibleJobErro
                     std::string(error.what()) + " (a job of the generated workload)");
 }
 
+namespace {
+
+// [workload] target_load: the time scale that makes the jobs' offered load (GPUs x durations over
+// the cluster's GPUs x their arrival span) the target; scaling arrivals by s divides it by s.
+double target_load_scale(const RunConfig& config, std::span<const JobSpec> jobs) {
+  const std::string where = config.workload.trace_path.value_or(config.source_name);
+  if (jobs.empty()) throw InputError(where, 0, "workload.target_load", "the workload has no jobs");
+  double first = jobs.front().submit_time, last = first;
+  for (const JobSpec& job : jobs) {
+    first = std::min(first, job.submit_time);
+    last = std::max(last, job.submit_time);
+  }
+  const double load = offered_load(jobs, config.sim.cluster.total_gpus(), first, last);
+  if (!(load > 0.0))
+    throw InputError(where, 0, "workload.target_load",
+                     "the workload offers no load to scale (all arrivals at one time, no GPU "
+                     "work, or no GPUs)");
+  return load / config.workload.target_load;
+}
+
+}  // namespace
+
 Workload load_workload(const RunConfig& config) {
   Workload workload;
   if (config.workload.generator) {
@@ -933,8 +964,10 @@ Workload load_workload(const RunConfig& config) {
   }
   // A DAG workload's models must be in the catalog and fit some GPU: say so now, naming the row.
   if (workload.dag) serving_setup(config, workload);
-  if (config.workload.time_scale != 1.0)
-    for (JobSpec& job : workload.jobs) job.submit_time *= config.workload.time_scale;
+  double time_scale = config.workload.time_scale;
+  if (config.workload.target_load > 0.0) time_scale = target_load_scale(config, workload.jobs);
+  if (time_scale != 1.0)
+    for (JobSpec& job : workload.jobs) job.submit_time *= time_scale;
   return workload;
 }
 
@@ -947,6 +980,9 @@ std::string trace_read_key(const RunConfig& config) {
       << static_cast<int>(reader.censored_pods) << reader.every_pod << ':'
       << reader.gavel_throughputs_path << ':' << reader.gavel_gpu_type << ':'
       << config.workload.time_scale;
+  // target_load's scale depends on the cluster's GPUs too.
+  if (config.workload.target_load > 0.0)
+    key << ':' << config.workload.target_load << ':' << config.sim.cluster.total_gpus();
   return key.str();
 }
 

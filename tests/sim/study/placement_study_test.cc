@@ -297,6 +297,32 @@ TEST(StudyConfig, TimeScaleScalesArrivalsOfATrace) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(StudyConfig, TargetLoadSetsTheTimeScale) {
+  const auto dir = std::filesystem::temp_directory_path() / "clustersim_target_load";
+  std::filesystem::create_directories(dir);
+  // GPU-seconds asked: 1 x 10 + 2 x 5 + 1 x 20 = 40; on 2 GPUs over arrivals 0..20 the offered
+  // load is 40 / (2 x 20) = 1, so a target of 0.5 doubles the arrival times.
+  std::ofstream(dir / "jobs.csv") << "job_id,submit_time,num_gpus,duration\n"
+                                     "a,0,1,10\nb,10,2,5\nc,20,1,20\n";
+  const std::string cluster = "[cluster]\nnodes = 1\ngpus_per_node = 2\n";
+  const Workload w = load_workload(parse_run_config(
+      cluster + "[workload]\ntrace = \"jobs.csv\"\ntarget_load = 0.5\n", "c.toml", dir.string()));
+  ASSERT_EQ(w.jobs.size(), 3u);
+  EXPECT_DOUBLE_EQ(w.jobs[1].submit_time, 20.0);
+  EXPECT_DOUBLE_EQ(w.jobs[2].submit_time, 40.0);
+  EXPECT_DOUBLE_EQ(w.jobs[2].duration, 20.0);
+  try {
+    parse_run_config(cluster +
+                         "[workload]\ntrace = \"jobs.csv\"\ntarget_load = 0.5\n"
+                         "time_scale = 2.0\n",
+                     "c.toml", dir.string());
+    ADD_FAILURE() << "target_load with time_scale accepted";
+  } catch (const InputError& error) {
+    EXPECT_EQ(error.field(), "workload.target_load");
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(StudyConfig, RefusesSettingsThatCannotAct) {
   const auto field_refused = [](const std::vector<std::string>& overrides) -> std::string {
     try {

@@ -113,8 +113,8 @@ void declare_reader_keys(KeyRegistry& keys) {
       .component("readers")
       .training_only()
       .doc(
-          "Arrival times x this, for any trace or generator (0.5: twice the arrival rate); the "
-          "jobs' durations are unchanged.");
+          "A trace's arrival times x this (0.5: twice the arrival rate); the jobs' durations are "
+          "unchanged. A generator's rate is its own `load` / `jobs_per_hour`.");
   field<WorkloadSource>(
       keys, "workload.target_load", [](auto& w) -> auto& { return w.target_load; })
       .range(0.0, 1e9)
@@ -123,7 +123,7 @@ void declare_reader_keys(KeyRegistry& keys) {
       .doc(
           "Sets `time_scale` so that the workload's offered load, GPU-seconds asked (GPUs x "
           "duration) / (the cluster's GPUs x the span from first to last arrival), is this; for "
-          "any trace or generator, not with `time_scale`. 0: off (arrivals as they are).");
+          "any trace (not a generator), not with `time_scale`. 0: off (arrivals as they are).");
   choice<WorkloadSource>(
       keys, "workload.departures", [](auto& w) -> auto& { return w.departures; },
       std::vector<std::pair<std::string, Departures>>{{"trace", Departures::kTrace},

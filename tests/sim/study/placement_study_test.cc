@@ -320,6 +320,17 @@ TEST(StudyConfig, TargetLoadSetsTheTimeScale) {
   } catch (const InputError& error) {
     EXPECT_EQ(error.field(), "workload.target_load");
   }
+  // A generator's arrival rate is its own `load`: neither scaling applies to it.
+  for (const std::string key : {"time_scale = 0.5", "target_load = 0.5"}) {
+    try {
+      parse_run_config(cluster + "[workload]\ngenerator = \"philly\"\n" + key + "\n", "c.toml",
+                       dir.string());
+      ADD_FAILURE() << key << " accepted with a generator";
+    } catch (const InputError& error) {
+      EXPECT_EQ(error.field(), "workload." + key.substr(0, key.find(' '))) << error.what();
+      EXPECT_EQ(error.line(), 6u) << error.what();
+    }
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -878,15 +878,6 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
     throw InputError(source_name, workload->get("target_load")->source().begin.line,
                      "workload.target_load",
                      "sets the time scale itself: give target_load or time_scale, not both");
-  // A generator's arrival rate is its own setting (and the steady-state rule plans from it).
-  if (const toml::table* workload = root["workload"].as_table();
-      workload && config.workload.generator) {
-    for (const char* key : {"time_scale", "target_load"})
-      if (const toml::node* node = workload->get(key))
-        throw InputError(source_name, node->source().begin.line, std::string("workload.") + key,
-                         "scales a trace's arrivals; a generator's rate is its own `load` "
-                         "(philly) or `jobs_per_hour` (synergy)");
-  }
   check_placement_study(config, root);
   io_internal::plan_measurement(config, steady_keys_set);
   return config;

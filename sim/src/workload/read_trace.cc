@@ -110,6 +110,7 @@ void declare_reader_keys(KeyRegistry& keys) {
   field<WorkloadSource>(
       keys, "workload.time_scale", [](auto& w) -> auto& { return w.time_scale; })
       .range(1e-9, 1e9)
+      .when("workload.trace", {})
       .component("readers")
       .training_only()
       .doc(
@@ -118,6 +119,7 @@ void declare_reader_keys(KeyRegistry& keys) {
   field<WorkloadSource>(
       keys, "workload.target_load", [](auto& w) -> auto& { return w.target_load; })
       .range(0.0, 1e9)
+      .when("workload.trace", {})
       .component("readers")
       .training_only()
       .doc(

@@ -74,6 +74,12 @@ _KNOWN = {
     "model_loads": MetricInfo("model loads", "count", "lower"),
     "evictions": MetricInfo("model evictions", "count", "lower"),
     "bytes_moved": MetricInfo("bytes moved", "bytes", "lower"),
+    # The placement study (placement_study.h): averages over arrivals, and what the reader dropped.
+    "frag_rate_mean": MetricInfo("fragmentation rate (fragmented / idle GPU capacity)", "fraction", "lower"),
+    "alloc_ratio_mean": MetricInfo("GPU allocation ratio", "fraction", "higher"),
+    "unplaced_share": MetricInfo("share of arrived GPU demand not placed", "fraction", "lower"),
+    "trace_rows_dropped": MetricInfo("trace rows dropped", "rows", None, diagnostic=True),
+    "trace_rows_changed": MetricInfo("trace rows changed", "rows", None, diagnostic=True),
     # The measured population and the steady-state verdict (steady_state.h).
     "offered_load": MetricInfo("offered load of the measured jobs", "load", None),
     "steady_state": MetricInfo("runs in steady state", "share", None, flag=True),

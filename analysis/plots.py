@@ -234,6 +234,21 @@ def _x_offsets(layout: Layout, numeric: bool, span: float) -> dict:
     return {value: (i - (count - 1) / 2) * step for i, value in enumerate(layout.series_values)}
 
 
+def _draw_series(axes, layout: Layout, rows: pd.DataFrame, x: str, numeric: bool, categories: list, offsets: dict,
+                 steady: set[int] | None, columns: tuple[str, str, str], divisor: float = 1.0) -> None:
+    """One error-bar series per layout series: the (value, low, high) columns of `rows` against x,
+    nudged apart along x; hollow markers where a configuration was not steady at every seed."""
+    value_column, low_column, high_column = columns
+    for value, line in layout.series_rows(rows):
+        if len(line) == 0:
+            continue
+        line, position = _positions(line, x, numeric, categories, offsets[value])
+        mask = np.array([steady is None or int(c) in steady for c in line["config_id"]], dtype=bool)
+        _draw_points(axes, position, line[value_column].to_numpy(float) / divisor,
+                     line[low_column].to_numpy(float) / divisor, line[high_column].to_numpy(float) / divisor,
+                     layout.colors[value], layout.series_label(value), mask)
+
+
 def metric_vs_x(results: Results, layout: Layout, table: pd.DataFrame, metric: str, x: str, folder: str,
                 confidence: float, steady: set[int] | None = None) -> Plot:
     rows = table[(table["metric"] == metric) & (table["n"] > 0)]
@@ -246,14 +261,8 @@ def metric_vs_x(results: Results, layout: Layout, table: pd.DataFrame, metric: s
     fig, panels = layout.figure()
     for axes, facet in zip(panels, layout.facets):
         sub = layout.select(rows, facet)
-        for value, line in layout.series_rows(sub):
-            if len(line) == 0:
-                continue
-            line, position = _positions(line, x, numeric, categories, offsets[value])
-            mask = np.array([steady is None or int(c) in steady for c in line["config_id"]], dtype=bool)
-            _draw_points(axes, position, line["mean"].to_numpy(float) / divisor,
-                         line["ci_low"].to_numpy(float) / divisor, line["ci_high"].to_numpy(float) / divisor,
-                         layout.colors[value], layout.series_label(value), mask)
+        _draw_series(axes, layout, sub, x, numeric, categories, offsets, steady, ("mean", "ci_low", "ci_high"),
+                     divisor)
         low_bound, high_bound = meta.bounds
         if high_bound is not None:
             axes.set_ylim(-0.03, 1.03)
@@ -291,14 +300,8 @@ def ratio_vs_x(results: Results, layout: Layout, table: pd.DataFrame, metric: st
     fig, panels = layout.figure()
     for axes, facet in zip(panels, layout.facets):
         sub = layout.select(rows, facet)
-        for value, line in layout.series_rows(sub):
-            if len(line) == 0:
-                continue
-            line, position = _positions(line, x, numeric, categories, offsets[value])
-            mask = np.array([steady is None or int(c) in steady for c in line["config_id"]], dtype=bool)
-            _draw_points(axes, position, line["speedup"].to_numpy(float), line["speedup_ci_low"].to_numpy(float),
-                         line["speedup_ci_high"].to_numpy(float), layout.colors[value],
-                         layout.series_label(value), mask)
+        _draw_series(axes, layout, sub, x, numeric, categories, offsets, steady,
+                     ("speedup", "speedup_ci_low", "speedup_ci_high"))
         axes.axhline(1.0, color="0.4", linewidth=0.9, linestyle="--")
         axes.set_yscale("log")
         axes.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x"))

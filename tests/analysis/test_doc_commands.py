@@ -38,6 +38,14 @@ SWEEPS = [c for c in _commands("clustersim") if c[1] and c[1][0] == "sweep"]
 ANALYSES = _commands("clustersim-analyze")
 
 
+def _skip_without_shared(grid: str) -> None:
+    """Skips a grid that replays files of ../shared when it is absent (a fresh clone)."""
+    grid_text = open(os.path.join(ROOT, grid), encoding="utf-8").read()
+    reads_shared = re.search(r'^\w+\s*=\s*".*shared/', grid_text, re.MULTILINE)
+    if reads_shared and not os.path.isdir(os.path.join(ROOT, "..", "shared")):
+        pytest.skip(f"{grid} replays files of ../shared, which is absent")
+
+
 def test_the_docs_show_commands():
     assert len(SWEEPS) >= 6 and len(ANALYSES) >= 4
 
@@ -45,10 +53,7 @@ def test_the_docs_show_commands():
 @pytest.mark.parametrize("where,words", SWEEPS, ids=[w for w, _ in SWEEPS])
 def test_sweep_command_plans(clustersim, tmp_path, where, words):
     assert words[1].endswith(".toml"), where
-    grid_text = open(os.path.join(ROOT, words[1]), encoding="utf-8").read()
-    reads_shared = re.search(r'^\w+\s*=\s*".*shared/', grid_text, re.MULTILINE)
-    if reads_shared and not os.path.isdir(os.path.join(ROOT, "..", "shared")):
-        pytest.skip(f"{words[1]} replays files of ../shared, which is absent")
+    _skip_without_shared(words[1])
     command = [clustersim, "sweep", os.path.join(ROOT, words[1]), "--out", str(tmp_path / "out.h5"), "--dry-run"]
     status, _, stderr = run(command, cwd=ROOT)
     assert status == 0, f"{where}: {stderr}"
@@ -59,10 +64,7 @@ def test_sweep_command_runs_a_point(clustersim, where, words):
     """The command's grid really runs: its cheapest point (by the sweep's own cost estimate),
     simulated as the sweep simulates it (`clustersim run GRID --point N`), gives a result."""
     grid = os.path.join(ROOT, words[1])
-    grid_text = open(grid, encoding="utf-8").read()
-    if re.search(r'^\w+\s*=\s*".*shared/', grid_text, re.MULTILINE) and not os.path.isdir(
-            os.path.join(ROOT, "..", "shared")):
-        pytest.skip(f"{words[1]} replays files of ../shared, which is absent")
+    _skip_without_shared(words[1])
     status, listing, stderr = run([clustersim, "sweep", grid, "--dry-run"], cwd=ROOT)
     assert status == 0, f"{where}: {stderr}"
     rows = [line.split() for line in listing.splitlines() if line and not line.startswith("#")]

@@ -118,6 +118,4 @@ double TimeShareLp::row_dual(int row) const {
   return model_ ? -model_->getRowPrice()[row] : 0.0;
 }
 
-bool TimeShareLp::feasible(TimeShare& out) { return maximise(out); }
-
 }  // namespace clustersim::timeshare

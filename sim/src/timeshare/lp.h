@@ -33,8 +33,6 @@ class TimeShareLp {
   void set_x_objective(std::size_t job, int type, double objective);
   // Maximises; false when not proven optimal. Fills x (clipped to [0, 1]) and the objective.
   bool maximise(TimeShare& out);
-  // Feasibility only.
-  bool feasible(TimeShare& out);
   // Changes a row's bounds (also in the loaded model, for the next maximise).
   void set_row_bounds(int row, double lower, double upper);
   // After an optimal maximise: the extra column's value and a row's dual value (the objective's

@@ -5,9 +5,10 @@
 #  1. rank 0 while the sweep runs: points/s and rank 0's main-thread CPU per point (dispatch,
 #     messages, journal) when it is saturated (points take no time), with metrics only and with
 #     spooled rows (each result then carries a spool reference instead of its rows);
-#  2. the final file's row tables (/jobs): written by rank 0 alone (CLUSTERSIM_SWEEP_FINAL=serial)
-#     or by every rank, each its share of whole chunks (collective MPI-IO writes, the default on
-#     several ranks): rows/s, and rank 0's main-thread CPU per point for it;
+#  2. the final file's row tables (/jobs): written by rank 0 alone (CLUSTERSIM_SWEEP_FINAL=serial),
+#     compressed by the other ranks and written by rank 0 (compress, the default below 16 ranks),
+#     or by every rank, each its share of whole chunks (collective MPI-IO writes, the default
+#     from 16 ranks on): rows/s, and rank 0's main-thread CPU per point for it;
 # and from them the rank count at which a grid of points taking T seconds each (1 thread per
 # rank) stops scaling: rank 0 saturates at R = T / (its CPU per point); a final file written by
 # rank 0 alone takes as long as the run from R = T x (rows/s) / (rows per point) on; written by
@@ -60,7 +61,7 @@ echo
 echo "2. the final file's /jobs: $ROW_POINTS points x $ROWS_PER_POINT job rows:"
 printf "   %-11s %5s %12s %9s %10s %18s %9s\n" writers ranks spool_us/pt final_s rows/s rank0_final_us/pt final_MB
 declare -A FINAL_S
-for final in serial collective; do
+for final in serial compress collective; do
   for ranks in $WRITER_RANKS; do
     name=rows_${final}_$ranks
     CLUSTERSIM_SWEEP_FINAL=$final run "$name" "$ranks" rows_grid.toml "jobs=$ROWS_PER_POINT" --save-jobs

@@ -106,6 +106,23 @@ bool MpiSession::poll(Message& message) {
   return true;
 }
 
+void MpiSession::receive(int source, MessageTag tag, std::string& bytes) {
+  int flag = 0;
+  MPI_Status status;
+  while (true) {
+    check(MPI_Iprobe(source, static_cast<int>(tag), MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
+    if (flag) break;
+    progress();
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  int count = 0;
+  MPI_Get_count(&status, MPI_BYTE, &count);
+  bytes.resize(static_cast<std::size_t>(count));
+  check(MPI_Recv(bytes.data(), count, MPI_BYTE, source, static_cast<int>(tag), MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE),
+        "MPI_Recv");
+}
+
 bool MpiSession::progress() {
   for (auto it = pending_.begin(); it != pending_.end();) {
     int done = 0;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -462,29 +463,77 @@ class ColumnTypes {
   Handle bool_ = bool_type();
 };
 
+// The blocks of a row table: kBlockChunks chunks of `chunk_rows` rows each (the last block and
+// chunk may be shorter), in row order.
+struct BlockLayout {
+  hsize_t total = 0;       // rows
+  hsize_t chunk_rows = 0;  // rows per chunk (fewer than kRowChunk for a smaller table)
+  hsize_t chunks = 0;
+  hsize_t blocks = 0;
+  explicit BlockLayout(hsize_t rows) : total(rows) {
+    if (total == 0) return;
+    chunk_rows = std::min(total, kRowChunk);
+    chunks = (total + chunk_rows - 1) / chunk_rows;
+    blocks = (chunks + kBlockChunks - 1) / kBlockChunks;
+  }
+  hsize_t first_chunk(hsize_t block) const { return block * kBlockChunks; }
+  hsize_t chunks_in(hsize_t block) const {
+    return std::min(kBlockChunks, chunks - first_chunk(block));
+  }
+};
+
+// Block `block` of a table, gathered and compressed on all threads: every column's chunks,
+// column by column (the order write_row_table writes them).
+template <typename Row>
+std::vector<std::string> compress_block(RowGatherer<Row>& gatherer,
+                                        const std::vector<RowColumn>& columns,
+                                        const BlockLayout& layout, hsize_t block) {
+  const hsize_t block_chunks = layout.chunks_in(block);
+  const hsize_t chunk_rows = layout.chunk_rows;
+  const hsize_t first_row = layout.first_chunk(block) * chunk_rows;
+  const hsize_t end_row = std::min(layout.total, first_row + block_chunks * chunk_rows);
+  const std::vector<std::vector<char>>& values = gatherer.gather(first_row, end_row);
+  std::vector<std::string> compressed(columns.size() * block_chunks);
+  tbb::parallel_for(std::size_t{0}, compressed.size(), [&](std::size_t task) {
+    const std::size_t c = task / block_chunks;
+    const hsize_t k = task % block_chunks;
+    const std::size_t size = columns[c].size;
+    const hsize_t begin = k * chunk_rows;
+    const hsize_t rows = std::min(end_row - first_row - begin, chunk_rows);
+    if (rows == chunk_rows) {
+      compressed[task] = shuffle_and_deflate(values[c].data() + begin * size, rows * size, size);
+    } else {
+      std::vector<char> chunk(chunk_rows * size, '\0');  // an edge chunk is padded
+      std::memcpy(chunk.data(), values[c].data() + begin * size, rows * size);
+      compressed[task] = shuffle_and_deflate(chunk.data(), chunk.size(), size);
+    }
+  });
+  return compressed;
+}
+
 // Creates a row table's group and datasets: chunks of kRowChunk rows (fewer for a smaller
 // table), shuffled and deflated; a table without rows gets empty, unchunked datasets. With
-// `write_rows`, also writes the rows (else they are left for write_row_tables_collectively).
+// `write_rows`, also writes the rows (else they are left for write_row_tables_collectively):
+// compressed here, or taken from `blocks` (numbered from `block_index` on, which is advanced).
 template <typename Row>
 void write_row_table(hid_t file, const RowTable& table, const std::vector<PointResult>& results,
                      std::vector<Row> PointResult::*member, const std::string& rows_folder,
-                     bool write_rows) {
+                     bool write_rows, const CompressedBlocks* blocks, std::size_t& block_index) {
   Handle group = create_group(file, table.group);
   RowGatherer<Row> gatherer(table.columns, results, member, rows_folder);
-  const hsize_t total = gatherer.total();
+  const BlockLayout layout(gatherer.total());
   ColumnTypes types;
-  if (total == 0) {
+  if (layout.total == 0) {
     for (const RowColumn& column : table.columns)
       write_dataset(group, column.name, types.of(column), 0, nullptr, true);
     return;
   }
-  const hsize_t chunk_rows = std::min(total, kRowChunk);
   std::vector<Handle> datasets;
   {
-    hsize_t dims[1] = {total};
+    hsize_t dims[1] = {layout.total};
     Handle space(H5Screate_simple(1, dims, nullptr), H5Sclose, "create a dataspace");
     Handle create(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
-    hsize_t chunk[1] = {chunk_rows};
+    hsize_t chunk[1] = {layout.chunk_rows};
     check(H5Pset_chunk(create, 1, chunk), "chunk /" + table.group);
     check(H5Pset_shuffle(create), "shuffle /" + table.group);
     check(H5Pset_deflate(create, kRowDeflateLevel), "compress /" + table.group);
@@ -495,32 +544,19 @@ void write_row_table(hid_t file, const RowTable& table, const std::vector<PointR
   }
   if (!write_rows) return;
   const std::vector<RowColumn>& columns = table.columns;
-  const hsize_t chunks = (total + chunk_rows - 1) / chunk_rows;
-  for (hsize_t first_chunk = 0; first_chunk < chunks; first_chunk += kBlockChunks) {
-    const hsize_t block_chunks = std::min(kBlockChunks, chunks - first_chunk);
-    const hsize_t first_row = first_chunk * chunk_rows;
-    const hsize_t end_row = std::min(total, first_row + block_chunks * chunk_rows);
-    const std::vector<std::vector<char>>& values = gatherer.gather(first_row, end_row);
-    // Every column's chunks shuffled and deflated on all threads, then written in order.
-    std::vector<std::string> compressed(columns.size() * block_chunks);
-    tbb::parallel_for(std::size_t{0}, compressed.size(), [&](std::size_t task) {
-      const std::size_t c = task / block_chunks;
-      const hsize_t k = task % block_chunks;
-      const std::size_t size = columns[c].size;
-      const hsize_t begin = k * chunk_rows;
-      const hsize_t rows = std::min(end_row - first_row - begin, chunk_rows);
-      if (rows == chunk_rows) {
-        compressed[task] = shuffle_and_deflate(values[c].data() + begin * size, rows * size, size);
-      } else {
-        std::vector<char> chunk(chunk_rows * size, '\0');  // an edge chunk is padded
-        std::memcpy(chunk.data(), values[c].data() + begin * size, rows * size);
-        compressed[task] = shuffle_and_deflate(chunk.data(), chunk.size(), size);
-      }
-    });
+  for (hsize_t block = 0; block < layout.blocks; ++block, ++block_index) {
+    const hsize_t block_chunks = layout.chunks_in(block);
+    std::vector<std::string> compressed_here;
+    if (!blocks) compressed_here = compress_block(gatherer, columns, layout, block);
+    const std::vector<std::string>& compressed = blocks ? (*blocks)(block_index) : compressed_here;
+    if (compressed.size() != columns.size() * block_chunks)
+      throw std::runtime_error("block " + std::to_string(block_index) + " of the row tables has " +
+                               std::to_string(compressed.size()) + " chunks, expected " +
+                               std::to_string(columns.size() * block_chunks));
     for (std::size_t c = 0; c < columns.size(); ++c) {
       for (hsize_t k = 0; k < block_chunks; ++k) {
         const std::string& bytes = compressed[c * block_chunks + k];
-        hsize_t offset[1] = {(first_chunk + k) * chunk_rows};
+        hsize_t offset[1] = {(layout.first_chunk(block) + k) * layout.chunk_rows};
         check(H5Dwrite_chunk(datasets[c], H5P_DEFAULT, 0, offset, bytes.size(), bytes.data()),
               "write /" + table.group + "/" + columns[c].name);
       }
@@ -536,7 +572,8 @@ namespace {
 // their rows left for write_row_tables_collectively).
 void write_contents(const std::string& temporary, const Grid& grid,
                     const std::vector<PointResult>& results, const ResultFileOptions& options,
-                    const Provenance& provenance, const std::string& rows_folder, bool skeleton) {
+                    const Provenance& provenance, const std::string& rows_folder, bool skeleton,
+                    const CompressedBlocks* blocks) {
   {
     Handle access = file_access();
     Handle file(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access), H5Fclose,
@@ -585,11 +622,13 @@ void write_contents(const std::string& temporary, const Grid& grid,
     write_column(points, "rank", H5T_NATIVE_INT64, rank);
     write_column(points, "elapsed_s", H5T_NATIVE_DOUBLE, elapsed);
 
+    std::size_t block_index = 0;  // blocks count on across the tables
     if (options.save_jobs)
-      write_row_table(file, jobs_table(), results, &PointResult::jobs, rows_folder, !skeleton);
+      write_row_table(file, jobs_table(), results, &PointResult::jobs, rows_folder, !skeleton,
+                      blocks, block_index);
     if (options.save_timeseries)
       write_row_table(file, timeseries_table(), results, &PointResult::samples, rows_folder,
-                      !skeleton);
+                      !skeleton, blocks, block_index);
 
     write_attribute(file, "schema_version", kResultSchemaVersion);
     write_attribute(file, "grid_text", grid.text);
@@ -620,13 +659,14 @@ void write_contents(const std::string& temporary, const Grid& grid,
 
 void write_result_file(const std::string& path, const Grid& grid,
                        const std::vector<PointResult>& results, const ResultFileOptions& options,
-                       const Provenance& provenance, const std::string& rows_folder) {
+                       const Provenance& provenance, const std::string& rows_folder,
+                       const CompressedBlocks* blocks) {
   // Unique per host and process: two writers never share a temporary (see output_lock.h for why
   // there is only ever one writer of `path` anyway).
   const std::string temporary = temporary_path_for(path);
   std::filesystem::remove(temporary);
   try {
-    write_contents(temporary, grid, results, options, provenance, rows_folder, false);
+    write_contents(temporary, grid, results, options, provenance, rows_folder, false, blocks);
   } catch (...) {
     std::error_code ignored;
     std::filesystem::remove(temporary, ignored);  // never leave a half-written file behind
@@ -639,7 +679,24 @@ void write_result_skeleton(const std::string& temporary, const Grid& grid,
                            const std::vector<PointResult>& results,
                            const ResultFileOptions& options, const Provenance& provenance) {
   std::filesystem::remove(temporary);
-  write_contents(temporary, grid, results, options, provenance, "", true);
+  write_contents(temporary, grid, results, options, provenance, "", true, nullptr);
+}
+
+void compress_row_blocks(
+    const std::vector<PointResult>& results, const ResultFileOptions& options,
+    const std::string& rows_folder, int worker, int workers,
+    const std::function<void(std::size_t block, std::vector<std::string> chunks)>& deliver) {
+  std::size_t block_index = 0;
+  auto compress_table = [&](const RowTable& table, auto member) {
+    using Row = typename std::remove_reference_t<decltype(results[0].*member)>::value_type;
+    RowGatherer<Row> gatherer(table.columns, results, member, rows_folder);
+    const BlockLayout layout(gatherer.total());
+    for (hsize_t block = 0; block < layout.blocks; ++block, ++block_index)
+      if (block_index % static_cast<std::size_t>(workers) == static_cast<std::size_t>(worker))
+        deliver(block_index, compress_block(gatherer, table.columns, layout, block));
+  };
+  if (options.save_jobs) compress_table(jobs_table(), &PointResult::jobs);
+  if (options.save_timeseries) compress_table(timeseries_table(), &PointResult::samples);
 }
 
 void write_row_tables_collectively(const std::string& temporary,

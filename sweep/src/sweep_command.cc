@@ -182,6 +182,49 @@ std::string encode_assembly(const std::string& temporary, const std::vector<Poin
   return bytes;
 }
 
+// One block of the row tables' compressed chunks (kChunks, compress_row_blocks): its index, then
+// each chunk's size and bytes.
+std::string encode_chunks(std::size_t block, const std::vector<std::string>& chunks) {
+  std::size_t size = 2 * sizeof(std::uint64_t);
+  for (const std::string& chunk : chunks) size += sizeof(std::uint64_t) + chunk.size();
+  std::string bytes;
+  bytes.reserve(size);
+  auto put = [&](std::uint64_t value) {
+    bytes.append(reinterpret_cast<const char*>(&value), sizeof value);
+  };
+  put(block);
+  put(chunks.size());
+  for (const std::string& chunk : chunks) {
+    put(chunk.size());
+    bytes += chunk;
+  }
+  return bytes;
+}
+
+// Into `chunks`, whose strings keep their memory from one block to the next.
+void decode_chunks(const std::string& bytes, std::size_t expected_block,
+                   std::vector<std::string>& chunks) {
+  std::size_t offset = 0;
+  auto get = [&] {
+    std::uint64_t value = 0;
+    if (bytes.size() - offset < sizeof value) throw std::runtime_error("truncated chunk block");
+    std::memcpy(&value, bytes.data() + offset, sizeof value);
+    offset += sizeof value;
+    return value;
+  };
+  const std::uint64_t block = get();
+  if (block != expected_block)
+    throw std::runtime_error("received block " + std::to_string(block) +
+                             " of the row tables, expected " + std::to_string(expected_block));
+  chunks.resize(get());
+  for (std::string& chunk : chunks) {
+    const std::uint64_t size = get();
+    if (bytes.size() - offset < size) throw std::runtime_error("truncated chunk block");
+    chunk.assign(bytes, offset, size);
+    offset += size;
+  }
+}
+
 std::vector<PointResult> decode_assembly(const std::string& bytes, std::string& temporary) {
   std::size_t offset = 0;
   auto get = [&](auto& value) {
@@ -881,20 +924,46 @@ class Coordinator {
     // A file that --overwrite replaces stays until this sweep is complete.
     const bool keep_previous =
         !complete && plan_.replaces_existing && std::filesystem::exists(options_.out);
-    // With spooled rows on many ranks, all of them write the row tables (each an equal share
-    // of whole chunks, through MPI-IO: collective writes); otherwise rank 0 writes the file
-    // alone, on all its threads. Measured (sweep/README.md, Capacity): on a few ranks rank 0
-    // alone is faster; the ranks together take rank 0 out of the rows' path, which a sweep on
-    // many ranks needs. CLUSTERSIM_SWEEP_FINAL=serial or =collective overrides the choice.
+    // Who writes the row tables of the final file (sweep/README.md, Capacity):
+    // - from kCollectiveRanks ranks on, every rank an equal share of whole chunks into the file
+    //   through MPI-IO (collective writes): no rank is in every row's path;
+    // - on fewer ranks, the other ranks read the spools and compress the chunks, and rank 0
+    //   writes them as they come (plain HDF5, no MPI-IO): rank 0's own work stays near that of
+    //   a sweep without rows;
+    // - rank 0 alone, on all its threads: on one rank, when stopped, or with rows that came in
+    //   results (older journals).
+    // CLUSTERSIM_SWEEP_FINAL=serial, =compress or =collective overrides the choice.
     const ResultFileOptions file_options{options_.save_jobs, options_.save_timeseries};
     const char* final_mode = std::getenv("CLUSTERSIM_SWEEP_FINAL");
-    const std::string mode = final_mode ? final_mode : "";
-    bool together = !keep_previous && rows && mpi_.size() > 1 && !stopping &&
-                    (mode == "collective" || (mode != "serial" && mpi_.size() >= kCollectiveRanks));
+    std::string mode = final_mode ? final_mode : "";
+    if (!mode.empty() && mode != "serial" && mode != "compress" && mode != "collective") {
+      std::fprintf(stderr,
+                   "sweep: warning: CLUSTERSIM_SWEEP_FINAL=%s is not serial, compress or "
+                   "collective: ignored\n",
+                   mode.c_str());
+      mode.clear();
+    }
+    if (mode.empty()) mode = mpi_.size() >= kCollectiveRanks ? "collective" : "compress";
+    bool together = !keep_previous && rows && mpi_.size() > 1 && !stopping && mode != "serial";
     for (const PointResult& result : results)
       together = together && (result.rows || (result.jobs.empty() && result.samples.empty()));
     for (int rank = 1; rank < mpi_.size() && together; ++rank) together = waiting[rank];
-    if (together) {
+    if (together && mode == "compress") {
+      for (int rank = 1; rank < mpi_.size(); ++rank) mpi_.send(rank, MessageTag::kCompress, {});
+      std::string assembly = encode_assembly(options_.out, results);
+      mpi_.broadcast(assembly, 0);
+      const int workers = mpi_.size() - 1;
+      std::string received;
+      std::vector<std::string> chunks;
+      const CompressedBlocks blocks = [&](std::size_t index) -> const std::vector<std::string>& {
+        const int from = 1 + static_cast<int>(index % static_cast<std::size_t>(workers));
+        mpi_.receive(from, MessageTag::kChunks, received);
+        decode_chunks(received, index, chunks);
+        return chunks;
+      };
+      write_result_file(options_.out, grid, results, file_options, make_provenance(plan_, session_),
+                        rows_folder, &blocks);
+    } else if (together) {
       const std::string temporary = temporary_path_for(options_.out);
       try {
         write_result_skeleton(temporary, grid, results, file_options,
@@ -1091,7 +1160,8 @@ int run_worker(MpiSession& mpi, const Grid& grid, const SweepOptions& options, i
     mpi.finalize();
     std::_Exit(kExitInterrupted);
   }
-  // Rank 0 says whether the ranks write the final file's row tables together (kAssemble).
+  // Rank 0 says whether the ranks write (kAssemble) or compress (kCompress) the final file's row
+  // tables, or not (kDone).
   Message message;
   while (true) {
     if (!mpi.poll(message)) {
@@ -1099,15 +1169,27 @@ int run_worker(MpiSession& mpi, const Grid& grid, const SweepOptions& options, i
       continue;
     }
     if (message.tag == MessageTag::kDone || message.tag == MessageTag::kStop) break;
-    if (message.tag != MessageTag::kAssemble) continue;
+    if (message.tag != MessageTag::kAssemble && message.tag != MessageTag::kCompress) continue;
     std::string assembly;
     mpi.broadcast(assembly, 0);
     try {
       std::string temporary;
       const std::vector<PointResult> results = decode_assembly(assembly, temporary);
-      write_row_tables_collectively(temporary, results,
-                                    ResultFileOptions{options.save_jobs, options.save_timeseries},
-                                    rows_folder_for(options.out));
+      const ResultFileOptions file_options{options.save_jobs, options.save_timeseries};
+      if (message.tag == MessageTag::kAssemble) {
+        write_row_tables_collectively(temporary, results, file_options,
+                                      rows_folder_for(options.out));
+      } else {
+        // One block in flight: the next is compressed while rank 0 takes this one.
+        compress_row_blocks(results, file_options, rows_folder_for(options.out), rank - 1,
+                            mpi.size() - 1,
+                            [&](std::size_t block, std::vector<std::string> chunks) {
+                              std::string bytes = encode_chunks(block, chunks);
+                              mpi.drain_sends();
+                              mpi.send(0, MessageTag::kChunks, std::move(bytes));
+                            });
+        mpi.drain_sends();
+      }
     } catch (const std::exception& error) {
       print_error("rank " + std::to_string(rank) + ": writing the final file: " + error.what() +
                   " (the journal keeps the finished points: rerun with --resume)");
@@ -1187,6 +1269,11 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
           static_cast<std::size_t>(std::count(plan->members.begin(), plan->members.end(), true));
       if (options.resume) load_previous_session(*plan, options);
       if (options.overwrite) set_aside_previous_results(*plan, options);
+      if (plan->nothing_to_do && !std::filesystem::exists(journal_path_for(options.out))) {
+        // A finished sweep stopped between removing its journal and its spools (kill -9): the
+        // file is complete and no journal names them.
+        std::filesystem::remove_all(rows_folder_for(options.out));
+      }
       if (!plan->nothing_to_do && (options.save_jobs || options.save_timeseries)) {
         // Every rank spools its rows here (row_spool.h). A fresh sweep starts with an empty
         // folder: spools that no journal names are leftovers.
@@ -1249,9 +1336,13 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
 // speed of sweep/bench/philly1024_grid.toml there (seconds per unit of estimated cost).
 constexpr double kRank0SecondsPerPoint = 12e-6;  // rank 0's main thread, saturated
 constexpr double kSerialRowsPerSecond = 0.86e6;  // final row tables by rank 0 alone, 2 cores
-constexpr double kRankRowsPerSecond = 1.06e5;    // ... by each rank, its share (MPI-IO)
-constexpr double kSecondsPerCostUnit = 2.5e-7;   // one thread of the VM
-constexpr double kBytesPerJobRow = 25;           // compressed, in the final file
+// Below kCollectiveRanks: the other ranks compress (each as fast as rank 0 alone, measured
+// 2.5e6 on an idle VM: kept at the loaded figure), rank 0 writes what they send.
+constexpr double kCompressRowsPerSecond = kSerialRowsPerSecond;
+constexpr double kRank0WriteRowsPerSecond = 1.5e7;  // rank 0's main thread, measured 1.7-2.3e7
+constexpr double kRankRowsPerSecond = 1.06e5;       // ... by each rank, its share (MPI-IO)
+constexpr double kSecondsPerCostUnit = 2.5e-7;      // one thread of the VM
+constexpr double kBytesPerJobRow = 25;              // compressed, in the final file
 
 void write_scaling_estimate(std::ostream& out, const Grid& grid, const GridCheck& check) {
   if (grid.size() == 0 || check.config_cost.empty()) return;
@@ -1263,18 +1354,26 @@ void write_scaling_estimate(std::ostream& out, const Grid& grid, const GridCheck
   seconds /= static_cast<double>(check.config_cost.size());
   rows /= static_cast<double>(check.config_cost.size());
   const double extra = rows / kRankRowsPerSecond;  // writing a point's rows, on its rank
+  // Below kCollectiveRanks, R ranks of one thread: the run takes T / R per point, the final
+  // file rows x max(1 / ((R - 1) compress), 1 / rank 0's write rate) per point.
+  const auto compressed_share = [&](int ranks) {
+    return rows * ranks / seconds *
+           std::max(1.0 / ((ranks - 1) * kCompressRowsPerSecond), 1.0 / kRank0WriteRowsPerSecond);
+  };
   char line[1024];
   std::snprintf(
       line, sizeof line,
       "# scaling estimate (sweep/README.md, Capacity; constants measured on a 2-core VM): points "
       "of ~%.3g s on one thread (estimated cost x %.2g s). Rank 0 takes ~%.0f us per point: the "
       "sweep stops scaling near %.0f threads in all. With --save-jobs (at least %.0f job rows, "
-      "%.2g MB, per point) the final file written by rank 0 alone (below %d ranks) takes as long "
-      "as the run from ~%.1f threads on; by every rank (from %d ranks on) it adds ~%.0f%%, and "
-      "the file system must take ~%.2g MB/s per thread (%.2g GB/s at 1,000)\n",
+      "%.2g MB, per point) the final file, compressed by the other ranks and written by rank 0 "
+      "(below %d ranks), adds ~%.0f%% to the run on 2 ranks, ~%.0f%% on %d; written by every "
+      "rank (from %d ranks on) it adds ~%.0f%%, and the file system must take ~%.2g MB/s per "
+      "thread (%.2g GB/s at 1,000)\n",
       seconds, kSecondsPerCostUnit, kRank0SecondsPerPoint * 1e6, seconds / kRank0SecondsPerPoint,
-      rows, rows * kBytesPerJobRow / 1e6, kCollectiveRanks, seconds * kSerialRowsPerSecond / rows,
-      kCollectiveRanks, 100 * extra / seconds, rows * kBytesPerJobRow / (seconds + extra) / 1e6,
+      rows, rows * kBytesPerJobRow / 1e6, kCollectiveRanks, 100 * compressed_share(2),
+      100 * compressed_share(kCollectiveRanks - 1), kCollectiveRanks - 1, kCollectiveRanks,
+      100 * extra / seconds, rows * kBytesPerJobRow / (seconds + extra) / 1e6,
       1000 * rows * kBytesPerJobRow / (seconds + extra) / 1e9);
   out << line;
 }

@@ -28,5 +28,8 @@ CLUSTERSIM_SWEEP_FINAL=collective mpi_sweep 2 "$GRID" --out c2rows.h5 --threads 
 CLUSTERSIM_SWEEP_FINAL=collective mpi_sweep 4 "$GRID" --out c4rows.h5 --threads 1 -q --save-jobs --save-timeseries --max-chunk 2
 check identical r1t2.h5 c2rows.h5
 check identical r1t2.h5 c4rows.h5
+# And with rank 0 alone compressing and writing them (on one rank, when stopped, or asked).
+CLUSTERSIM_SWEEP_FINAL=serial mpi_sweep 2 "$GRID" --out s2rows.h5 --threads 1 -q --save-jobs --save-timeseries
+check identical r1t2.h5 s2rows.h5
 [ ! -e r4rows.h5.rows ] || { echo "FAIL: row spools left after a complete sweep"; exit 1; }
 echo PASS

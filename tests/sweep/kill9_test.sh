@@ -116,6 +116,26 @@ resume_to_the_end coll.h5
 check once coll.h5 $POINTS
 check identical ref.h5 coll.h5
 
+# 2c. On 2 ranks the default way (rank 1 compresses the row tables' chunks, rank 0 writes them):
+# kill -9 of rank 1 while rank 0 waits for its chunks.
+rm -rf comp.h5*
+"$MPIEXEC" -np 2 --oversubscribe "$BIN" sweep grid.toml --out comp.h5 --threads 1 "${ROWS[@]}" -q &
+MPIRUN=$!
+waited=0
+until compgen -G "comp.h5.tmp.*" >/dev/null || ! kill -0 $MPIRUN 2>/dev/null; do
+  sleep 0.002
+  waited=$((waited + 1))
+  [ $waited -lt 60000 ] || { echo "FAIL: no temporary file appeared"; exit 1; }
+done
+sleep "0.0$((RANDOM % 40))"
+if PID=$(rank_pid $MPIRUN 1); then kill -9 "$PID"; fi
+wait $MPIRUN || true
+echo "compressing ranks: killed rank 1; left: $(ls -d comp.h5* 2>/dev/null | tr '\n' ' ')"
+resume_to_the_end comp.h5
+check once comp.h5 $POINTS
+check identical ref.h5 comp.h5
+if compgen -G "comp.h5.tmp*" >/dev/null; then echo "FAIL: a stale temporary survived the resume"; exit 1; fi
+
 # 3. --overwrite killed during its final write keeps the previous file untouched.
 cp ref.h5 over.h5
 before=$(md5sum <over.h5)

@@ -6,6 +6,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "clustersim/error.h"
 #include "clustersim/sweep/grid.h"
@@ -268,6 +269,76 @@ seeds = 2
       write_result_file(dir.file("x.h5"), grid, spooled, ResultFileOptions{true, true}, {}),
       std::runtime_error);
   EXPECT_FALSE(fs::exists(dir.file("x.h5")));
+}
+
+// The default final write below 16 ranks: the other ranks compress the row tables' blocks
+// (compress_row_blocks, block i by worker i % workers) and rank 0 writes them as they come.
+TEST(SweepResultStore, BlocksCompressedElsewhereWriteTheSameFile) {
+  TempDir dir;
+  Grid grid = parse_grid(R"(
+[cluster]
+nodes = 2
+[sweep]
+"scheduler.policy" = ["fifo", "las"]
+seeds = 2
+)",
+                         "g.toml", ".");
+  std::vector<PointResult> carried, spooled;
+  {
+    RowSpool spool(dir.file(""), spool_file_name(1, 1));
+    for (std::uint64_t id = 0; id < grid.size(); ++id) {
+      PointResult result = sample_result(id);
+      // ~600,000 job rows: 10 chunks of 65,536, two blocks of /jobs; one of /timeseries.
+      result.jobs.resize(id == 1 ? 0 : 200000 + 7 * id);
+      for (std::size_t j = 0; j < result.jobs.size(); ++j) {
+        result.jobs[j].index = static_cast<std::uint32_t>(j);
+        result.jobs[j].jct = static_cast<double>(id * 1000000 + j);
+      }
+      result.samples.resize(3 * id);
+      carried.push_back(result);
+      PointResult reference = result;
+      reference.rows =
+          spool.append(rows_payload(result), result.jobs.size(), result.samples.size());
+      reference.jobs.clear();
+      reference.samples.clear();
+      spooled.push_back(reference);
+    }
+  }
+  const ResultFileOptions options{true, true};
+  constexpr int kWorkers = 2;
+  std::map<std::size_t, std::vector<std::string>> blocks;
+  std::map<std::size_t, int> made_by;
+  for (int worker = 0; worker < kWorkers; ++worker) {
+    compress_row_blocks(spooled, options, dir.file(""), worker, kWorkers,
+                        [&](std::size_t block, std::vector<std::string> chunks) {
+                          EXPECT_FALSE(blocks.contains(block)) << "block " << block << " twice";
+                          blocks[block] = std::move(chunks);
+                          made_by[block] = worker;
+                        });
+  }
+  ASSERT_EQ(blocks.size(), 3u);
+  for (const auto& [block, worker] : made_by) EXPECT_EQ(worker, static_cast<int>(block % kWorkers));
+  std::size_t next = 0;
+  const CompressedBlocks source = [&](std::size_t index) -> const std::vector<std::string>& {
+    EXPECT_EQ(index, next++) << "blocks are asked for in order";
+    return blocks.at(index);
+  };
+  // Rank 0 has only the results' references: no rows folder, nothing read from the spools.
+  write_result_file(dir.file("compressed.h5"), grid, spooled, options, {}, "", &source);
+  write_result_file(dir.file("carried.h5"), grid, carried, options, {});
+  EXPECT_EQ(next, 3u);
+  for (const char* column : {"jobs/point_id", "jobs/job_index", "jobs/jct", "jobs/rejected",
+                             "timeseries/point_id", "timeseries/busy_gpus"}) {
+    SCOPED_TRACE(column);
+    EXPECT_EQ(read_numeric_column(dir.file("compressed.h5"), column),
+              read_numeric_column(dir.file("carried.h5"), column));
+  }
+  // A block with chunks missing is refused, and no file is left behind.
+  blocks[1].pop_back();
+  next = 0;
+  EXPECT_THROW(write_result_file(dir.file("bad.h5"), grid, spooled, options, {}, "", &source),
+               std::runtime_error);
+  EXPECT_FALSE(fs::exists(dir.file("bad.h5")));
 }
 
 TEST(SweepResultStore, RejectsFilesThatAreNotSweepResults) {

@@ -18,6 +18,8 @@ enum class MessageTag : int {
   kInterrupted = 6,  // worker -> 0: I got SIGTERM/SIGUSR1, please stop everyone
   kAssemble = 7,     // 0 -> worker: join the collective write of the final file's row tables
   kDone = 8,         // 0 -> worker: nothing more to do, leave
+  kCompress = 9,     // 0 -> worker: compress your share of the final file's row-table chunks
+  kChunks = 10,      // worker -> 0: one block of compressed chunks (rank 0 writes them)
 };
 
 struct Message {
@@ -41,6 +43,9 @@ class MpiSession {
   void send(int destination, MessageTag tag, std::string bytes);
   // Receives one waiting message, if any (never blocks).
   bool poll(Message& message);
+  // Waits (sleeping) for the next message from `source` with `tag`, and receives it into
+  // `bytes` (whose memory is reused).
+  void receive(int source, MessageTag tag, std::string& bytes);
   // Completes finished sends; true when none is left pending.
   bool progress();
   // Waits (sleeping, not spinning: ranks share cores) until every send completed.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <variant>
@@ -28,13 +29,29 @@ struct Provenance {
   std::map<std::string, std::int64_t> integers;
 };
 
+// The row tables' compressed chunks made elsewhere (by the other ranks, compress_row_blocks):
+// block `index` (blocks of 8 chunks, counted over /jobs and then /timeseries) as every column's
+// chunks, column by column. Called in block order; what it returns may be reused by the next
+// call (buffers that keep their memory: a block is megabytes).
+using CompressedBlocks = std::function<const std::vector<std::string>&(std::size_t index)>;
+
 // Writes the file. `results`: sorted by point_id, each point at most once. A result's jobs and
 // samples are its own, or, where it holds a RowsRef, read from the row spool it names in
 // `rows_folder` (row_spool.h); the /jobs and /timeseries tables are written chunk by chunk, so
-// memory does not grow with their size.
+// memory does not grow with their size. Their chunks are compressed on this process' threads,
+// or, with `blocks`, taken from it as they come (written as they are: the same file).
 void write_result_file(const std::string& path, const Grid& grid,
                        const std::vector<PointResult>& results, const ResultFileOptions& options,
-                       const Provenance& provenance, const std::string& rows_folder = "");
+                       const Provenance& provenance, const std::string& rows_folder = "",
+                       const CompressedBlocks* blocks = nullptr);
+
+// The other side of `blocks`: the blocks of the row tables that worker `worker` of `workers`
+// compresses (block i is worker i % workers'), each handed to `deliver` in order. `results` must
+// be those (ids, row counts, spool references) the file is written from.
+void compress_row_blocks(
+    const std::vector<PointResult>& results, const ResultFileOptions& options,
+    const std::string& rows_folder, int worker, int workers,
+    const std::function<void(std::size_t block, std::vector<std::string> chunks)>& deliver);
 
 // The final file of a sweep on several ranks, written by all of them (issue 27): rank 0 writes
 // everything but the rows of /jobs and /timeseries to `temporary` (their datasets are created),

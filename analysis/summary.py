@@ -79,17 +79,34 @@ def parse_baseline(results: Results, spec: str, default_axis: str | None) -> Bas
         if default_axis is None:
             raise AnalysisError(f"--baseline '{spec}': {results.path} has no axes to pick a baseline from")
         axis, text = default_axis, spec
-    values = pd.unique(results.points[axis])
-    for value in values:
+    found = _find_value(results, axis, text)
+    if found is not None:
+        return Baseline(axis, found, f"{axis}={format_value(found)}")
+    if "=" not in spec:
+        # The default axis is the first that varies in this file; in a partial file (a shard, a
+        # sweep in progress) that may not be the axis the value belongs to: take the one that has it.
+        others = [(a, v) for a in results.axes if a != axis for v in [_find_value(results, a, text)] if v is not None]
+        if len(others) == 1:
+            other, value = others[0]
+            return Baseline(other, value, f"{other}={format_value(value)}")
+        if len(others) > 1:
+            names = ", ".join(a for a, _ in others)
+            raise AnalysisError(f"--baseline '{spec}': axes {names} all have that value: say which (--baseline AXIS=VALUE)")
+    have = ", ".join(format_value(v) for v in pd.unique(results.points[axis]))
+    raise AnalysisError(f"--baseline '{spec}': axis {axis} has no value '{text}' (its values: {have})")
+
+
+def _find_value(results: Results, axis: str, text: str):
+    """The value of `axis` in the file written as `text`, or None."""
+    for value in pd.unique(results.points[axis]):
         if format_value(value) == text or str(value) == text:
-            return Baseline(axis, value, f"{axis}={format_value(value)}")
+            return value
         try:
             if isinstance(value, (float, np.floating, int, np.integer)) and float(text) == float(value):
-                return Baseline(axis, value, f"{axis}={format_value(value)}")
+                return value
         except ValueError:
             pass
-    have = ", ".join(format_value(v) for v in values)
-    raise AnalysisError(f"--baseline '{spec}': axis {axis} has no value '{text}' (its values: {have})")
+    return None
 
 
 def tied_axes(configs: pd.DataFrame, axis: str, axes: list[str]) -> list[str]:

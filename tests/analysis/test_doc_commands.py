@@ -1,17 +1,21 @@
 """The commands the README and the example grids' comments show, checked as written: each
 `clustersim sweep GRID.toml` grid is read and planned (--dry-run: every key, path and point
-resolved) and its cheapest point runs (`clustersim run GRID --point N`), and each
+resolved) and its cheapest point runs (`clustersim run GRID --point N`); each
 `clustersim-analyze` command's options are accepted (run on a missing file: the error must be
-about the file, not a usage error). The whole grids are not run here: together they take hours."""
+about the file, not a usage error), and each one that reads the file of a README sweep command
+runs, as written, on a real file of that sweep: the command's first shard of about 12 points
+(`--shard 0/N`, the points balanced by cost), so every axis, policy and baseline it names is
+there. The whole grids are not run here: together they take hours."""
 import glob
 import json
+import math
 import os
 import re
 import shlex
 
 import pytest
 
-from conftest import ROOT, run
+from conftest import ROOT, run, run_sweep
 
 _SOURCES = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "sweep", "examples", "*", "*.toml")))
 
@@ -36,6 +40,27 @@ def _commands(program: str) -> list[tuple[str, list[str]]]:
 
 SWEEPS = [c for c in _commands("clustersim") if c[1] and c[1][0] == "sweep"]
 ANALYSES = _commands("clustersim-analyze")
+SHARD_POINTS = 12  # about this many points of a grid run for an analysis command
+
+
+def _out_of(words: list[str]) -> str | None:
+    return words[words.index("--out") + 1] if "--out" in words else None
+
+
+def _pipelines() -> list[tuple[str, list[str], list[str]]]:
+    """(where, analysis argv, argv of the sweep command writing the file it reads), each distinct
+    analysis once (the grids' comments repeat the README's commands)."""
+    out, seen = [], set()
+    for where, words in ANALYSES:
+        writers = [w for _, w in SWEEPS if _out_of(w) and _out_of(w) in words]
+        if writers and (tuple(words), tuple(writers[0])) not in seen:
+            seen.add((tuple(words), tuple(writers[0])))
+            out.append((where, words, writers[0]))
+    return out
+
+
+PIPELINES = _pipelines()
+_SHARD_FILES: dict[tuple[str, ...], str] = {}  # one sweep per grid for all its analyses
 
 
 def _skip_without_shared(grid: str) -> None:
@@ -81,3 +106,33 @@ def test_analyze_command_parses(analyze, tmp_path, where, words):
     status, _, stderr = run([analyze] + words)
     assert status != 0 and "missing.h5" in stderr, f"{where}: {stderr}"
     assert "usage:" not in stderr and "unrecognized arguments" not in stderr, f"{where}: {stderr}"
+
+
+def test_the_docs_show_analyses_of_their_sweeps():
+    assert len(PIPELINES) >= 3, [where for where, _, _ in PIPELINES]
+
+
+@pytest.mark.parametrize("where,words,sweep_words", PIPELINES, ids=[w for w, _, _ in PIPELINES])
+def test_analyze_command_runs_on_its_sweep(clustersim, analyze, tmp_path, where, words, sweep_words):
+    grid = sweep_words[1]
+    _skip_without_shared(grid)
+    result = _SHARD_FILES.get(tuple(sweep_words))
+    if result is None:
+        status, listing, stderr = run([clustersim, "sweep", os.path.join(ROOT, grid), "--dry-run"], cwd=ROOT)
+        assert status == 0, f"{where}: {stderr}"
+        points = sum(1 for line in listing.splitlines() if line and not line.startswith("#"))
+        shards = max(1, math.ceil(points / SHARD_POINTS))
+        result = str(tmp_path / _out_of(sweep_words))
+        run_sweep(clustersim, os.path.join(ROOT, grid), result, "--shard", f"0/{shards}", "--threads", "1")
+        _SHARD_FILES[tuple(sweep_words)] = result
+    # The analysis as written, its file the sweep's and its output folder under tmp_path.
+    argv = [result if w == _out_of(sweep_words) else w for w in words]
+    argv = [str(tmp_path / w) if i > 0 and argv[i - 1] in ("--out", "-o") else w for i, w in enumerate(argv)]
+    status, out, stderr = run([analyze] + argv, cwd=tmp_path)
+    assert status == 0, f"{where}: {stderr}"
+    assert "Traceback" not in stderr, f"{where}: {stderr}"
+    if "--out" in argv:
+        report = argv[argv.index("--out") + 1]
+        assert os.path.isfile(os.path.join(report, "index.html")), f"{where}: no report in {report}"
+    else:
+        assert out.strip(), f"{where}: printed nothing"

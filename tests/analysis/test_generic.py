@@ -37,6 +37,20 @@ def test_baseline_along_a_zipped_axis(clustersim, tmp_path):
     assert layout.facet_axes == [] and layout.facets == [{}]
 
 
+def test_a_bare_baseline_value_finds_its_axis(clustersim, tmp_path):
+    """`--baseline VALUE` names a value of the series axis (the policy, else the first axis
+    that varies); where that axis lacks it (a partial file in which another axis varies first),
+    the one axis that has the value is taken, and a value on several axes must be qualified."""
+    path = run_sweep(clustersim, os.path.join(DATA, "zip_grid.toml"), str(tmp_path / "zip.h5"), ranks=1)
+    results = load(path)
+    baseline = parse_baseline(results, "600", "scheduler.policy")
+    assert (baseline.axis, baseline.value) == ("scheduler.checkpoint_s", 600)
+    with pytest.raises(Exception, match="no value 'nonesuch'"):
+        parse_baseline(results, "nonesuch", "scheduler.policy")
+    with pytest.raises(Exception, match="all have that value"):
+        parse_baseline(results, "0", "scheduler.policy")  # checkpoint_s and restore_s
+
+
 def test_a_metric_the_analysis_does_not_know(sweep_file, tmp_path):
     path = str(tmp_path / "more_metrics.h5")
     shutil.copy(sweep_file, path)

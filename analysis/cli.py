@@ -82,7 +82,9 @@ def _report(argv: list[str]) -> int:
     out, results = write_report(options)
     if not args.quiet:
         state = ""
-        if not results.complete:
+        if results.shard_complete:
+            state = f" (shard {results.shard} of the grid: {len(results.points)} of {results.points_total} points)"
+        elif not results.complete:
             state = f" ({len(results.points)} of {results.points_total} points: sweep not finished)"
         print(f"report: {os.path.join(out, 'index.html')}{state}")
     return 0

@@ -162,7 +162,10 @@ def fewest_servers(results: Results, objective: Objective, size_axis: str = DEFA
         raise AnalysisError(f"--size-axis '{size_axis}': not a numeric axis (its values: {values}); pass the axis "
                             "that holds the cluster size")
     notes = []
-    if not results.complete:
+    if results.shard_complete:
+        notes.append(f"Shard {results.shard} of the grid: {len(points)} of {results.points_total} points "
+                     "(`clustersim merge` joins the shards).")
+    elif not results.complete:
         notes.append(f"The sweep is not finished: {len(points)} of {results.points_total} points.")
 
     configs = results.configurations()

@@ -55,6 +55,16 @@ class Results:
     def points_total(self) -> int:
         return int(self.attrs.get("points_total", len(self.points)))
 
+    @property
+    def shard(self) -> str:
+        """"K/N" for a file of one shard of the grid (`clustersim sweep --shard K/N`), else ""."""
+        return str(self.attrs.get("shard", "") or "")
+
+    @property
+    def shard_complete(self) -> bool:
+        """A shard file holding every point of its shard (the grid's other points are elsewhere)."""
+        return bool(self.shard) and len(self.points) == int(self.attrs.get("shard_points", -1))
+
     def configurations(self) -> pd.DataFrame:
         """One row per configuration (axis-value combination): config_id and the axis columns."""
         columns = ["config_id"] + self.axes

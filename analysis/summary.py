@@ -306,6 +306,8 @@ def describe(results: Results, confidence: float, baseline: Baseline | None) -> 
     replicates = results.attrs.get("replicates", "?")
     if results.complete:
         state = "complete"
+    elif results.shard_complete:
+        state = f"shard {results.shard} of the grid, complete: `clustersim merge` joins the shards"
     elif results.from_journal:
         state = "sweep not finished: read from its journal"
     else:

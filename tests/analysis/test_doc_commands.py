@@ -60,7 +60,7 @@ def _pipelines() -> list[tuple[str, list[str], list[str]]]:
 
 
 PIPELINES = _pipelines()
-_SHARD_FILES: dict[tuple[str, ...], str] = {}  # one sweep per grid for all its analyses
+_SHARD_FILES: dict[tuple[str, ...], tuple[str, int]] = {}  # one sweep (file, shards) per grid
 
 
 def _skip_without_shared(grid: str) -> None:
@@ -116,7 +116,7 @@ def test_the_docs_show_analyses_of_their_sweeps():
 def test_analyze_command_runs_on_its_sweep(clustersim, analyze, tmp_path, where, words, sweep_words):
     grid = sweep_words[1]
     _skip_without_shared(grid)
-    result = _SHARD_FILES.get(tuple(sweep_words))
+    result, shards = _SHARD_FILES.get(tuple(sweep_words), (None, 0))
     if result is None:
         status, listing, stderr = run([clustersim, "sweep", os.path.join(ROOT, grid), "--dry-run"], cwd=ROOT)
         assert status == 0, f"{where}: {stderr}"
@@ -124,13 +124,15 @@ def test_analyze_command_runs_on_its_sweep(clustersim, analyze, tmp_path, where,
         shards = max(1, math.ceil(points / SHARD_POINTS))
         result = str(tmp_path / _out_of(sweep_words))
         run_sweep(clustersim, os.path.join(ROOT, grid), result, "--shard", f"0/{shards}", "--threads", "1")
-        _SHARD_FILES[tuple(sweep_words)] = result
+        _SHARD_FILES[tuple(sweep_words)] = (result, shards)
     # The analysis as written, its file the sweep's and its output folder under tmp_path.
     argv = [result if w == _out_of(sweep_words) else w for w in words]
     argv = [str(tmp_path / w) if i > 0 and argv[i - 1] in ("--out", "-o") else w for i, w in enumerate(argv)]
     status, out, stderr = run([analyze] + argv, cwd=tmp_path)
     assert status == 0, f"{where}: {stderr}"
     assert "Traceback" not in stderr, f"{where}: {stderr}"
+    if shards > 1:  # a shard is said to be one, not "not finished"
+        assert f"hard 0/{shards} of the grid" in out and "not finished" not in out, f"{where}: {out}"
     if "--out" in argv:
         report = argv[argv.index("--out") + 1]
         assert os.path.isfile(os.path.join(report, "index.html")), f"{where}: no report in {report}"

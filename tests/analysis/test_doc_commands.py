@@ -39,6 +39,8 @@ def _commands(program: str) -> list[tuple[str, list[str]]]:
 
 
 SWEEPS = [c for c in _commands("clustersim") if c[1] and c[1][0] == "sweep"]
+# `clustersim run CONFIG ...` as shown (a comment's closing parenthesis is not part of it)
+RUNS = sorted({(w, tuple(x.rstrip(")") for x in c)) for w, c in _commands("clustersim") if c and c[0] == "run"})
 ANALYSES = _commands("clustersim-analyze")
 SHARD_POINTS = 12  # about this many points of a grid run for an analysis command
 
@@ -138,3 +140,13 @@ def test_analyze_command_runs_on_its_sweep(clustersim, analyze, tmp_path, where,
         assert os.path.isfile(os.path.join(report, "index.html")), f"{where}: no report in {report}"
     else:
         assert out.strip(), f"{where}: printed nothing"
+
+
+@pytest.mark.parametrize("where,words", RUNS, ids=[w for w, _ in RUNS])
+def test_run_command_runs(clustersim, where, words):
+    """Each `clustersim run CONFIG ...` the docs show runs as written and gives its result."""
+    _skip_without_shared(words[1])
+    status, out, stderr = run([clustersim, *words], cwd=ROOT)
+    assert status == 0, f"{where}: {stderr}"
+    if "--json" in words:
+        assert json.loads(out)["jobs"] > 0, f"{where}: no job"

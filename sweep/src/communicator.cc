@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -109,11 +110,15 @@ bool MpiSession::poll(Message& message) {
 void MpiSession::receive(int source, MessageTag tag, std::string& bytes) {
   int flag = 0;
   MPI_Status status;
+  // The sleep doubles up to 5 ms: waits here last a block's compression (tens of ms or more),
+  // and every wake-up costs the CPU of a probe.
+  auto sleep = std::chrono::microseconds(100);
   while (true) {
     check(MPI_Iprobe(source, static_cast<int>(tag), MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
     if (flag) break;
     progress();
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    std::this_thread::sleep_for(sleep);
+    sleep = std::min(sleep * 2, std::chrono::microseconds(5000));
   }
   int count = 0;
   MPI_Get_count(&status, MPI_BYTE, &count);

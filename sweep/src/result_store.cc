@@ -511,14 +511,34 @@ std::vector<std::string> compress_block(RowGatherer<Row>& gatherer,
   return compressed;
 }
 
+// Writes block `block` of a table's compressed chunks (compress_block) into its datasets.
+void write_block(const std::vector<Handle>& datasets, const RowTable& table,
+                 const BlockLayout& layout, hsize_t block,
+                 const std::vector<std::string>& compressed) {
+  const std::vector<RowColumn>& columns = table.columns;
+  const hsize_t block_chunks = layout.chunks_in(block);
+  if (compressed.size() != columns.size() * block_chunks)
+    throw std::runtime_error("block " + std::to_string(block) + " of /" + table.group + " has " +
+                             std::to_string(compressed.size()) + " chunks, expected " +
+                             std::to_string(columns.size() * block_chunks));
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    for (hsize_t k = 0; k < block_chunks; ++k) {
+      const std::string& bytes = compressed[c * block_chunks + k];
+      hsize_t offset[1] = {(layout.first_chunk(block) + k) * layout.chunk_rows};
+      check(H5Dwrite_chunk(datasets[c], H5P_DEFAULT, 0, offset, bytes.size(), bytes.data()),
+            "write /" + table.group + "/" + columns[c].name);
+    }
+  }
+}
+
 // Creates a row table's group and datasets: chunks of kRowChunk rows (fewer for a smaller
 // table), shuffled and deflated; a table without rows gets empty, unchunked datasets. With
-// `write_rows`, also writes the rows (else they are left for write_row_tables_collectively):
-// compressed here, or taken from `blocks` (numbered from `block_index` on, which is advanced).
+// `write_rows`, also writes the rows (else they are left for write_row_tables_collectively or
+// write_row_block).
 template <typename Row>
 void write_row_table(hid_t file, const RowTable& table, const std::vector<PointResult>& results,
                      std::vector<Row> PointResult::*member, const std::string& rows_folder,
-                     bool write_rows, const CompressedBlocks* blocks, std::size_t& block_index) {
+                     bool write_rows) {
   Handle group = create_group(file, table.group);
   RowGatherer<Row> gatherer(table.columns, results, member, rows_folder);
   const BlockLayout layout(gatherer.total());
@@ -543,25 +563,9 @@ void write_row_table(hid_t file, const RowTable& table, const std::vector<PointR
                             H5Dclose, "create dataset /" + table.group + "/" + column.name);
   }
   if (!write_rows) return;
-  const std::vector<RowColumn>& columns = table.columns;
-  for (hsize_t block = 0; block < layout.blocks; ++block, ++block_index) {
-    const hsize_t block_chunks = layout.chunks_in(block);
-    std::vector<std::string> compressed_here;
-    if (!blocks) compressed_here = compress_block(gatherer, columns, layout, block);
-    const std::vector<std::string>& compressed = blocks ? (*blocks)(block_index) : compressed_here;
-    if (compressed.size() != columns.size() * block_chunks)
-      throw std::runtime_error("block " + std::to_string(block_index) + " of the row tables has " +
-                               std::to_string(compressed.size()) + " chunks, expected " +
-                               std::to_string(columns.size() * block_chunks));
-    for (std::size_t c = 0; c < columns.size(); ++c) {
-      for (hsize_t k = 0; k < block_chunks; ++k) {
-        const std::string& bytes = compressed[c * block_chunks + k];
-        hsize_t offset[1] = {(layout.first_chunk(block) + k) * layout.chunk_rows};
-        check(H5Dwrite_chunk(datasets[c], H5P_DEFAULT, 0, offset, bytes.size(), bytes.data()),
-              "write /" + table.group + "/" + columns[c].name);
-      }
-    }
-  }
+  for (hsize_t block = 0; block < layout.blocks; ++block)
+    write_block(datasets, table, layout, block,
+                compress_block(gatherer, table.columns, layout, block));
 }
 
 }  // namespace
@@ -572,8 +576,7 @@ namespace {
 // their rows left for write_row_tables_collectively).
 void write_contents(const std::string& temporary, const Grid& grid,
                     const std::vector<PointResult>& results, const ResultFileOptions& options,
-                    const Provenance& provenance, const std::string& rows_folder, bool skeleton,
-                    const CompressedBlocks* blocks) {
+                    const Provenance& provenance, const std::string& rows_folder, bool skeleton) {
   {
     Handle access = file_access();
     Handle file(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access), H5Fclose,
@@ -622,13 +625,11 @@ void write_contents(const std::string& temporary, const Grid& grid,
     write_column(points, "rank", H5T_NATIVE_INT64, rank);
     write_column(points, "elapsed_s", H5T_NATIVE_DOUBLE, elapsed);
 
-    std::size_t block_index = 0;  // blocks count on across the tables
     if (options.save_jobs)
-      write_row_table(file, jobs_table(), results, &PointResult::jobs, rows_folder, !skeleton,
-                      blocks, block_index);
+      write_row_table(file, jobs_table(), results, &PointResult::jobs, rows_folder, !skeleton);
     if (options.save_timeseries)
       write_row_table(file, timeseries_table(), results, &PointResult::samples, rows_folder,
-                      !skeleton, blocks, block_index);
+                      !skeleton);
 
     write_attribute(file, "schema_version", kResultSchemaVersion);
     write_attribute(file, "grid_text", grid.text);
@@ -659,14 +660,13 @@ void write_contents(const std::string& temporary, const Grid& grid,
 
 void write_result_file(const std::string& path, const Grid& grid,
                        const std::vector<PointResult>& results, const ResultFileOptions& options,
-                       const Provenance& provenance, const std::string& rows_folder,
-                       const CompressedBlocks* blocks) {
+                       const Provenance& provenance, const std::string& rows_folder) {
   // Unique per host and process: two writers never share a temporary (see output_lock.h for why
   // there is only ever one writer of `path` anyway).
   const std::string temporary = temporary_path_for(path);
   std::filesystem::remove(temporary);
   try {
-    write_contents(temporary, grid, results, options, provenance, rows_folder, false, blocks);
+    write_contents(temporary, grid, results, options, provenance, rows_folder, false);
   } catch (...) {
     std::error_code ignored;
     std::filesystem::remove(temporary, ignored);  // never leave a half-written file behind
@@ -679,7 +679,7 @@ void write_result_skeleton(const std::string& temporary, const Grid& grid,
                            const std::vector<PointResult>& results,
                            const ResultFileOptions& options, const Provenance& provenance) {
   std::filesystem::remove(temporary);
-  write_contents(temporary, grid, results, options, provenance, "", true, nullptr);
+  write_contents(temporary, grid, results, options, provenance, "", true);
 }
 
 void compress_row_blocks(
@@ -697,6 +697,65 @@ void compress_row_blocks(
   };
   if (options.save_jobs) compress_table(jobs_table(), &PointResult::jobs);
   if (options.save_timeseries) compress_table(timeseries_table(), &PointResult::samples);
+}
+
+namespace {
+
+// Calls visit(table, member, layout, first_index) for each row table of the file in order;
+// first_index is the number of blocks of the tables before it.
+template <typename Visit>
+void for_each_row_table(const std::vector<PointResult>& results, const ResultFileOptions& options,
+                        Visit&& visit) {
+  std::size_t first_index = 0;
+  auto one = [&](const RowTable& table, auto member) {
+    using Row = typename std::remove_reference_t<decltype(results[0].*member)>::value_type;
+    const BlockLayout layout(RowGatherer<Row>(table.columns, results, member, "").total());
+    visit(table, member, layout, first_index);
+    first_index += layout.blocks;
+  };
+  if (options.save_jobs) one(jobs_table(), &PointResult::jobs);
+  if (options.save_timeseries) one(timeseries_table(), &PointResult::samples);
+}
+
+}  // namespace
+
+std::size_t count_row_blocks(const std::vector<PointResult>& results,
+                             const ResultFileOptions& options) {
+  std::size_t blocks = 0;
+  for_each_row_table(results, options,
+                     [&](const RowTable&, auto, const BlockLayout& layout, std::size_t) {
+                       blocks += layout.blocks;
+                     });
+  return blocks;
+}
+
+void write_row_block(const std::string& temporary, const std::vector<PointResult>& results,
+                     const ResultFileOptions& options, std::size_t index,
+                     const std::vector<std::string>& chunks) {
+  bool written = false;
+  for_each_row_table(
+      results, options,
+      [&](const RowTable& table, auto, const BlockLayout& layout, std::size_t first_index) {
+        if (written || index < first_index || index >= first_index + layout.blocks) return;
+        silence_hdf5_error_stack();
+        // The file's writers take turns (rank 0's OutputLock guards the result for them all);
+        // HDF5's own lock is left out, as on file systems that refuse it.
+        Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
+        check(H5Pset_file_locking(access, false, true), "configure file locking");
+        Handle file(H5Fopen(temporary.c_str(), H5F_ACC_RDWR, access), H5Fclose,
+                    "open " + temporary);
+        Handle group(H5Gopen2(file, table.group.c_str(), H5P_DEFAULT), H5Gclose,
+                     "open /" + table.group);
+        std::vector<Handle> datasets;
+        for (const RowColumn& column : table.columns)
+          datasets.emplace_back(H5Dopen2(group, column.name.c_str(), H5P_DEFAULT), H5Dclose,
+                                "open /" + table.group + "/" + column.name);
+        write_block(datasets, table, layout, index - first_index, chunks);
+        check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush " + temporary);
+        written = true;
+      });
+  if (!written)
+    throw std::runtime_error(temporary + ": the row tables have no block " + std::to_string(index));
 }
 
 void write_row_tables_collectively(const std::string& temporary,

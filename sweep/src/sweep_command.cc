@@ -182,47 +182,18 @@ std::string encode_assembly(const std::string& temporary, const std::vector<Poin
   return bytes;
 }
 
-// One block of the row tables' compressed chunks (kChunks, compress_row_blocks): its index, then
-// each chunk's size and bytes.
-std::string encode_chunks(std::size_t block, const std::vector<std::string>& chunks) {
-  std::size_t size = 2 * sizeof(std::uint64_t);
-  for (const std::string& chunk : chunks) size += sizeof(std::uint64_t) + chunk.size();
-  std::string bytes;
-  bytes.reserve(size);
-  auto put = [&](std::uint64_t value) {
-    bytes.append(reinterpret_cast<const char*>(&value), sizeof value);
-  };
-  put(block);
-  put(chunks.size());
-  for (const std::string& chunk : chunks) {
-    put(chunk.size());
-    bytes += chunk;
-  }
-  return bytes;
+// A block number (kTurn, kWritten).
+std::string encode_block(std::size_t block) {
+  const std::uint64_t value = block;
+  return std::string(reinterpret_cast<const char*>(&value), sizeof value);
 }
 
-// Into `chunks`, whose strings keep their memory from one block to the next.
-void decode_chunks(const std::string& bytes, std::size_t expected_block,
-                   std::vector<std::string>& chunks) {
-  std::size_t offset = 0;
-  auto get = [&] {
-    std::uint64_t value = 0;
-    if (bytes.size() - offset < sizeof value) throw std::runtime_error("truncated chunk block");
-    std::memcpy(&value, bytes.data() + offset, sizeof value);
-    offset += sizeof value;
-    return value;
-  };
-  const std::uint64_t block = get();
-  if (block != expected_block)
-    throw std::runtime_error("received block " + std::to_string(block) +
-                             " of the row tables, expected " + std::to_string(expected_block));
-  chunks.resize(get());
-  for (std::string& chunk : chunks) {
-    const std::uint64_t size = get();
-    if (bytes.size() - offset < size) throw std::runtime_error("truncated chunk block");
-    chunk.assign(bytes, offset, size);
-    offset += size;
-  }
+void expect_block(const std::string& bytes, std::size_t block, const char* what) {
+  std::uint64_t value = 0;
+  if (bytes.size() == sizeof value) std::memcpy(&value, bytes.data(), sizeof value);
+  if (bytes.size() != sizeof value || value != block)
+    throw std::runtime_error(std::string(what) + " for block " + std::to_string(value) +
+                             ", expected block " + std::to_string(block));
 }
 
 std::vector<PointResult> decode_assembly(const std::string& bytes, std::string& temporary) {
@@ -927,9 +898,9 @@ class Coordinator {
     // Who writes the row tables of the final file (sweep/README.md, Capacity):
     // - from kCollectiveRanks ranks on, every rank an equal share of whole chunks into the file
     //   through MPI-IO (collective writes): no rank is in every row's path;
-    // - on fewer ranks, the other ranks read the spools and compress the chunks, and rank 0
-    //   writes them as they come (plain HDF5, no MPI-IO): rank 0's own work stays near that of
-    //   a sweep without rows;
+    // - on fewer ranks, rank 0 writes the file's skeleton and the other ranks read the spools,
+    //   compress the chunks and write them in turn, block by block (plain HDF5, no MPI-IO):
+    //   rank 0's own work stays that of a sweep without rows;
     // - rank 0 alone, on all its threads: on one rank, when stopped, or with rows that came in
     //   results (older journals).
     // CLUSTERSIM_SWEEP_FINAL=serial, =compress or =collective overrides the choice.
@@ -949,20 +920,31 @@ class Coordinator {
       together = together && (result.rows || (result.jobs.empty() && result.samples.empty()));
     for (int rank = 1; rank < mpi_.size() && together; ++rank) together = waiting[rank];
     if (together && mode == "compress") {
+      const std::string temporary = temporary_path_for(options_.out);
+      try {
+        write_result_skeleton(temporary, grid, results, file_options,
+                              make_provenance(plan_, session_));
+      } catch (...) {
+        for (int rank = 1; rank < mpi_.size(); ++rank) mpi_.send(rank, MessageTag::kDone, {});
+        mpi_.drain_sends();
+        std::error_code ignored;
+        std::filesystem::remove(temporary, ignored);
+        throw;
+      }
       for (int rank = 1; rank < mpi_.size(); ++rank) mpi_.send(rank, MessageTag::kCompress, {});
-      std::string assembly = encode_assembly(options_.out, results);
+      std::string assembly = encode_assembly(temporary, results);
       mpi_.broadcast(assembly, 0);
+      // The writers take turns in block order; each compresses its next block meanwhile.
       const int workers = mpi_.size() - 1;
-      std::string received;
-      std::vector<std::string> chunks;
-      const CompressedBlocks blocks = [&](std::size_t index) -> const std::vector<std::string>& {
-        const int from = 1 + static_cast<int>(index % static_cast<std::size_t>(workers));
-        mpi_.receive(from, MessageTag::kChunks, received);
-        decode_chunks(received, index, chunks);
-        return chunks;
-      };
-      write_result_file(options_.out, grid, results, file_options, make_provenance(plan_, session_),
-                        rows_folder, &blocks);
+      std::string reply;
+      const std::size_t blocks = count_row_blocks(results, file_options);
+      for (std::size_t block = 0; block < blocks; ++block) {
+        const int writer = 1 + static_cast<int>(block % static_cast<std::size_t>(workers));
+        mpi_.send(writer, MessageTag::kTurn, encode_block(block));
+        mpi_.receive(writer, MessageTag::kWritten, reply);
+        expect_block(reply, block, "a rank wrote");
+      }
+      std::filesystem::rename(temporary, options_.out);
     } else if (together) {
       const std::string temporary = temporary_path_for(options_.out);
       try {
@@ -1180,13 +1162,15 @@ int run_worker(MpiSession& mpi, const Grid& grid, const SweepOptions& options, i
         write_row_tables_collectively(temporary, results, file_options,
                                       rows_folder_for(options.out));
       } else {
-        // One block in flight: the next is compressed while rank 0 takes this one.
+        // Each block is compressed before its turn comes (while other ranks write theirs).
+        std::string turn;
         compress_row_blocks(results, file_options, rows_folder_for(options.out), rank - 1,
                             mpi.size() - 1,
                             [&](std::size_t block, std::vector<std::string> chunks) {
-                              std::string bytes = encode_chunks(block, chunks);
-                              mpi.drain_sends();
-                              mpi.send(0, MessageTag::kChunks, std::move(bytes));
+                              mpi.receive(0, MessageTag::kTurn, turn);
+                              expect_block(turn, block, "rank 0 gave the turn");
+                              write_row_block(temporary, results, file_options, block, chunks);
+                              mpi.send(0, MessageTag::kWritten, encode_block(block));
                             });
         mpi.drain_sends();
       }

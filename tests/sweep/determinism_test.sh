@@ -2,7 +2,8 @@
 # The same grid gives bit-identical metrics with 1 or 2 ranks and 1 or 2 threads per rank, and
 # the file reads back with h5py/pandas in the documented schema. With per-job rows and time
 # series (spooled by the rank that computed them, issue 27) the whole file is identical on 1, 2
-# and 4 ranks.
+# and 4 ranks, whichever way the row tables are written (by the other ranks in turn, the default
+# below 16 ranks; by rank 0 alone; by every rank through MPI-IO).
 source "$(dirname "$0")/common.sh"
 GRID=$DATA/small_grid.toml
 POINTS=48

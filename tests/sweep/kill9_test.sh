@@ -116,8 +116,8 @@ resume_to_the_end coll.h5
 check once coll.h5 $POINTS
 check identical ref.h5 coll.h5
 
-# 2c. On 2 ranks the default way (rank 1 compresses the row tables' chunks, rank 0 writes them):
-# kill -9 of rank 1 while rank 0 waits for its chunks.
+# 2c. On 2 ranks the default way (rank 0 writes the file's skeleton, rank 1 compresses the row
+# tables and writes them into it): kill -9 of rank 1 inside that write.
 rm -rf comp.h5*
 "$MPIEXEC" -np 2 --oversubscribe "$BIN" sweep grid.toml --out comp.h5 --threads 1 "${ROWS[@]}" -q &
 MPIRUN=$!

@@ -271,9 +271,9 @@ seeds = 2
   EXPECT_FALSE(fs::exists(dir.file("x.h5")));
 }
 
-// The default final write below 16 ranks: the other ranks compress the row tables' blocks
-// (compress_row_blocks, block i by worker i % workers) and rank 0 writes them as they come.
-TEST(SweepResultStore, BlocksCompressedElsewhereWriteTheSameFile) {
+// The default final write below 16 ranks: rank 0 writes the skeleton, the other ranks compress
+// the row tables' blocks (block i by worker i % workers) and write them in turn.
+TEST(SweepResultStore, BlocksWrittenInTurnByOtherRanksGiveTheSameFile) {
   TempDir dir;
   Grid grid = parse_grid(R"(
 [cluster]
@@ -318,27 +318,24 @@ seeds = 2
   }
   ASSERT_EQ(blocks.size(), 3u);
   for (const auto& [block, worker] : made_by) EXPECT_EQ(worker, static_cast<int>(block % kWorkers));
-  std::size_t next = 0;
-  const CompressedBlocks source = [&](std::size_t index) -> const std::vector<std::string>& {
-    EXPECT_EQ(index, next++) << "blocks are asked for in order";
-    return blocks.at(index);
-  };
+  EXPECT_EQ(count_row_blocks(spooled, options), 3u);
   // Rank 0 has only the results' references: no rows folder, nothing read from the spools.
-  write_result_file(dir.file("compressed.h5"), grid, spooled, options, {}, "", &source);
+  write_result_skeleton(dir.file("compressed.h5"), grid, spooled, options, {});
+  for (const auto& [block, chunks] : blocks)  // in block order, each writer opening the file anew
+    write_row_block(dir.file("compressed.h5"), spooled, options, block, chunks);
   write_result_file(dir.file("carried.h5"), grid, carried, options, {});
-  EXPECT_EQ(next, 3u);
   for (const char* column : {"jobs/point_id", "jobs/job_index", "jobs/jct", "jobs/rejected",
                              "timeseries/point_id", "timeseries/busy_gpus"}) {
     SCOPED_TRACE(column);
     EXPECT_EQ(read_numeric_column(dir.file("compressed.h5"), column),
               read_numeric_column(dir.file("carried.h5"), column));
   }
-  // A block with chunks missing is refused, and no file is left behind.
+  // A block with chunks missing, or one the tables do not have, is refused.
   blocks[1].pop_back();
-  next = 0;
-  EXPECT_THROW(write_result_file(dir.file("bad.h5"), grid, spooled, options, {}, "", &source),
+  EXPECT_THROW(write_row_block(dir.file("compressed.h5"), spooled, options, 1, blocks[1]),
                std::runtime_error);
-  EXPECT_FALSE(fs::exists(dir.file("bad.h5")));
+  EXPECT_THROW(write_row_block(dir.file("compressed.h5"), spooled, options, 3, blocks[0]),
+               std::runtime_error);
 }
 
 TEST(SweepResultStore, RejectsFilesThatAreNotSweepResults) {

@@ -18,8 +18,9 @@ enum class MessageTag : int {
   kInterrupted = 6,  // worker -> 0: I got SIGTERM/SIGUSR1, please stop everyone
   kAssemble = 7,     // 0 -> worker: join the collective write of the final file's row tables
   kDone = 8,         // 0 -> worker: nothing more to do, leave
-  kCompress = 9,     // 0 -> worker: compress your share of the final file's row-table chunks
-  kChunks = 10,      // worker -> 0: one block of compressed chunks (rank 0 writes them)
+  kCompress = 9,     // 0 -> worker: compress your blocks of the final file's row tables
+  kTurn = 10,        // 0 -> worker: write block N into the final file now
+  kWritten = 11,     // worker -> 0: block N is written (the file is closed)
 };
 
 struct Message {

@@ -1,5 +1,6 @@
-// The sweep's HDF5 result file (schema in sweep/README.md). Only rank 0's main thread calls
-// this: Debian's HDF5 is not thread-safe. The file is written whole to a temporary
+// The sweep's HDF5 result file (schema in sweep/README.md). Only a rank's main thread calls
+// this (rank 0's; the others' for their share of the row tables): Debian's HDF5 is not
+// thread-safe. The file is written whole to a temporary
 // (PATH.tmp.HOST.PID, unique per process) and renamed into place, so readers never see a
 // half-written file; the crash-safe record of a sweep in progress is the journal (journal.h).
 #pragma once
@@ -29,29 +30,29 @@ struct Provenance {
   std::map<std::string, std::int64_t> integers;
 };
 
-// The row tables' compressed chunks made elsewhere (by the other ranks, compress_row_blocks):
-// block `index` (blocks of 8 chunks, counted over /jobs and then /timeseries) as every column's
-// chunks, column by column. Called in block order; what it returns may be reused by the next
-// call (buffers that keep their memory: a block is megabytes).
-using CompressedBlocks = std::function<const std::vector<std::string>&(std::size_t index)>;
-
 // Writes the file. `results`: sorted by point_id, each point at most once. A result's jobs and
 // samples are its own, or, where it holds a RowsRef, read from the row spool it names in
 // `rows_folder` (row_spool.h); the /jobs and /timeseries tables are written chunk by chunk, so
-// memory does not grow with their size. Their chunks are compressed on this process' threads,
-// or, with `blocks`, taken from it as they come (written as they are: the same file).
+// memory does not grow with their size.
 void write_result_file(const std::string& path, const Grid& grid,
                        const std::vector<PointResult>& results, const ResultFileOptions& options,
-                       const Provenance& provenance, const std::string& rows_folder = "",
-                       const CompressedBlocks* blocks = nullptr);
+                       const Provenance& provenance, const std::string& rows_folder = "");
 
-// The other side of `blocks`: the blocks of the row tables that worker `worker` of `workers`
-// compresses (block i is worker i % workers'), each handed to `deliver` in order. `results` must
-// be those (ids, row counts, spool references) the file is written from.
+// The final file of a sweep on a few ranks (below 16, issue 27): rank 0 writes the skeleton
+// (write_result_skeleton, below), the other ranks compress the row tables' blocks (8 chunks
+// each, counted over /jobs and then /timeseries; block i is worker i % workers') and write them
+// into it in turn, block by block, each opening the file and closing it before the next (plain
+// HDF5: no MPI-IO, and a file system's close-to-open consistency is all it needs). `results`
+// (ids, row counts, spool references) must be those the skeleton was written from.
+std::size_t count_row_blocks(const std::vector<PointResult>& results,
+                             const ResultFileOptions& options);
 void compress_row_blocks(
     const std::vector<PointResult>& results, const ResultFileOptions& options,
     const std::string& rows_folder, int worker, int workers,
     const std::function<void(std::size_t block, std::vector<std::string> chunks)>& deliver);
+void write_row_block(const std::string& temporary, const std::vector<PointResult>& results,
+                     const ResultFileOptions& options, std::size_t index,
+                     const std::vector<std::string>& chunks);
 
 // The final file of a sweep on several ranks, written by all of them (issue 27): rank 0 writes
 // everything but the rows of /jobs and /timeseries to `temporary` (their datasets are created),

@@ -1321,12 +1321,12 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
 constexpr double kRank0SecondsPerPoint = 12e-6;  // rank 0's main thread, saturated
 constexpr double kSerialRowsPerSecond = 0.86e6;  // final row tables by rank 0 alone, 2 cores
 // Below kCollectiveRanks: the other ranks compress (each as fast as rank 0 alone, measured
-// 2.5e6 on an idle VM: kept at the loaded figure), rank 0 writes what they send.
+// 2.5e6 on an idle VM: kept at the loaded figure) and write their blocks in turn, one at a time.
 constexpr double kCompressRowsPerSecond = kSerialRowsPerSecond;
-constexpr double kRank0WriteRowsPerSecond = 1.5e7;  // rank 0's main thread, measured 1.7-2.3e7
-constexpr double kRankRowsPerSecond = 1.06e5;       // ... by each rank, its share (MPI-IO)
-constexpr double kSecondsPerCostUnit = 2.5e-7;      // one thread of the VM
-constexpr double kBytesPerJobRow = 25;              // compressed, in the final file
+constexpr double kTurnWriteRowsPerSecond = 1.5e7;  // writing compressed chunks, one writer
+constexpr double kRankRowsPerSecond = 1.06e5;      // ... by each rank, its share (MPI-IO)
+constexpr double kSecondsPerCostUnit = 2.5e-7;     // one thread of the VM
+constexpr double kBytesPerJobRow = 25;             // compressed, in the final file
 
 void write_scaling_estimate(std::ostream& out, const Grid& grid, const GridCheck& check) {
   if (grid.size() == 0 || check.config_cost.empty()) return;
@@ -1339,10 +1339,10 @@ void write_scaling_estimate(std::ostream& out, const Grid& grid, const GridCheck
   rows /= static_cast<double>(check.config_cost.size());
   const double extra = rows / kRankRowsPerSecond;  // writing a point's rows, on its rank
   // Below kCollectiveRanks, R ranks of one thread: the run takes T / R per point, the final
-  // file rows x max(1 / ((R - 1) compress), 1 / rank 0's write rate) per point.
+  // file rows x max(1 / ((R - 1) compress), 1 / one writer's rate) per point.
   const auto compressed_share = [&](int ranks) {
     return rows * ranks / seconds *
-           std::max(1.0 / ((ranks - 1) * kCompressRowsPerSecond), 1.0 / kRank0WriteRowsPerSecond);
+           std::max(1.0 / ((ranks - 1) * kCompressRowsPerSecond), 1.0 / kTurnWriteRowsPerSecond);
   };
   char line[1024];
   std::snprintf(
@@ -1350,8 +1350,8 @@ void write_scaling_estimate(std::ostream& out, const Grid& grid, const GridCheck
       "# scaling estimate (sweep/README.md, Capacity; constants measured on a 2-core VM): points "
       "of ~%.3g s on one thread (estimated cost x %.2g s). Rank 0 takes ~%.0f us per point: the "
       "sweep stops scaling near %.0f threads in all. With --save-jobs (at least %.0f job rows, "
-      "%.2g MB, per point) the final file, compressed by the other ranks and written by rank 0 "
-      "(below %d ranks), adds ~%.0f%% to the run on 2 ranks, ~%.0f%% on %d; written by every "
+      "%.2g MB, per point) the final file, compressed and written in turn by the ranks other "
+      "than 0 (below %d ranks), adds ~%.0f%% to the run on 2 ranks, ~%.0f%% on %d; by every "
       "rank (from %d ranks on) it adds ~%.0f%%, and the file system must take ~%.2g MB/s per "
       "thread (%.2g GB/s at 1,000)\n",
       seconds, kSecondsPerCostUnit, kRank0SecondsPerPoint * 1e6, seconds / kRank0SecondsPerPoint,

@@ -45,7 +45,10 @@ struct JobState {
   // Copies of its spec's request, so that starting a job reads no JobSpec: the GPUs it asks for
   // (an elastic job may hold others), and whether it states its own CPUs or memory.
   bool own_request = false;
-  int requested_gpus = 0;
+  int requested_gpus = 0;  // 0: a CPU-only job, or a share of one GPU (milli > 0)
+  // With GPU sharing ([sharing]): the share of one GPU it asks for, in thousandths (its spec's
+  // gpu_milli < 1000; it then holds 0 whole GPUs); 0: whole GPUs or none.
+  int milli = 0;
   // Mechanisms ([mechanisms]): the work left as of the last saved state (a failure rolls back
   // to it), and the running since that save: seconds, and GPU-seconds (what a failure loses).
   double saved_remaining = 0.0;

@@ -273,10 +273,57 @@ Grant ClusterState::grant_for(std::uint32_t index, const PlacementRequest& reque
 
 bool ClusterState::fits(const Grant& grant) const {
   const Node& node = nodes_[grant.node];
-  return grant.gpus > 0 && grant.gpus <= node.free_gpus &&
+  int whole = grant.gpus;
+  if (grant.milli != 0 || grant.gpus == 0) {  // a share or a CPU-only grant
+    if (grant.gpus != 0) return false;
+    if (grant.milli != 0) {
+      if (!shares_gpus() || grant.milli < 0 || grant.milli >= kMilliPerGpu || grant.gpu < 0 ||
+          grant.gpu >= node.gpus)
+        return false;
+      const int used = used_milli(grant.node, grant.gpu);
+      if (used + grant.milli > kMilliPerGpu) return false;
+      if (used == 0) whole = 1;
+    }
+  }
+  return grant.gpus >= 0 && whole <= node.free_gpus &&
          grant.cpus <= node.free_cpus + kResourceEpsilon &&
          grant.mem_gb <= node.free_mem_gb + kResourceEpsilon &&
          grant.storage_mbps <= node.free_storage_mbps + kResourceEpsilon;
+}
+
+void ClusterState::enable_gpu_shares() {
+  if (shares_gpus()) return;
+  if (free_gpus_ != total_gpus_)
+    throw std::logic_error("cluster: GPU shares are enabled before any grant");
+  gpu_base_.resize(nodes_.size());
+  std::uint32_t base = 0;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    gpu_base_[i] = base;
+    base += static_cast<std::uint32_t>(nodes_[i].gpus);
+  }
+  used_milli_.assign(base, 0);
+}
+
+// The whole GPUs a grant takes from (or gives back to) the free count: its own, or the one its
+// share is on when it is the first share taken (the last given back) there. Updates the shares.
+int ClusterState::take_share(const Grant& grant) {
+  if (grant.milli == 0) return grant.gpus;
+  std::int16_t& used = used_milli_[gpu_base_[grant.node] + static_cast<std::uint32_t>(grant.gpu)];
+  const bool first = used == 0;
+  used = static_cast<std::int16_t>(used + grant.milli);
+  held_milli_ += grant.milli;
+  shared_gpus_ += first ? 1 : 0;
+  return first ? 1 : 0;
+}
+
+int ClusterState::give_back_share(const Grant& grant) {
+  if (grant.milli == 0) return grant.gpus;
+  std::int16_t& used = used_milli_[gpu_base_[grant.node] + static_cast<std::uint32_t>(grant.gpu)];
+  used = static_cast<std::int16_t>(used - grant.milli);
+  held_milli_ -= grant.milli;
+  const bool last = used == 0;
+  shared_gpus_ -= last ? 1 : 0;
+  return last ? 1 : 0;
 }
 
 void ClusterState::allocate(const Grant& grant) {
@@ -284,12 +331,13 @@ void ClusterState::allocate(const Grant& grant) {
       grant.storage_mbps < 0.0)
     throw std::logic_error("cluster: over-allocation of node " + std::to_string(grant.node));
   Node& node = nodes_[grant.node];
-  node.free_gpus -= grant.gpus;
+  const int gpus = take_share(grant);
+  node.free_gpus -= gpus;
   node.free_cpus = std::max(0.0, node.free_cpus - grant.cpus);
   node.free_mem_gb = std::max(0.0, node.free_mem_gb - grant.mem_gb);
   node.free_storage_mbps = std::max(0.0, node.free_storage_mbps - grant.storage_mbps);
-  free_gpus_ -= grant.gpus;
-  free_by_type_[node.gpu_type] -= grant.gpus;
+  free_gpus_ -= gpus;
+  free_by_type_[node.gpu_type] -= gpus;
   allocated_cpus_ += grant.cpus;
   allocated_mem_gb_ += grant.mem_gb;
   allocated_storage_mbps_ += grant.storage_mbps;
@@ -297,17 +345,21 @@ void ClusterState::allocate(const Grant& grant) {
 }
 
 void ClusterState::release(const Grant& grant) {
-  if (grant.node >= nodes_.size() || grant.gpus <= 0 ||
-      nodes_[grant.node].free_gpus + grant.gpus > nodes_[grant.node].gpus)
+  if (grant.node >= nodes_.size() || grant.gpus < 0 ||
+      nodes_[grant.node].free_gpus + grant.gpus > nodes_[grant.node].gpus ||
+      (grant.milli != 0 &&
+       (!shares_gpus() || grant.gpus != 0 || grant.gpu < 0 ||
+        grant.gpu >= nodes_[grant.node].gpus || used_milli(grant.node, grant.gpu) < grant.milli)))
     throw std::logic_error("cluster: release of unallocated GPUs on node " +
                            std::to_string(grant.node));
   Node& node = nodes_[grant.node];
-  node.free_gpus += grant.gpus;
+  const int gpus = give_back_share(grant);
+  node.free_gpus += gpus;
   node.free_cpus = std::min(node.cpus, node.free_cpus + grant.cpus);
   node.free_mem_gb = std::min(node.mem_gb, node.free_mem_gb + grant.mem_gb);
   node.free_storage_mbps = std::min(node.storage_mbps, node.free_storage_mbps + grant.storage_mbps);
-  free_gpus_ += grant.gpus;
-  free_by_type_[node.gpu_type] += grant.gpus;
+  free_gpus_ += gpus;
+  free_by_type_[node.gpu_type] += gpus;
   allocated_cpus_ -= grant.cpus;
   allocated_mem_gb_ -= grant.mem_gb;
   allocated_storage_mbps_ -= grant.storage_mbps;

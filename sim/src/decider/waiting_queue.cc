@@ -9,6 +9,7 @@ void WaitingQueue::reset(int max_gpus) {
   active_position_.clear();
   demand_.assign(static_cast<std::size_t>(max_gpus) + 1, 0);
   min_demand_ = 0;
+  small_ = 0;
   size_ = 0;
 }
 
@@ -26,6 +27,11 @@ std::uint32_t WaitingQueue::bucket_for(int vc, int gpus, int gpu_type) {
 }
 
 void WaitingQueue::count_in(int gpus) {
+  if (gpus == 0) {
+    ++size_;
+    ++small_;
+    return;
+  }
   if (static_cast<std::size_t>(gpus) >= demand_.size())
     demand_.resize(static_cast<std::size_t>(gpus) + 1, 0);
   ++size_;
@@ -33,6 +39,11 @@ void WaitingQueue::count_in(int gpus) {
 }
 
 void WaitingQueue::count_out(int gpus) {
+  if (gpus == 0) {
+    --size_;
+    --small_;
+    return;
+  }
   --size_;
   if (--demand_[gpus] > 0 || gpus != min_demand_) return;
   min_demand_ = 0;

@@ -200,8 +200,11 @@ class WaitingQueue {
 
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  // Smallest GPU count among waiting jobs; 0 when there are none.
+  // Smallest GPU count among waiting jobs of whole GPUs; 0 when there are none.
   int min_demand() const { return min_demand_; }
+  // Waiting jobs of 0 whole GPUs (CPU-only or a share of one GPU): they may start with no GPU
+  // free.
+  std::size_t small_jobs() const { return small_; }
   std::size_t num_buckets() const { return buckets_.size(); }
   Bucket& bucket(std::size_t b) { return buckets_[b]; }
   const Bucket& bucket(std::size_t b) const { return buckets_[b]; }
@@ -257,6 +260,7 @@ class WaitingQueue {
   std::unordered_map<std::uint64_t, std::uint32_t> bucket_index_;  // (VC, type, GPUs) -> bucket
   std::vector<int> demand_;                                        // waiting jobs per GPU count
   int min_demand_ = 0;
+  std::size_t small_ = 0;
   std::size_t size_ = 0;
 };
 

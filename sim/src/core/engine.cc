@@ -182,7 +182,7 @@ void Engine::load_job(std::uint32_t i, JobAdmission& admission) {
   // A share of one GPU runs as a share only with sharing on; else on a whole GPU (as before).
   if (options_.sharing.enabled() && spec.num_gpus == 1 && spec.gpu_milli >= 1 &&
       spec.gpu_milli < ClusterState::kMilliPerGpu) {
-    job.milli = spec.gpu_milli;
+    job.milli = static_cast<std::int16_t>(spec.gpu_milli);
     job.gpus = job.requested_gpus = 0;
     ++small_jobs_;
   }

@@ -226,3 +226,32 @@ TEST(Config, SharingPairTableErrorsNameFileLineAndField) {
 
 }  // namespace
 }  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+TEST(Config, SharingRefusedInThePlacementStudyAndWarnedWhereNoJobHasAShare) {
+  const std::string dir = ::testing::TempDir();
+  std::ofstream(dir + "/nodes.csv") << "sn,cpu_milli,memory_mib,gpu,model\nn0,8000,65536,2,V100\n";
+  std::ofstream(dir + "/pods.csv")
+      << "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time,"
+         "scheduled_time\np,1000,1024,1,500,0,10,0\n";
+  const std::string study = "[cluster]\nnode_list = \"" + dir +
+                            "/nodes.csv\"\n[workload]\ntrace = \"" + dir +
+                            "/pods.csv\"\nformat = \"openb\"\ndepartures = \"none\"\n"
+                            "on_unplaceable = \"drop\"\n[scheduler]\nplacement = \"best_fit\"\n";
+  EXPECT_NO_THROW(parse_run_config(study, "test.toml", "/data"));
+  EXPECT_EQ(parse_error(study, {"sharing.interference=\"none\""}).field(), "sharing.interference");
+  EXPECT_EQ(parse_error(study, {"workload.cpu_only_pods=\"run\""}).field(),
+            "workload.cpu_only_pods");
+  // A generated workload has no shares: sharing is warned, naming the key.
+  const RunConfig generated =
+      parse_run_config("[cluster]\nnodes = 2\n[workload]\ngenerator = \"philly\"\n", "test.toml",
+                       "/data", {"sharing.interference=\"none\""});
+  std::vector<std::string> warned;
+  for (const ConfigWarning& warning : config_warnings(generated)) warned.push_back(warning.key);
+  EXPECT_EQ(warned, std::vector<std::string>{"sharing.interference"});
+}
+
+}  // namespace
+}  // namespace clustersim

@@ -1252,6 +1252,7 @@ void Engine::finish_time_fairness(RunMetrics& m) const {
       best_speed = 0.0;
       for (std::size_t t = 0; t < type_count_; ++t)
         best_speed = std::max(best_speed, type_speeds_[job.index * type_count_ + t]);
+      if (best_speed <= 0.0) best_speed = 1.0;  // CPU-only or a share: rate 1 alone
     }
     const double alone =
         job.work / best_speed * std::max(1.0, job.requested_gpus * sharing / total);

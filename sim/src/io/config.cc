@@ -895,6 +895,13 @@ void check_placement_study(RunConfig& config, const toml::table& root) {
            "on_unplaceable = \"drop\"");
   if (workload.time_scale != 1.0)
     refuse("workload", "time_scale", "cannot act in the placement study (no time)");
+  if (config.sim.sharing.enabled())
+    refuse("sharing", "interference",
+           "cannot act in the placement study: it packs GPU shares on its own per-GPU ledger, "
+           "without time");
+  if (workload.reader.cpu_only_pods != CpuOnlyPods::kDrop)
+    refuse("workload", "cpu_only_pods",
+           "cannot act in the placement study: it places every pod, CPU-only ones included");
   if (workload.target_load > 0.0)
     refuse("workload", "target_load", "cannot act in the placement study (no time)");
   workload.reader.every_pod = true;

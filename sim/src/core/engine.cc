@@ -164,6 +164,7 @@ void Engine::load(std::span<const JobSpec> specs, JobAdmission& admission) {
     colocated_since_.resize(n, 0.0);
     colocated_with_.resize(n, 0);
   }
+  if (options_.sharing.interference == Interference::kTable) index_pair_table(before);
   holder_position_.resize(n, 0);
   waiting_position_.resize(n, 0);
   if (first) {
@@ -505,28 +506,56 @@ double Engine::share_rate(const JobState& job, int* others) const {
         rate *= *sharing.constant_factor;
         break;
       case Interference::kTable:
-        rate *= pair_factor(*job.spec, *jobs_[other].spec);
+        rate *= pair_factor(job.index, other);
         break;
     }
   }
   return rate;
 }
 
-double Engine::pair_factor(const JobSpec& job, const JobSpec& other) const {
-  // The most specific entry: both models, then the job's beside any, then any beside the other's.
+// The pair table by model index: each job's model gets an index, and the factor of every pair
+// of the models seen is resolved once (the most specific entry: both models, then the job's
+// beside any, then any beside the other's; NaN: none).
+void Engine::index_pair_table(std::size_t from) {
+  const std::size_t known = model_names_.size();
+  table_model_.resize(jobs_.size(), 0);
+  for (std::size_t i = from; i < jobs_.size(); ++i) {
+    const std::string& model = specs_[i].model;
+    const auto [at, added] =
+        model_index_.try_emplace(model, static_cast<std::uint32_t>(model_names_.size()));
+    if (added) model_names_.push_back(model);
+    table_model_[i] = at->second;
+  }
+  const std::size_t m = model_names_.size();
+  if (m == known) return;
   const auto find = [&](const std::string& a, const std::string& b) -> const double* {
     for (const auto& [models, factor] : options_.sharing.pairs)
       if (models.first == a && models.second == b) return &factor;
     return nullptr;
   };
-  for (const auto& [a, b] :
-       {std::pair<const std::string&, const std::string&>{job.model, other.model},
-        {job.model, kAnyModel},
-        {kAnyModel, other.model},
-        {kAnyModel, kAnyModel}})
-    if (const double* factor = find(a, b)) return *factor;
-  throw std::invalid_argument("sharing.table: no factor for model '" + job.model +
-                              "' beside model '" + other.model + "' (nor a \"*\" entry)");
+  pair_factors_.assign(m * m, std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t a = 0; a < m; ++a)
+    for (std::size_t b = 0; b < m; ++b)
+      for (const auto& [x, y] :
+           {std::pair<const std::string&, const std::string&>{model_names_[a], model_names_[b]},
+            {model_names_[a], kAnyModel},
+            {kAnyModel, model_names_[b]},
+            {kAnyModel, kAnyModel}})
+        if (const double* factor = find(x, y)) {
+          pair_factors_[a * m + b] = *factor;
+          break;
+        }
+}
+
+double Engine::pair_factor(std::uint32_t job, std::uint32_t other) const {
+  const std::size_t m = model_names_.size();
+  const double factor = pair_factors_[table_model_[job] * m + table_model_[other]];
+  if (std::isnan(factor))
+    throw std::invalid_argument("sharing.table: no factor for model '" + specs_[job].model +
+                                "' beside model '" + specs_[other].model +
+                                "' (nor a \"*\" entry): jobs '" + specs_[job].id + "' and '" +
+                                specs_[other].id + "' share a GPU");
+  return factor;
 }
 
 void Engine::fold_colocation(std::uint32_t index, int others) {

@@ -21,6 +21,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "clustersim/cluster_state.h"
@@ -157,7 +158,8 @@ class Engine final : public View, public Host {
   // CPU-only and fractional jobs (JobState::requested_gpus 0; sim/README.md, "GPU sharing").
   bool fits_an_empty_node(const JobState& job) const;
   double share_rate(const JobState& job, int* others) const;  // and the jobs sharing its GPU
-  double pair_factor(const JobSpec& job, const JobSpec& other) const;
+  void index_pair_table(std::size_t from);                    // jobs from `from` on
+  double pair_factor(std::uint32_t job, std::uint32_t other) const;
   void fold_colocation(std::uint32_t job, int others);
   void rerate_touched();
   Allocation allocation_of(std::span<const Grant> grants) const;
@@ -232,7 +234,13 @@ class Engine final : public View, public Host {
   std::vector<std::pair<std::uint32_t, int>> touched_gpus_;
   std::vector<Time> colocated_since_;
   std::vector<int> colocated_with_;
-  std::size_t small_jobs_ = 0;     // CPU-only and fractional jobs loaded
+  std::size_t small_jobs_ = 0;  // CPU-only and fractional jobs loaded
+  // interference = "table": each job's model (an index into model_names_), and the factor of
+  // each ordered pair of models (NaN: the table has none).
+  std::vector<std::string> model_names_;
+  std::unordered_map<std::string, std::uint32_t> model_index_;
+  std::vector<std::uint32_t> table_model_;
+  std::vector<double> pair_factors_;
   std::vector<Grant> old_grants_;  // scratch: a changed job's grants before the plan
   std::vector<std::vector<std::uint32_t>> node_holders_;
   std::vector<std::uint32_t> plan_stamp_;  // apply number that last named each job

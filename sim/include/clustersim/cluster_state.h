@@ -151,6 +151,13 @@ class ClusterState {
     grant.gpu = milli > 0 ? gpu : -1;
     return grant;
   }
+  // The most thousandths free on one partly used GPU of `gpu_type` (-1: any type); 0 if none.
+  int max_share_room(int gpu_type) const;
+  // Whether a share of `milli` thousandths could find a GPU of `gpu_type` (-1: any) now, CPUs
+  // and memory aside: a free GPU, or a partly used one with room. O(1) for one type.
+  bool share_may_fit(int milli, int gpu_type) const {
+    return free_gpus(gpu_type) > 0 || max_share_room(gpu_type) >= milli;
+  }
   int shared_gpus() const { return shared_gpus_; }         // GPUs taken by shares now
   std::int64_t held_milli() const { return held_milli_; }  // thousandths held by shares now
 
@@ -239,6 +246,11 @@ class ClusterState {
   bool models_mem_ = false;
   std::vector<std::uint32_t> gpu_base_;   // by node: its first GPU in used_milli_ (shares only)
   std::vector<std::int16_t> used_milli_;  // by GPU
+  // Partly used GPUs by type and room: [type * 1000 + room] (room = 1000 - used, 0..999), and
+  // each type's largest room with a GPU (0: none).
+  std::vector<int> room_count_;
+  std::vector<int> max_room_;
+  void move_room(int gpu_type, int old_used, int new_used);
   int shared_gpus_ = 0;
   std::int64_t held_milli_ = 0;
 };

@@ -150,6 +150,21 @@ void ClusterState::check_index() const {
       k += indexed_free_[i];
     }
   }
+  if (!shares_gpus()) return;
+  // The shares' room index: partly used GPUs by type and room, and each type's largest room.
+  std::vector<int> counts(room_count_.size(), 0);
+  for (std::uint32_t i = 0; i < nodes_.size(); ++i)
+    for (int g = 0; g < nodes_[i].gpus; ++g)
+      if (const int used = used_milli(i, g); used > 0)
+        ++counts[static_cast<std::size_t>(nodes_[i].gpu_type) * kMilliPerGpu +
+                 static_cast<std::size_t>(kMilliPerGpu - used)];
+  if (counts != room_count_) throw std::logic_error("invariant: GPU share room counts drifted");
+  for (std::size_t t = 0; t < max_room_.size(); ++t) {
+    int max = 0;
+    for (int r = kMilliPerGpu - 1; r > 0 && max == 0; --r)
+      if (counts[t * kMilliPerGpu + static_cast<std::size_t>(r)] > 0) max = r;
+    if (max != max_room_[t]) throw std::logic_error("invariant: GPU share room maximum drifted");
+  }
 }
 
 int ClusterState::total_gpus(int gpu_type) const {
@@ -302,6 +317,26 @@ void ClusterState::enable_gpu_shares() {
     base += static_cast<std::uint32_t>(nodes_[i].gpus);
   }
   used_milli_.assign(base, 0);
+  room_count_.assign(gpu_type_names_.size() * kMilliPerGpu, 0);
+  max_room_.assign(gpu_type_names_.size(), 0);
+}
+
+void ClusterState::move_room(int gpu_type, int old_used, int new_used) {
+  int* counts = room_count_.data() + static_cast<std::size_t>(gpu_type) * kMilliPerGpu;
+  int& max = max_room_[static_cast<std::size_t>(gpu_type)];
+  if (old_used > 0) --counts[kMilliPerGpu - old_used];
+  if (new_used > 0) {
+    const int room = kMilliPerGpu - new_used;
+    ++counts[room];
+    max = std::max(max, room);
+  }
+  while (max > 0 && counts[max] == 0) --max;
+}
+
+int ClusterState::max_share_room(int gpu_type) const {
+  if (!shares_gpus()) return 0;
+  if (gpu_type >= 0) return max_room_[static_cast<std::size_t>(gpu_type)];
+  return *std::max_element(max_room_.begin(), max_room_.end());
 }
 
 // The whole GPUs a grant takes from (or gives back to) the free count: its own, or the one its
@@ -310,6 +345,7 @@ int ClusterState::take_share(const Grant& grant) {
   if (grant.milli == 0) return grant.gpus;
   std::int16_t& used = used_milli_[gpu_base_[grant.node] + static_cast<std::uint32_t>(grant.gpu)];
   const bool first = used == 0;
+  move_room(nodes_[grant.node].gpu_type, used, used + grant.milli);
   used = static_cast<std::int16_t>(used + grant.milli);
   held_milli_ += grant.milli;
   shared_gpus_ += first ? 1 : 0;
@@ -319,6 +355,7 @@ int ClusterState::take_share(const Grant& grant) {
 int ClusterState::give_back_share(const Grant& grant) {
   if (grant.milli == 0) return grant.gpus;
   std::int16_t& used = used_milli_[gpu_base_[grant.node] + static_cast<std::uint32_t>(grant.gpu)];
+  move_room(nodes_[grant.node].gpu_type, used, used - grant.milli);
   used = static_cast<std::int16_t>(used - grant.milli);
   held_milli_ -= grant.milli;
   const bool last = used == 0;

@@ -182,7 +182,9 @@ void DefaultDecider::scheduling_pass() {
       const bool quota_ok = phase == 1 || admission_.within_quota(job, usage);
       if (backfill) {
         // Skip a whole bucket (one VC, one size) that cannot start now.
-        if (!quota_ok || job.gpus > cluster.free_gpus(job.gpu_type)) {
+        // (A share's bucket holds one share size: with no GPU room for it, none of them fits.)
+        if (!quota_ok || job.gpus > cluster.free_gpus(job.gpu_type) ||
+            (job.milli > 0 && !cluster.share_may_fit(job.milli, job.gpu_type))) {
           walk_.drop(less);
           continue;
         }
@@ -192,7 +194,8 @@ void DefaultDecider::scheduling_pass() {
         walk_.drop(less);
         continue;
       }
-      bool room = job.gpus <= cluster.free_gpus(job.gpu_type);
+      bool room = job.gpus <= cluster.free_gpus(job.gpu_type) &&
+                  (job.milli == 0 || cluster.share_may_fit(job.milli, job.gpu_type));
       if (room && job.requested_gpus > 0 && (!room_makers_.empty() || locality)) {
         // Room on the job's fewest nodes: what strict locality needs, and what a mechanism
         // (on-demand migration) makes when it pays (a shape it failed for stays failed).

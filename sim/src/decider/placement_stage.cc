@@ -135,10 +135,13 @@ bool PlacementStage::start_small(std::uint32_t index, Plan& plan) const {
   const int milli = job.milli;
   std::uint32_t best_node = NodeBitset::kNone;
   int best_gpu = -1, best_used = 0, best_free = 0;
+  // Whether a partly used GPU has room for it (else only nodes with a free GPU can take it).
+  const bool shared_room = milli > 0 && cluster.max_share_room(job.gpu_type) >= milli;
   for (std::uint32_t i = 0; i < cluster.nodes().size(); ++i) {
     const auto& node = cluster.node(i);
     if (job.gpu_type >= 0 && node.gpu_type != job.gpu_type) continue;
     if (milli == 0 && node.cpus <= 0.0) continue;  // a CPU-only job needs modelled CPUs
+    if (milli > 0 && !shared_room && node.free_gpus == 0) continue;
     const Grant grant = cluster.share_grant(i, milli, 0, job.spec->cpus, job.spec->mem_gb);
     constexpr double kEpsilon = ClusterState::kResourceEpsilon;
     if (grant.cpus > node.free_cpus + kEpsilon || grant.mem_gb > node.free_mem_gb + kEpsilon ||
@@ -160,6 +163,7 @@ bool PlacementStage::start_small(std::uint32_t index, Plan& plan) const {
         best_used = used;
       }
     }
+    if (best_used + milli == ClusterState::kMilliPerGpu) break;  // an exact fit: none is tighter
     if (best_used == 0 && node.free_gpus > 0 &&
         (best_node == NodeBitset::kNone || node.free_gpus < best_free)) {
       best_node = i;

@@ -192,6 +192,7 @@ class WaitingQueue {
     int vc = 0;
     int gpus = 0;
     int gpu_type = -1;
+    int milli = 0;     // jobs asking for a share of one GPU: its thousandths (gpus is 0)
     ChunkedJobs jobs;  // in policy order
   };
 
@@ -213,8 +214,8 @@ class WaitingQueue {
 
   // Inserts `job` after every job of its bucket that `less` puts before or level with it.
   template <typename Less>
-  void insert_sorted(std::uint32_t job, int vc, int gpus, int gpu_type, Less less) {
-    const std::uint32_t b = bucket_for(vc, gpus, gpu_type);
+  void insert_sorted(std::uint32_t job, int vc, int gpus, int gpu_type, int milli, Less less) {
+    const std::uint32_t b = bucket_for(vc, gpus, gpu_type, milli);
     if (buckets_[b].jobs.empty()) {
       active_position_[b] = static_cast<std::uint32_t>(active_.size());
       active_.push_back(b);
@@ -226,8 +227,8 @@ class WaitingQueue {
   void count_out(int gpus);
   // Removes a waiting job now (to re-insert it under a new key): false if it is not listed.
   template <typename Less>
-  bool erase(std::uint32_t job, int vc, int gpus, int gpu_type, Less less) {
-    const std::uint32_t b = bucket_for(vc, gpus, gpu_type);
+  bool erase(std::uint32_t job, int vc, int gpus, int gpu_type, int milli, Less less) {
+    const std::uint32_t b = bucket_for(vc, gpus, gpu_type, milli);
     if (!buckets_[b].jobs.erase(job, less)) return false;
     count_out(gpus);
     if (buckets_[b].jobs.empty()) {
@@ -251,7 +252,7 @@ class WaitingQueue {
   }
 
  private:
-  std::uint32_t bucket_for(int vc, int gpus, int gpu_type);
+  std::uint32_t bucket_for(int vc, int gpus, int gpu_type, int milli);
   void count_in(int gpus);
 
   ChunkStore store_;

@@ -196,6 +196,11 @@ void DefaultDecider::scheduling_pass() {
       }
       bool room = job.gpus <= cluster.free_gpus(job.gpu_type) &&
                   (job.milli == 0 || cluster.share_may_fit(job.milli, job.gpu_type));
+      // A CPU-only job needs its cores free somewhere: not more than are free in all.
+      if (room && job.requested_gpus == 0 && job.milli == 0 &&
+          job.spec->cpus >
+              cluster.total_cpus() - cluster.allocated_cpus() + ClusterState::kResourceEpsilon)
+        room = false;
       if (room && job.requested_gpus > 0 && (!room_makers_.empty() || locality)) {
         // Room on the job's fewest nodes: what strict locality needs, and what a mechanism
         // (on-demand migration) makes when it pays (a shape it failed for stays failed).

@@ -7,14 +7,14 @@
 // Mapping:
 // - id = name; submit_time = creation_time (seconds);
 // - duration = deletion_time - scheduled_time (must be > 0; scheduled before created is invalid);
-// - num_gpus = num_gpu; gpu_milli (the share of each GPU, 1..1000) is kept on the job. The
-//   event-driven engine allocates whole GPUs, so a share < 1000 runs on one whole GPU (a changed
-//   row); gpu_milli 0 or > 1000 on a GPU pod is an invalid row;
+// - num_gpus = num_gpu; gpu_milli (the share of each GPU, 1..1000) is kept on the job. Without
+//   GPU sharing the event-driven engine allocates whole GPUs, so a share < 1000 runs on one whole
+//   GPU (a changed row); with it ([sharing], ReaderOptions::gpu_shares) a share of one GPU shares
+//   a GPU (not a changed row); gpu_milli 0 or > 1000 on a GPU pod is an invalid row;
 // - cpus = cpu_milli / 1000; mem_gb = memory_mib / 1024;
 // - gpu_spec is kept; gpu_type = gpu_spec when it names one type, empty ("any", a changed row)
 //   when it lists several alternatives ("V100M16|V100M32").
-// With GPU sharing ([sharing]; ReaderOptions::gpu_shares) a share of one GPU is kept as a share
-// (not a changed row). With cpu_only_pods = run, CPU-only pods (num_gpu 0) are 0-GPU jobs.
+// With cpu_only_pods = run, CPU-only pods (num_gpu 0; cpu_milli > 0) are 0-GPU jobs.
 // Dropped (valid, counted in filtered_rows and in row_changes by reason, not jobs): CPU-only pods
 // (num_gpu 0, unless cpu_only_pods = run), pods never scheduled (empty scheduled_time, e.g.
 // Pending), pods with no deletion_time (censored: still running when the trace ends) unless

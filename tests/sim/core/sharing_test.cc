@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "clustersim/allocation_mechanism.h"
 #include "clustersim/options.h"
 #include "clustersim/simulator.h"
 #include "test_util.h"
@@ -127,6 +128,26 @@ TEST(Sharing, SharesPackOntoAPartlyUsedGpuBeforeAFreeOne) {
   EXPECT_DOUBLE_EQ(result.jobs[1].finish_time, 100.0);
   EXPECT_DOUBLE_EQ(result.jobs[2].queue_delay, 0.0);
   EXPECT_DOUBLE_EQ(result.jobs[2].finish_time, 10.0);
+}
+
+TEST(Sharing, PlacementTakesTheTightestPartlyUsedGpuElseAFreeGpuOnTheFullestNode) {
+  // Two nodes of 2 GPUs, all jobs at 0 (FIFO): w takes a whole GPU of node 0 (the tightest node
+  // for a whole job). s1 (0.5): no GPU is partly used, so a free GPU of the node with the fewest
+  // free GPUs: node 0's second. s2 (0.3): the tightest partly used GPU, the same one (0.8 used).
+  // s3 (0.6): no partly used GPU has room for it (0.2 left): a free GPU on node 1 (node 0 has
+  // none). s4 (0.4): a partly used GPU before a free one: s3's (0.4 left, an exact fit), not
+  // node 1's free GPU.
+  SimOptions options = constant_sharing(2, 2, 1.0);
+  options.scheduler.placement = "best_fit";
+  std::vector<int> used;  // after the first decision: node 0's GPUs, then node 1's
+  options.observer = [&](const AllocationContext& context) {
+    if (!used.empty()) return;
+    for (std::uint32_t node = 0; node < 2; ++node)
+      for (int gpu = 0; gpu < 2; ++gpu) used.push_back(context.cluster().used_milli(node, gpu));
+  };
+  simulate(options, {job("w", 0, 1, 100), share("s1", 0, 500, 100), share("s2", 0, 300, 100),
+                     share("s3", 0, 600, 100), share("s4", 0, 400, 100)});
+  EXPECT_EQ(used, (std::vector<int>{800, 0, 1000, 0})) << "node 0's GPU 0 holds s1 and s2";
 }
 
 TEST(Sharing, WithoutSharingAShareRunsOnAWholeGpu) {

@@ -8,6 +8,9 @@
 //   clustersim_scaling_bench [--repeat 3] [--quick] [--nodes 64,512,4096,12500]
 //                            [--jobs 10000,100000,1000000,2000000] [--policies fifo,tiresias]
 //                            [--loads 0.8,1.2]
+//
+// Policy `fifo_shares` (not run by default): FIFO with GPU sharing ([sharing] constant 0.9),
+// every other single-GPU job asking for a share (250, 500 or 750 thousandths in turn).
 #include <time.h>
 
 #include <cstdio>
@@ -58,7 +61,11 @@ SimOptions options_for(const Case& c) {
   group.mem_gb_per_node = 512;
   options.cluster.groups.push_back(group);
   options.cluster.nodes_per_rack = 16;
-  options.scheduler.policy = c.policy;
+  options.scheduler.policy = c.policy == "fifo_shares" ? "fifo" : c.policy;
+  if (c.policy == "fifo_shares") {
+    options.sharing.interference = Interference::kConstant;
+    options.sharing.constant_factor = 0.9;
+  }
   options.scheduler.placement = "consolidate";
   options.scheduler.lease_s = 300;
   if (c.policy != "fifo") options.scheduler.checkpoint_s = options.scheduler.restore_s = 30;
@@ -80,7 +87,11 @@ Measured run_case(const Case& c) {
         generator.load = c.load;
         generator.cluster_gpus = options.cluster.total_gpus();
         generator.seed = 7;
-        const Workload workload = generate_workload(generator);
+        Workload workload = generate_workload(generator);
+        if (c.policy == "fifo_shares")
+          for (std::size_t i = 0; i < workload.jobs.size(); i += 2)
+            if (workload.jobs[i].num_gpus == 1)
+              workload.jobs[i].gpu_milli = 250 * (1 + static_cast<int>(i / 2 % 3));
         const double start = thread_cpu_seconds();
         const RunResult result = simulate(options, workload.jobs);
         out.cpu_s = thread_cpu_seconds() - start;

@@ -67,6 +67,42 @@ TEST_F(CliTest, JobsOutHasOneRowPerJob) {
   EXPECT_EQ(rows[1].rfind("b,10,100,150,140,90,8,0,", 0), 0u) << rows[1];
 }
 
+TEST_F(CliTest, HalfGpuJobsShareAGpuWithSharingOn) {
+  // Two half-GPU jobs and a CPU-only one on one 1-GPU node with 8 cores: with [sharing] the
+  // halves share the GPU at 0.8 each (100 s of work: 0..125) and the CPU-only job runs on 2
+  // cores beside them (0..30); without it the halves take the GPU in turn (0..100, 100..200).
+  std::ofstream(dir_ / "shares.csv") << "job_id,submit_time,num_gpus,duration,cpus\n"
+                                        "h1,0,0.5,100,2\nh2,0,0.5,100,2\nc,0,0,30,2\n";
+  std::ofstream(dir_ / "shares.toml")
+      << "[cluster]\nnodes = 1\ngpus_per_node = 1\ncpus_per_node = 8\n"
+         "[workload]\ntrace = \"shares.csv\"\nformat = \"csv\"\n"
+         "[scheduler]\npolicy = \"fifo\"\n"
+         "[sharing]\ninterference = \"constant\"\nconstant_factor = 0.8\n";
+  const Outcome shared =
+      run_clustersim("run " + path("shares.toml") + " --json --jobs-out " + path("shares_out.csv"));
+  ASSERT_EQ(shared.exit_code, 0);
+  const auto json = nlohmann::json::parse(shared.out);
+  EXPECT_EQ(json["jobs"], 3);
+  EXPECT_DOUBLE_EQ(json["makespan"].get<double>(), 125);
+  EXPECT_DOUBLE_EQ(json["gpu_seconds"].get<double>(), 125);  // two halves x 125 s
+  std::ifstream in(path("shares_out.csv"));
+  std::string header, row;
+  std::getline(in, header);
+  EXPECT_NE(header.find(",colocated_seconds"), std::string::npos) << header;
+  std::vector<std::string> rows;
+  while (std::getline(in, row)) rows.push_back(row);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].rfind("h1,0,0,125,125,0,1,0,", 0), 0u) << rows[0];
+  EXPECT_EQ(rows[2].rfind("c,0,0,30,30,0,0,0,0,", 0), 0u) << rows[2];
+  // Without [sharing] (an override cannot remove a table: the same trace on a config without it).
+  std::ofstream(dir_ / "whole.toml") << "[cluster]\nnodes = 1\ngpus_per_node = 1\n"
+                                        "cpus_per_node = 8\n[workload]\ntrace = \"shares.csv\"\n"
+                                        "format = \"csv\"\n[scheduler]\npolicy = \"fifo\"\n";
+  const Outcome whole = run_clustersim("run " + path("whole.toml") + " --json");
+  ASSERT_EQ(whole.exit_code, 0);
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(whole.out)["makespan"].get<double>(), 200);
+}
+
 TEST_F(CliTest, SetOverridesAKey) {
   const Outcome outcome =
       run_clustersim("run " + path("run.toml") + " --set cluster.gpus_per_node=16 --json");

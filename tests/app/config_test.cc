@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <toml++/toml.h>
 
+#include <fstream>
+
 #include "clustersim/error.h"
 
 namespace clustersim {
@@ -159,6 +161,96 @@ profiles = ")") + profiles +
           "[cluster]\nnodes=1\n[workload]\ngenerator=\"philly\"\n[throughput]\nmodel=\"profile\"\n")
           .field(),
       "throughput.profiles");
+}
+
+}  // namespace
+}  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+TEST(Config, SharingKeysAndTheirErrors) {
+  const std::string base = kMinimal;
+  const RunConfig off = parse_run_config(base, "test.toml", "/data");
+  EXPECT_FALSE(off.sim.sharing.enabled());
+  EXPECT_FALSE(off.workload.reader.gpu_shares);
+  const RunConfig on =
+      parse_run_config(base + "[sharing]\ninterference = \"constant\"\nconstant_factor = 0.8\n",
+                       "test.toml", "/data");
+  ASSERT_TRUE(on.sim.sharing.enabled());
+  EXPECT_EQ(*on.sim.sharing.interference, Interference::kConstant);
+  EXPECT_EQ(*on.sim.sharing.constant_factor, 0.8);
+  EXPECT_TRUE(on.workload.reader.gpu_shares);
+  // A factor of 0, a factor without "constant", "constant" without its factor.
+  EXPECT_EQ(
+      parse_error(base + "[sharing]\ninterference = \"constant\"\nconstant_factor = 0\n").field(),
+      "sharing.constant_factor");
+  EXPECT_EQ(
+      parse_error(base + "[sharing]\ninterference = \"none\"\nconstant_factor = 0.5\n").field(),
+      "sharing.constant_factor");
+  EXPECT_EQ(parse_error(base + "[sharing]\ninterference = \"constant\"\n").field(),
+            "sharing.interference");
+  EXPECT_EQ(parse_error(base + "[sharing]\ninterference = \"table\"\n").field(),
+            "sharing.interference");
+  // cpu_only_pods is openb's.
+  EXPECT_EQ(parse_error(base, {"workload.cpu_only_pods=\"run\""}).field(),
+            "workload.cpu_only_pods");
+}
+
+TEST(Config, SharingPairTableErrorsNameFileLineAndField) {
+  const std::string dir = ::testing::TempDir();
+  const auto error_of = [&](const std::string& table) {
+    const std::string path = dir + "/pairs.csv";
+    {
+      std::ofstream out(path);
+      out << table;
+    }
+    return parse_error(std::string(kMinimal) + "[sharing]\ninterference = \"table\"\ntable = \"" +
+                       path + "\"\n");
+  };
+  const InputError factor = error_of("model,other,factor\nresnet,lm,0.5\nlm,*,0\n");
+  EXPECT_EQ(factor.file(), dir + "/pairs.csv");
+  EXPECT_EQ(factor.line(), 3u);
+  EXPECT_EQ(factor.field(), "factor");
+  EXPECT_EQ(error_of("model,factor\n").line(), 1u);
+  EXPECT_EQ(error_of("model,other,factor\nresnet,lm,0.5\nresnet,lm,0.7\n").field(), "other");
+  std::ofstream(dir + "/good.csv") << "model,other,factor\nresnet,lm,0.5\n*,*,0.9\n";
+  const RunConfig config =
+      parse_run_config(std::string(kMinimal) + "[sharing]\ninterference = \"table\"\ntable = \"" +
+                           dir + "/good.csv\"\n",
+                       "test.toml", "/data");
+  ASSERT_EQ(config.sim.sharing.pairs.size(), 2u);
+  EXPECT_EQ(config.sim.sharing.pairs[1].first.first, "*");
+  EXPECT_EQ(config.sim.sharing.pairs[1].second, 0.9);
+}
+
+}  // namespace
+}  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+TEST(Config, SharingRefusedInThePlacementStudyAndWarnedWhereNoJobHasAShare) {
+  const std::string dir = ::testing::TempDir();
+  std::ofstream(dir + "/nodes.csv") << "sn,cpu_milli,memory_mib,gpu,model\nn0,8000,65536,2,V100\n";
+  std::ofstream(dir + "/pods.csv")
+      << "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time,"
+         "scheduled_time\np,1000,1024,1,500,0,10,0\n";
+  const std::string study = "[cluster]\nnode_list = \"" + dir +
+                            "/nodes.csv\"\n[workload]\ntrace = \"" + dir +
+                            "/pods.csv\"\nformat = \"openb\"\ndepartures = \"none\"\n"
+                            "on_unplaceable = \"drop\"\n[scheduler]\nplacement = \"best_fit\"\n";
+  EXPECT_NO_THROW(parse_run_config(study, "test.toml", "/data"));
+  EXPECT_EQ(parse_error(study, {"sharing.interference=\"none\""}).field(), "sharing.interference");
+  EXPECT_EQ(parse_error(study, {"workload.cpu_only_pods=\"run\""}).field(),
+            "workload.cpu_only_pods");
+  // A generated workload has no shares: sharing is warned, naming the key.
+  const RunConfig generated =
+      parse_run_config("[cluster]\nnodes = 2\n[workload]\ngenerator = \"philly\"\n", "test.toml",
+                       "/data", {"sharing.interference=\"none\""});
+  std::vector<std::string> warned;
+  for (const ConfigWarning& warning : config_warnings(generated)) warned.push_back(warning.key);
+  EXPECT_EQ(warned, std::vector<std::string>{"sharing.interference"});
 }
 
 }  // namespace

@@ -237,7 +237,7 @@ TEST(Options, EveryKeyIsDeclaredOnceWithADocAndAnOwner) {
   for (const KeyDecl& key : simulator_keys().keys()) EXPECT_TRUE(keys.find(key.name)) << key.name;
   EXPECT_EQ(keys.tables(),
             (std::vector<std::string>{"cluster", "workload", "scheduler", "throughput",
-                                      "mechanisms", "metrics", "debug"}));
+                                      "mechanisms", "sharing", "metrics", "debug"}));
 }
 
 // Each bound key, set to a value other than its default, reaches its field; left out, its field
@@ -265,6 +265,9 @@ TEST(Options, EveryBoundKeyRoundTripsAndItsDefaultIsTheParsersDefault) {
       tables["workload"]["on_unplaceable"] = "\"drop\"";
       tables["scheduler"]["placement"] = "\"best_fit\"";
     }
+    // The pair table is read with the config: the sample path must hold one.
+    if (key.name == "sharing.table")
+      std::ofstream(std::get<std::string>(value)) << "model,other,factor\n*,*,0.9\n";
     tables[section][name] = toml_text(value);
     const std::string text = render(tables);
     RunConfig config;

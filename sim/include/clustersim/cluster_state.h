@@ -117,11 +117,49 @@ class ClusterState {
   }
 
   // Take or give back a grant. Throw std::logic_error on over-allocation or over-release (a
-  // scheduler bug): the ledger never goes negative.
+  // scheduler bug): the ledger never goes negative. A share (Grant::milli > 0) takes its GPU
+  // out of the free whole GPUs while any share of it is held.
   void allocate(const Grant& grant);
   void release(const Grant& grant);
   void allocate(const NodeShare& share, double cpus, double mem_gb);
   void release(const NodeShare& share, double cpus, double mem_gb);
+
+  // ---- GPU shares (fractional jobs, [sharing]): a per-GPU ledger in thousandths ---------------
+  // Kept only once enabled (before any grant). A GPU with any share held is not free: it counts
+  // as one GPU taken in every whole-GPU figure (free_gpus, the node index), so whole-GPU jobs
+  // never see it.
+  static constexpr int kMilliPerGpu = 1000;
+  void enable_gpu_shares();
+  bool shares_gpus() const { return !gpu_base_.empty(); }
+  // Thousandths of GPU `gpu` of `node` held by shares.
+  int used_milli(std::uint32_t node, int gpu) const {
+    return used_milli_[gpu_base_[node] + static_cast<std::uint32_t>(gpu)];
+  }
+  // The grant of a CPU-only job (milli 0) or of a share of `milli` thousandths of GPU `gpu` on
+  // `node`: CPUs and memory as asked (> 0), else the share of the node's proportional amounts
+  // (none for a CPU-only job); storage bandwidth the share of the node's; 0 of what the node does
+  // not model.
+  Grant share_grant(std::uint32_t node, int milli, int gpu, double cpus, double mem_gb) const {
+    const Node& n = nodes_[node];
+    const double share = static_cast<double>(milli) / kMilliPerGpu;
+    Grant grant;
+    grant.node = node;
+    if (n.cpus > 0.0) grant.cpus = cpus > 0.0 ? cpus : n.cpus_per_gpu * share;
+    if (n.mem_gb > 0.0) grant.mem_gb = mem_gb > 0.0 ? mem_gb : n.mem_gb_per_gpu * share;
+    grant.storage_mbps = n.storage_mbps_per_gpu * share;
+    grant.milli = milli;
+    grant.gpu = milli > 0 ? gpu : -1;
+    return grant;
+  }
+  // The most thousandths free on one partly used GPU of `gpu_type` (-1: any type); 0 if none.
+  int max_share_room(int gpu_type) const;
+  // Whether a share of `milli` thousandths could find a GPU of `gpu_type` (-1: any) now, CPUs
+  // and memory aside: a free GPU, or a partly used one with room. O(1) for one type.
+  bool share_may_fit(int milli, int gpu_type) const {
+    return free_gpus(gpu_type) > 0 || max_share_room(gpu_type) >= milli;
+  }
+  int shared_gpus() const { return shared_gpus_; }         // GPUs taken by shares now
+  std::int64_t held_milli() const { return held_milli_; }  // thousandths held by shares now
 
   // ---- The node index (internal/node_index.h), for placement policies ----------------------
   // Whether the index covers every node of `gpu_type` with free GPUs for proportional requests
@@ -181,6 +219,8 @@ class ClusterState {
     std::vector<int> racks;           // racks with nodes of this type
   };
   void reindex(std::uint32_t node);
+  int take_share(const Grant& grant);
+  int give_back_share(const Grant& grant);
   bool consistent(const Node& node) const;
 
   std::vector<Node> nodes_;
@@ -204,6 +244,15 @@ class ClusterState {
   double allocated_storage_mbps_ = 0.0;
   bool models_cpus_ = false;
   bool models_mem_ = false;
+  std::vector<std::uint32_t> gpu_base_;   // by node: its first GPU in used_milli_ (shares only)
+  std::vector<std::int16_t> used_milli_;  // by GPU
+  // Partly used GPUs by type and room: [type * 1000 + room] (room = 1000 - used, 0..999), and
+  // each type's largest room with a GPU (0: none).
+  std::vector<int> room_count_;
+  std::vector<int> max_room_;
+  void move_room(int gpu_type, int old_used, int new_used);
+  int shared_gpus_ = 0;
+  std::int64_t held_milli_ = 0;
 };
 
 }  // namespace clustersim

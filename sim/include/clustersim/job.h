@@ -15,7 +15,7 @@ using Time = double;  // seconds; exact (no ticks)
 struct JobSpec {
   std::string id;          // external id, unique within a workload
   Time submit_time = 0.0;  // seconds, any origin
-  int num_gpus = 1;        // whole GPUs requested (>= 1)
+  int num_gpus = 1;        // whole GPUs requested (>= 0; 0: a CPU-only job, cpus > 0)
   double duration = 0.0;   // seconds of running at the requested allocation (progress rate 1.0)
   std::string model;       // workload class, e.g. "resnet50"; empty = unknown
   std::string vc;          // virtual cluster (tenant); empty = the default VC
@@ -39,7 +39,8 @@ struct JobSpec {
   double slo = 0.0;
   std::size_t source_line = 0;  // line of the trace this job came from (0 = generated)
   // Share of each GPU in thousandths (openb's gpu_milli; 1000 = whole GPUs). The event-driven
-  // engine allocates whole GPUs (a share rounds up); the placement study ([workload] departures
+  // engine allocates whole GPUs (a share rounds up) unless GPU sharing is on ([sharing]: a job
+  // of one GPU with a share < 1000 then shares a GPU); the placement study ([workload] departures
   // = "none", placement_study.h) packs shares onto GPUs.
   int gpu_milli = 1000;
   // GPU models it may run on, '|'-separated (openb's gpu_spec); empty = any. gpu_type is set

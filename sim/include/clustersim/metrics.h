@@ -44,6 +44,9 @@ struct JobRecord {
   // (bit i = GPU i) the pod got; -1 and 0 when it was not placed or in event-driven runs.
   int node = -1;
   int gpu_mask = 0;
+  // GPU sharing ([sharing]): seconds it held a share of a GPU that another job shared with it
+  // (0 without sharing).
+  double colocated_seconds = 0.0;
 };
 
 // Summary of a run. Every value is a deterministic function of (config, workload, seed).

@@ -12,13 +12,17 @@
 namespace clustersim {
 
 // What a job holds on one node. CPU, memory and storage are 0 where the node does not model them.
-// (Fractional GPU shares and GPU memory join here as further fields when they are modelled.)
+// A whole-GPU job's grants have gpus >= 1 and milli 0. With GPU sharing ([sharing]), a fractional
+// job holds one grant of gpus 0 and `milli` thousandths of GPU `gpu` of the node; a CPU-only job
+// (0 GPUs) holds one grant of gpus 0 and milli 0. (GPU memory joins here when it is modelled.)
 struct Grant {
   std::uint32_t node = 0;
-  int gpus = 0;  // whole GPUs, >= 1
+  int gpus = 0;  // whole GPUs
   double cpus = 0.0;
   double mem_gb = 0.0;
   double storage_mbps = 0.0;
+  int milli = 0;  // a share of one GPU in thousandths (1..999); 0: none
+  int gpu = -1;   // the node's GPU the share is on (0-based); -1 without a share
 };
 
 class Plan {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "clustersim/cluster.h"
@@ -88,11 +89,31 @@ struct ServingOptions {
   double query_slo_s = 0.0;                // > 0: RunMetrics::query_slo_attainment against it
 };
 
+// GPU sharing ([sharing]; sim/README.md, "GPU sharing"): jobs asking for a share of one GPU
+// (JobSpec::gpu_milli < 1000 with num_gpus 1) share a GPU with other such jobs while their shares
+// fit (at most 1000 thousandths a GPU), and slow each other by the interference model. Unset
+// `interference`: no sharing (a share runs on a whole GPU, as before).
+enum class Interference : std::uint8_t {
+  kNone,      // co-located jobs run at full speed
+  kConstant,  // each co-located job multiplies a job's rate by constant_factor
+  kTable,     // by the pair table: the factor of a job's model beside the other's model
+};
+struct SharingOptions {
+  std::optional<Interference> interference;
+  std::optional<double> constant_factor;  // in (0, 1]; required by kConstant
+  std::string table;                      // kTable: the pair table's file (the config reads it)
+  // kTable: the factor of a job of model `first` while it shares a GPU with a job of model
+  // `second` (normalized model names; "*" = any model), as read from `table`.
+  std::vector<std::pair<std::pair<std::string, std::string>, double>> pairs;
+  bool enabled() const { return interference.has_value(); }
+};
+
 struct SimOptions {
   ClusterSpec cluster;
   SchedulerOptions scheduler;
   ServingOptions serving;
   MechanismOptions mechanisms;
+  SharingOptions sharing;
   PlacementPenalty penalty;
   // Throughput model to use; null = placement-penalty model built from `penalty`. Not owned.
   const ThroughputModel* throughput = nullptr;

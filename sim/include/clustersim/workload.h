@@ -24,6 +24,7 @@ std::string_view trace_format_name(TraceFormat format);
 // when the trace ends: censored).
 enum class FailedPods : std::uint8_t { kKeep, kDrop };
 enum class CensoredPods : std::uint8_t { kDrop, kRunToEnd };
+enum class CpuOnlyPods : std::uint8_t { kDrop, kRun };
 
 struct ReaderOptions {
   bool skip_invalid = false;                   // count and report malformed rows instead of failing
@@ -32,6 +33,11 @@ struct ReaderOptions {
   // The placement study (placement_study.h; [workload] departures = "none") places every pod:
   // CPU-only pods, pods never scheduled and pod lists without times are kept, GPU shares too.
   bool every_pod = false;
+  // openb in time: CPU-only pods (num_gpu 0) are dropped (as before) or run as 0-GPU jobs.
+  CpuOnlyPods cpu_only_pods = CpuOnlyPods::kDrop;
+  // GPU sharing is on ([sharing]; set by the config, not a key): a share (gpu_milli < 1000) is
+  // kept as a share, not counted as a row changed to a whole GPU.
+  bool gpu_shares = false;
   // Gavel only: throughput table (Gavel's simulation_throughputs.json) and the GPU type whose
   // steps/s turn `total_steps` into a duration. Required for the gavel format.
   std::string gavel_throughputs_path;

@@ -150,6 +150,21 @@ void ClusterState::check_index() const {
       k += indexed_free_[i];
     }
   }
+  if (!shares_gpus()) return;
+  // The shares' room index: partly used GPUs by type and room, and each type's largest room.
+  std::vector<int> counts(room_count_.size(), 0);
+  for (std::uint32_t i = 0; i < nodes_.size(); ++i)
+    for (int g = 0; g < nodes_[i].gpus; ++g)
+      if (const int used = used_milli(i, g); used > 0)
+        ++counts[static_cast<std::size_t>(nodes_[i].gpu_type) * kMilliPerGpu +
+                 static_cast<std::size_t>(kMilliPerGpu - used)];
+  if (counts != room_count_) throw std::logic_error("invariant: GPU share room counts drifted");
+  for (std::size_t t = 0; t < max_room_.size(); ++t) {
+    int max = 0;
+    for (int r = kMilliPerGpu - 1; r > 0 && max == 0; --r)
+      if (counts[t * kMilliPerGpu + static_cast<std::size_t>(r)] > 0) max = r;
+    if (max != max_room_[t]) throw std::logic_error("invariant: GPU share room maximum drifted");
+  }
 }
 
 int ClusterState::total_gpus(int gpu_type) const {
@@ -273,10 +288,79 @@ Grant ClusterState::grant_for(std::uint32_t index, const PlacementRequest& reque
 
 bool ClusterState::fits(const Grant& grant) const {
   const Node& node = nodes_[grant.node];
-  return grant.gpus > 0 && grant.gpus <= node.free_gpus &&
+  int whole = grant.gpus;
+  if (grant.milli != 0 || grant.gpus == 0) {  // a share or a CPU-only grant
+    if (grant.gpus != 0) return false;
+    if (grant.milli != 0) {
+      if (!shares_gpus() || grant.milli < 0 || grant.milli >= kMilliPerGpu || grant.gpu < 0 ||
+          grant.gpu >= node.gpus)
+        return false;
+      const int used = used_milli(grant.node, grant.gpu);
+      if (used + grant.milli > kMilliPerGpu) return false;
+      if (used == 0) whole = 1;
+    }
+  }
+  return grant.gpus >= 0 && whole <= node.free_gpus &&
          grant.cpus <= node.free_cpus + kResourceEpsilon &&
          grant.mem_gb <= node.free_mem_gb + kResourceEpsilon &&
          grant.storage_mbps <= node.free_storage_mbps + kResourceEpsilon;
+}
+
+void ClusterState::enable_gpu_shares() {
+  if (shares_gpus()) return;
+  if (free_gpus_ != total_gpus_)
+    throw std::logic_error("cluster: GPU shares are enabled before any grant");
+  gpu_base_.resize(nodes_.size());
+  std::uint32_t base = 0;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    gpu_base_[i] = base;
+    base += static_cast<std::uint32_t>(nodes_[i].gpus);
+  }
+  used_milli_.assign(base, 0);
+  room_count_.assign(gpu_type_names_.size() * kMilliPerGpu, 0);
+  max_room_.assign(gpu_type_names_.size(), 0);
+}
+
+void ClusterState::move_room(int gpu_type, int old_used, int new_used) {
+  int* counts = room_count_.data() + static_cast<std::size_t>(gpu_type) * kMilliPerGpu;
+  int& max = max_room_[static_cast<std::size_t>(gpu_type)];
+  if (old_used > 0) --counts[kMilliPerGpu - old_used];
+  if (new_used > 0) {
+    const int room = kMilliPerGpu - new_used;
+    ++counts[room];
+    max = std::max(max, room);
+  }
+  while (max > 0 && counts[max] == 0) --max;
+}
+
+int ClusterState::max_share_room(int gpu_type) const {
+  if (!shares_gpus()) return 0;
+  if (gpu_type >= 0) return max_room_[static_cast<std::size_t>(gpu_type)];
+  return *std::max_element(max_room_.begin(), max_room_.end());
+}
+
+// The whole GPUs a grant takes from (or gives back to) the free count: its own, or the one its
+// share is on when it is the first share taken (the last given back) there. Updates the shares.
+int ClusterState::take_share(const Grant& grant) {
+  if (grant.milli == 0) return grant.gpus;
+  std::int16_t& used = used_milli_[gpu_base_[grant.node] + static_cast<std::uint32_t>(grant.gpu)];
+  const bool first = used == 0;
+  move_room(nodes_[grant.node].gpu_type, used, used + grant.milli);
+  used = static_cast<std::int16_t>(used + grant.milli);
+  held_milli_ += grant.milli;
+  shared_gpus_ += first ? 1 : 0;
+  return first ? 1 : 0;
+}
+
+int ClusterState::give_back_share(const Grant& grant) {
+  if (grant.milli == 0) return grant.gpus;
+  std::int16_t& used = used_milli_[gpu_base_[grant.node] + static_cast<std::uint32_t>(grant.gpu)];
+  move_room(nodes_[grant.node].gpu_type, used, used - grant.milli);
+  used = static_cast<std::int16_t>(used - grant.milli);
+  held_milli_ -= grant.milli;
+  const bool last = used == 0;
+  shared_gpus_ -= last ? 1 : 0;
+  return last ? 1 : 0;
 }
 
 void ClusterState::allocate(const Grant& grant) {
@@ -284,12 +368,13 @@ void ClusterState::allocate(const Grant& grant) {
       grant.storage_mbps < 0.0)
     throw std::logic_error("cluster: over-allocation of node " + std::to_string(grant.node));
   Node& node = nodes_[grant.node];
-  node.free_gpus -= grant.gpus;
+  const int gpus = take_share(grant);
+  node.free_gpus -= gpus;
   node.free_cpus = std::max(0.0, node.free_cpus - grant.cpus);
   node.free_mem_gb = std::max(0.0, node.free_mem_gb - grant.mem_gb);
   node.free_storage_mbps = std::max(0.0, node.free_storage_mbps - grant.storage_mbps);
-  free_gpus_ -= grant.gpus;
-  free_by_type_[node.gpu_type] -= grant.gpus;
+  free_gpus_ -= gpus;
+  free_by_type_[node.gpu_type] -= gpus;
   allocated_cpus_ += grant.cpus;
   allocated_mem_gb_ += grant.mem_gb;
   allocated_storage_mbps_ += grant.storage_mbps;
@@ -297,17 +382,21 @@ void ClusterState::allocate(const Grant& grant) {
 }
 
 void ClusterState::release(const Grant& grant) {
-  if (grant.node >= nodes_.size() || grant.gpus <= 0 ||
-      nodes_[grant.node].free_gpus + grant.gpus > nodes_[grant.node].gpus)
+  if (grant.node >= nodes_.size() || grant.gpus < 0 ||
+      nodes_[grant.node].free_gpus + grant.gpus > nodes_[grant.node].gpus ||
+      (grant.milli != 0 &&
+       (!shares_gpus() || grant.gpus != 0 || grant.gpu < 0 ||
+        grant.gpu >= nodes_[grant.node].gpus || used_milli(grant.node, grant.gpu) < grant.milli)))
     throw std::logic_error("cluster: release of unallocated GPUs on node " +
                            std::to_string(grant.node));
   Node& node = nodes_[grant.node];
-  node.free_gpus += grant.gpus;
+  const int gpus = give_back_share(grant);
+  node.free_gpus += gpus;
   node.free_cpus = std::min(node.cpus, node.free_cpus + grant.cpus);
   node.free_mem_gb = std::min(node.mem_gb, node.free_mem_gb + grant.mem_gb);
   node.free_storage_mbps = std::min(node.storage_mbps, node.free_storage_mbps + grant.storage_mbps);
-  free_gpus_ += grant.gpus;
-  free_by_type_[node.gpu_type] += grant.gpus;
+  free_gpus_ += gpus;
+  free_by_type_[node.gpu_type] += gpus;
   allocated_cpus_ -= grant.cpus;
   allocated_mem_gb_ -= grant.mem_gb;
   allocated_storage_mbps_ -= grant.storage_mbps;

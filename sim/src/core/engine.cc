@@ -12,12 +12,17 @@
 
 namespace clustersim::internal {
 
+namespace {
+const std::string kAnyModel = "*";  // a pair table's entry for any model
+}  // namespace
+
 Engine::Engine(const SimOptions& options, const JobSpeed& speed, bool resizing)
     : options_(options),
       cluster_(options.cluster),
       speed_(speed),
       resizing_(resizing),
       overheads_(options, stream_seed(options.seed, 0x0e7e4eadULL)) {
+  if (options.sharing.enabled()) cluster_.enable_gpu_shares();
   Tables tables;
   tables.now = &now_;
   tables.options = &options_;
@@ -117,7 +122,7 @@ void Engine::load(std::span<const JobSpec> specs, JobAdmission& admission) {
     type_speeds_.resize(n * type_count_, 0.0);
     for (std::size_t i = before; i < n; ++i) {
       JobState& job = jobs_[i];
-      if (job.phase == JobPhase::kRejected) continue;
+      if (job.phase == JobPhase::kRejected || job.requested_gpus == 0) continue;
       int room = 0;
       for (std::size_t t = 0; t < type_count_; ++t) {
         const void* lookup = resolved_.empty() ? nullptr : resolved_[i * type_count_ + t];
@@ -155,6 +160,11 @@ void Engine::load(std::span<const JobSpec> specs, JobAdmission& admission) {
 
   if (type_count_ > 1) type_gpu_seconds_.resize(n * type_count_, 0.0);
   plan_stamp_.resize(n, 0);
+  if (options_.sharing.enabled()) {
+    colocated_since_.resize(n, 0.0);
+    colocated_with_.resize(n, 0);
+  }
+  if (options_.sharing.interference == Interference::kTable) index_pair_table(before);
   holder_position_.resize(n, 0);
   waiting_position_.resize(n, 0);
   if (first) {
@@ -170,6 +180,14 @@ void Engine::load_job(std::uint32_t i, JobAdmission& admission) {
   job.spec = &spec;
   job.index = i;
   job.gpus = job.requested_gpus = spec.num_gpus;
+  // A share of one GPU runs as a share only with sharing on; else on a whole GPU (as before).
+  if (options_.sharing.enabled() && spec.num_gpus == 1 && spec.gpu_milli >= 1 &&
+      spec.gpu_milli < ClusterState::kMilliPerGpu) {
+    job.milli = static_cast<std::int16_t>(spec.gpu_milli);
+    job.gpus = job.requested_gpus = 0;
+    ++small_jobs_;
+  }
+  if (spec.num_gpus == 0) ++small_jobs_;
   job.own_request = spec.cpus > 0.0 || spec.mem_gb > 0.0;
   job.submit = spec.submit_time;
   job.work = job.remaining = job.saved_remaining = spec.duration;
@@ -178,9 +196,17 @@ void Engine::load_job(std::uint32_t i, JobAdmission& admission) {
   record.submit_time = spec.submit_time;
   record.num_gpus = spec.num_gpus;
   if (!std::isfinite(spec.submit_time) || !(spec.duration > 0.0) || !std::isfinite(spec.duration) ||
-      spec.num_gpus < 1 || spec.cpus < 0.0 || spec.mem_gb < 0.0)
+      spec.num_gpus < 0 || spec.cpus < 0.0 || spec.mem_gb < 0.0)
     throw std::invalid_argument("job '" + spec.id +
                                 "': invalid submit time, duration, GPUs, CPUs or memory");
+  if (spec.gpu_milli < 1 || spec.gpu_milli > ClusterState::kMilliPerGpu)
+    throw std::invalid_argument("job '" + spec.id + "': gpu_milli must be in 1..1000, got " +
+                                std::to_string(spec.gpu_milli));
+  if (spec.num_gpus == 0 && !(spec.cpus > 0.0))
+    throw std::invalid_argument("job '" + spec.id + "': a job of 0 GPUs (CPU-only) needs cpus > 0");
+  if (job.requested_gpus == 0 && (spec.min_gpus != 0 || spec.max_gpus != 0))
+    throw std::invalid_argument("job '" + spec.id +
+                                "': a CPU-only or fractional job cannot be elastic");
   if ((spec.min_gpus != 0 || spec.max_gpus != 0) &&
       (spec.min_gpus < 1 || spec.min_gpus > spec.num_gpus || spec.max_gpus < spec.num_gpus))
     throw std::invalid_argument("job '" + spec.id +
@@ -203,7 +229,27 @@ void Engine::load_job(std::uint32_t i, JobAdmission& admission) {
   if (auto rejection = admission.check(job, *this)) {
     if (job.vc < 0) job.vc = 0;
     reject_or_throw(job, rejection->field, rejection->why);
+  } else if (job.requested_gpus == 0 && !fits_an_empty_node(job)) {
+    reject_or_throw(job, spec.num_gpus == 0 ? "cpus" : "gpu_milli",
+                    "no node (of its GPU type) has the CPUs and memory it asks for" +
+                        std::string(spec.num_gpus == 0 && !cluster_.models_cpus()
+                                        ? " (the cluster models no CPUs: set cpus_per_node)"
+                                        : ""));
   }
+}
+
+bool Engine::fits_an_empty_node(const JobState& job) const {
+  constexpr double kEpsilon = ClusterState::kResourceEpsilon;
+  for (std::uint32_t i = 0; i < cluster_.nodes().size(); ++i) {
+    const auto& node = cluster_.node(i);
+    if (job.gpu_type >= 0 && node.gpu_type != job.gpu_type) continue;
+    const Grant grant = cluster_.share_grant(i, job.milli, 0, job.spec->cpus, job.spec->mem_gb);
+    if (job.milli == 0 && node.cpus <= 0.0) continue;  // a CPU-only job needs modelled CPUs
+    if (grant.cpus <= node.cpus + kEpsilon && grant.mem_gb <= node.mem_gb + kEpsilon &&
+        grant.storage_mbps <= node.storage_mbps + kEpsilon)
+      return true;
+  }
+  return false;
 }
 
 // --- What deciders read ---------------------------------------------------------------------
@@ -285,13 +331,22 @@ void Engine::check_change(const Plan& plan, const Plan::Change& change) {
     fail("is changed while it neither waits nor runs");
   if (change.grant_count > cluster_.nodes().size()) fail("gets more grants than nodes");
   const auto grants = plan.grants(change);
+  if (job.requested_gpus == 0) {  // a CPU-only or fractional job: one grant, its share
+    const Grant& grant = grants.front();
+    if (grants.size() != 1 || grant.node >= cluster_.nodes().size() || grant.gpus != 0 ||
+        grant.milli != job.milli || (job.milli > 0 && grant.gpu < 0))
+      fail("gets other than one grant of its share (or of CPUs only)");
+    if (job.gpu_type >= 0 && cluster_.node(grant.node).gpu_type != job.gpu_type)
+      fail("gets GPUs of another type than it asks for");
+    return;
+  }
   int gpus = 0;
   const int type = grants.front().node < cluster_.nodes().size()
                        ? cluster_.node(grants.front().node).gpu_type
                        : -1;
   for (std::size_t g = 0; g < grants.size(); ++g) {
     const Grant& grant = grants[g];
-    if (grant.node >= cluster_.nodes().size() || grant.gpus <= 0)
+    if (grant.node >= cluster_.nodes().size() || grant.gpus <= 0 || grant.milli != 0)
       fail("gets an empty grant or one on no node");
     if (cluster_.node(grant.node).gpu_type != type) fail("would mix GPU types");
     for (std::size_t h = 0; h < g; ++h)
@@ -388,7 +443,10 @@ void Engine::apply(const Plan& plan) {
     if (job.phase == JobPhase::kRunning) release_to_ledger(job);
   }
   for (const auto& change : plan.changes())
-    for (const Grant& grant : plan.grants(change)) cluster_.allocate(grant);  // throws if over
+    for (const Grant& grant : plan.grants(change)) {
+      cluster_.allocate(grant);  // throws if over
+      if (grant.milli != 0) touched_gpus_.emplace_back(grant.node, grant.gpu);
+    }
   std::size_t stops = 0;
   for (const auto& change : plan.changes()) {
     JobState& job = jobs_[change.job];
@@ -418,11 +476,118 @@ void Engine::apply(const Plan& plan) {
       change_job(job, old_grants_, resized);
     }
   }
+  if (!touched_gpus_.empty()) rerate_touched();
   if (failed && decider_) decider_->on_released();
 }
 
 void Engine::release_to_ledger(const JobState& job) {
-  for (const Grant& grant : grants_of(job.index)) cluster_.release(grant);
+  for (const Grant& grant : grants_of(job.index)) {
+    cluster_.release(grant);
+    if (grant.milli != 0) touched_gpus_.emplace_back(grant.node, grant.gpu);
+  }
+}
+
+// --- GPU sharing ---------------------------------------------------------------------------
+
+double Engine::share_rate(const JobState& job, int* others) const {
+  *others = 0;
+  if (job.milli == 0) return 1.0;  // CPU-only: rate 1
+  const Grant& mine = grants_of(job.index).front();
+  const SharingOptions& sharing = options_.sharing;
+  double rate = 1.0;
+  for (std::uint32_t other : node_holders_[mine.node]) {
+    if (other == job.index || jobs_[other].milli == 0) continue;
+    if (grants_of(other).front().gpu != mine.gpu) continue;
+    ++*others;
+    switch (*sharing.interference) {
+      case Interference::kNone:
+        break;
+      case Interference::kConstant:
+        rate *= *sharing.constant_factor;
+        break;
+      case Interference::kTable:
+        rate *= pair_factor(job.index, other);
+        break;
+    }
+  }
+  return rate;
+}
+
+// The pair table by model index: each job's model gets an index, and the factor of every pair
+// of the models seen is resolved once (the most specific entry: both models, then the job's
+// beside any, then any beside the other's; NaN: none).
+void Engine::index_pair_table(std::size_t from) {
+  const std::size_t known = model_names_.size();
+  table_model_.resize(jobs_.size(), 0);
+  for (std::size_t i = from; i < jobs_.size(); ++i) {
+    const std::string& model = specs_[i].model;
+    const auto [at, added] =
+        model_index_.try_emplace(model, static_cast<std::uint32_t>(model_names_.size()));
+    if (added) model_names_.push_back(model);
+    table_model_[i] = at->second;
+  }
+  const std::size_t m = model_names_.size();
+  if (m == known) return;
+  const auto find = [&](const std::string& a, const std::string& b) -> const double* {
+    for (const auto& [models, factor] : options_.sharing.pairs)
+      if (models.first == a && models.second == b) return &factor;
+    return nullptr;
+  };
+  pair_factors_.assign(m * m, std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t a = 0; a < m; ++a)
+    for (std::size_t b = 0; b < m; ++b)
+      for (const auto& [x, y] :
+           {std::pair<const std::string&, const std::string&>{model_names_[a], model_names_[b]},
+            {model_names_[a], kAnyModel},
+            {kAnyModel, model_names_[b]},
+            {kAnyModel, kAnyModel}})
+        if (const double* factor = find(x, y)) {
+          pair_factors_[a * m + b] = *factor;
+          break;
+        }
+}
+
+double Engine::pair_factor(std::uint32_t job, std::uint32_t other) const {
+  const std::size_t m = model_names_.size();
+  const double factor = pair_factors_[table_model_[job] * m + table_model_[other]];
+  if (std::isnan(factor))
+    throw std::invalid_argument("sharing.table: no factor for model '" + specs_[job].model +
+                                "' beside model '" + specs_[other].model +
+                                "' (nor a \"*\" entry): jobs '" + specs_[job].id + "' and '" +
+                                specs_[other].id + "' share a GPU");
+  return factor;
+}
+
+void Engine::fold_colocation(std::uint32_t index, int others) {
+  if (colocated_with_[index] > 0)
+    records_[index].colocated_seconds += now_ - colocated_since_[index];
+  colocated_since_[index] = now_;
+  colocated_with_[index] = others;
+}
+
+// The jobs on GPUs whose shares changed get their rates anew: a running job's progress is folded
+// at its old rate and its completion is rescheduled (the old event is stale by its epoch).
+void Engine::rerate_touched() {
+  for (const auto& [node, gpu] : touched_gpus_) {
+    for (std::uint32_t index : node_holders_[node]) {
+      JobState& job = jobs_[index];
+      if (job.milli == 0 || grants_of(index).front().gpu != gpu) continue;
+      int others = 0;
+      const double rate = share_rate(job, &others);
+      fold_colocation(index, others);
+      if (rate == job.rate) continue;
+      if (job.phase != JobPhase::kRunning) {
+        job.rate = rate;
+        continue;
+      }
+      fold_progress(job);
+      job.rate = rate;
+      ++job.epoch;
+      events_.push(now_ + std::max(0.0, job.remaining) / job.rate, kCompletionRank, index,
+                   job.epoch);
+    }
+  }
+  touched_gpus_.clear();
 }
 
 void Engine::take_holding(JobState& job, std::span<const Grant> grants) {
@@ -438,6 +603,7 @@ void Engine::take_holding(JobState& job, std::span<const Grant> grants) {
 
 // Takes the job out of the holders' indexes (the ledger is handled by the caller).
 void Engine::drop_holding(JobState& job) {
+  if (job.milli != 0) fold_colocation(job.index, 0);
   for (const Grant& grant : grants_of(job.index)) {
     auto& list = node_holders_[grant.node];
     auto at = std::find(list.begin(), list.end(), job.index);
@@ -454,6 +620,12 @@ void Engine::drop_holding(JobState& job) {
 }
 
 void Engine::set_rate(JobState& job) {
+  if (job.requested_gpus == 0) {  // CPU-only or a share: rate 1, slowed by co-located jobs
+    int others = 0;
+    job.rate = share_rate(job, &others);
+    if (job.milli != 0) fold_colocation(job.index, others);
+    return;
+  }
   job.rate = rate_if(job.index, grants_of(job.index));
   if (!(job.rate > 0.0) || !std::isfinite(job.rate))
     throw std::logic_error("throughput model returned a non-positive rate for job '" +
@@ -499,6 +671,9 @@ void Engine::charge(JobState& job, OverheadKind kind, double gpu_seconds) {
 void Engine::fold_held(JobState& job) {
   const double held = job.gpus * (now_ - job.held_since);
   records_[job.index].gpu_seconds += held;
+  if (job.milli != 0)  // a share's GPU-seconds: in its record, not in the whole-GPU ledger's
+    records_[job.index].gpu_seconds +=
+        job.milli * (now_ - job.held_since) / ClusterState::kMilliPerGpu;
   held_gpu_seconds_ += held;
   if (!type_gpu_seconds_.empty())
     type_gpu_seconds_[job.index * type_count_ + static_cast<std::size_t>(type_held(job.index))] +=
@@ -654,6 +829,7 @@ void Engine::complete(std::uint32_t index) {
   job.phase = JobPhase::kFinished;
   ++job.epoch;
   --active_jobs_;
+  if (!touched_gpus_.empty()) rerate_touched();
   if (decider_) {
     decider_->on_finished(index);
     decider_->on_released();
@@ -671,6 +847,7 @@ void Engine::finish_checkpoint(std::uint32_t index) {
   release_to_ledger(job);
   fold_held(job);
   requeue(job);
+  if (!touched_gpus_.empty()) rerate_touched();
   if (decider_) decider_->on_released();
 }
 
@@ -805,12 +982,17 @@ void Engine::integrate_until(Time now) {
   const double waiting = static_cast<double>(waiting_.size());
   queue_length_integral_ += waiting * (now - last_batch_time_);
   // GPUs jobs hold (a node down is held by its outage, not by a job).
-  const int busy = cluster_.total_gpus() - cluster_.free_gpus() - offline_gpus_;
+  // GPUs taken by shares are accounted by the shares (held_milli), not as whole GPUs.
+  const int busy =
+      cluster_.total_gpus() - cluster_.free_gpus() - offline_gpus_ - cluster_.shared_gpus();
   if (now > last_batch_time_) ledger_gpu_seconds_ += busy * (now - last_batch_time_);
   const Time from = std::max(last_batch_time_, measure_from_);
   if (now > from) {
     const double dt = now - from;
     busy_gpu_integral_ += busy * dt;
+    if (cluster_.held_milli() != 0)
+      busy_gpu_integral_ +=
+          static_cast<double>(cluster_.held_milli()) * dt / ClusterState::kMilliPerGpu;
     cpu_integral_ += cluster_.allocated_cpus() * dt;
     mem_integral_ += cluster_.allocated_mem_gb() * dt;
     storage_integral_ += cluster_.allocated_storage_mbps() * dt;
@@ -971,7 +1153,10 @@ void Engine::check_invariants() const {
   constexpr double kTolerance = 1e-6;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const auto& node = nodes[i];
-    if (node.free_gpus < 0 || used[i] + node.free_gpus != node.gpus)
+    int shared_here = 0;
+    for (int g = 0; cluster_.shares_gpus() && g < node.gpus; ++g)
+      shared_here += cluster_.used_milli(static_cast<std::uint32_t>(i), g) > 0 ? 1 : 0;
+    if (node.free_gpus < 0 || used[i] + shared_here + node.free_gpus != node.gpus)
       throw std::logic_error("invariant: GPUs of node " + std::to_string(i) +
                              " over-allocated or leaked");
     const auto over = [&](double held, double total, double left) {
@@ -989,6 +1174,34 @@ void Engine::check_invariants() const {
     free += node.free_gpus;
   }
   if (free != cluster_.free_gpus()) throw std::logic_error("invariant: free GPU count drifted");
+  if (cluster_.shares_gpus()) {  // each GPU's shares: what its holders hold, and taken whole
+    std::vector<int> milli;
+    std::vector<std::uint32_t> base(nodes.size() + 1, 0);
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      base[i + 1] = base[i] + static_cast<std::uint32_t>(nodes[i].gpus);
+    milli.assign(base.back(), 0);
+    for (std::uint32_t index : holders_)
+      for (const Grant& grant : grants_of(index))
+        if (grant.milli != 0)
+          milli[base[grant.node] + static_cast<std::uint32_t>(grant.gpu)] += grant.milli;
+    int shared = 0;
+    for (std::uint32_t i = 0; i < nodes.size(); ++i) {
+      int shared_here = 0;
+      for (int g = 0; g < nodes[i].gpus; ++g) {
+        const int held = milli[base[i] + static_cast<std::uint32_t>(g)];
+        if (held != cluster_.used_milli(i, g) || held > ClusterState::kMilliPerGpu)
+          throw std::logic_error("invariant: GPU shares of node " + std::to_string(i) +
+                                 " drifted or over-allocated");
+        shared_here += held > 0 ? 1 : 0;
+      }
+      if (shared_here + used[i] + nodes[i].free_gpus != nodes[i].gpus)
+        throw std::logic_error("invariant: shared GPUs of node " + std::to_string(i) +
+                               " are counted as free or held");
+      shared += shared_here;
+    }
+    if (shared != cluster_.shared_gpus())
+      throw std::logic_error("invariant: shared GPU count drifted");
+  }
   cluster_.check_index();
   for (std::size_t v = 0; v < vc.size(); ++v)
     if (vc[v] != vc_usage_[v]) throw std::logic_error("invariant: VC usage drifted");
@@ -1068,6 +1281,7 @@ void Engine::finish_time_fairness(RunMetrics& m) const {
       best_speed = 0.0;
       for (std::size_t t = 0; t < type_count_; ++t)
         best_speed = std::max(best_speed, type_speeds_[job.index * type_count_ + t]);
+      if (best_speed <= 0.0) best_speed = 1.0;  // CPU-only or a share: rate 1 alone
     }
     const double alone =
         job.work / best_speed * std::max(1.0, job.requested_gpus * sharing / total);
@@ -1101,6 +1315,7 @@ RunResult Engine::collect_results() {
       record.start_time = record.finish_time = -1.0;
       record.queue_delay = record.gpu_seconds = record.overhead_gpu_seconds = 0.0;
       record.preemptions = record.nodes = 0;
+      record.colocated_seconds = 0.0;
       record.migrations = record.resizes = record.failures = 0;
       record.lost_gpu_seconds = record.checkpoint_gpu_seconds = record.restore_gpu_seconds =
           record.migration_gpu_seconds = record.resize_gpu_seconds = record.realloc_gpu_seconds =

@@ -21,6 +21,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "clustersim/cluster_state.h"
@@ -65,6 +66,8 @@ class Engine final : public View, public Host {
   void load(std::span<const JobSpec> specs, JobAdmission& admission);
   // Whether a loaded job has its own periodic checkpoint interval (JobSpec).
   bool any_job_checkpoint_interval() const { return any_job_checkpoint_interval_; }
+  // CPU-only and fractional jobs loaded (they run with the built-in decider alone).
+  std::size_t small_jobs() const { return small_jobs_; }
   // Who hears of jobs waiting, arriving and resources coming back (null: nobody, e.g. an external
   // controller that reads the view), and the mechanisms that hear of jobs beginning to run.
   void set_decider(Decider* decider) { decider_ = decider; }
@@ -152,6 +155,13 @@ class Engine final : public View, public Host {
   void save_job(JobState& job);
   void change_job(JobState& job, std::span<const Grant> old_grants, bool resized);
   void set_rate(JobState& job);
+  // CPU-only and fractional jobs (JobState::requested_gpus 0; sim/README.md, "GPU sharing").
+  bool fits_an_empty_node(const JobState& job) const;
+  double share_rate(const JobState& job, int* others) const;  // and the jobs sharing its GPU
+  void index_pair_table(std::size_t from);                    // jobs from `from` on
+  double pair_factor(std::uint32_t job, std::uint32_t other) const;
+  void fold_colocation(std::uint32_t job, int others);
+  void rerate_touched();
   Allocation allocation_of(std::span<const Grant> grants) const;
 
   // Transitions' bookkeeping.
@@ -219,6 +229,18 @@ class Engine final : public View, public Host {
   std::vector<std::uint32_t> waiting_;
   std::vector<std::uint32_t> waiting_position_;
   GrantStore grants_;
+  // GPU sharing: GPUs whose shares changed in this step (their jobs are re-rated), and by job
+  // (only with sharing): since when it has shared its GPU with how many jobs.
+  std::vector<std::pair<std::uint32_t, int>> touched_gpus_;
+  std::vector<Time> colocated_since_;
+  std::vector<int> colocated_with_;
+  std::size_t small_jobs_ = 0;  // CPU-only and fractional jobs loaded
+  // interference = "table": each job's model (an index into model_names_), and the factor of
+  // each ordered pair of models (NaN: the table has none).
+  std::vector<std::string> model_names_;
+  std::unordered_map<std::string, std::uint32_t> model_index_;
+  std::vector<std::uint32_t> table_model_;
+  std::vector<double> pair_factors_;
   std::vector<Grant> old_grants_;  // scratch: a changed job's grants before the plan
   std::vector<std::vector<std::uint32_t>> node_holders_;
   std::vector<std::uint32_t> plan_stamp_;  // apply number that last named each job

@@ -113,7 +113,11 @@ std::optional<Time> DefaultDecider::next_plan(Time now) {
 
 bool DefaultDecider::try_start(std::uint32_t index) {
   plan_.clear();
-  if (!allocation_->start(index, placement_, plan_)) return false;
+  if (view().jobs()[index].requested_gpus == 0) {  // CPU-only or a share of one GPU
+    if (!placement_.start_small(index, plan_)) return false;
+  } else if (!allocation_->start(index, placement_, plan_)) {
+    return false;
+  }
   apply(plan_);
   ordering_.queue().count_out(view().jobs()[index].gpus);  // the caller removes it from its bucket
   return true;
@@ -123,8 +127,9 @@ void DefaultDecider::scheduling_pass() {
   WaitingQueue& queue = ordering_.queue();
   if (queue.empty()) return;
   const ClusterState& cluster = view().cluster();
-  // Nothing can start (the walk's first step would stop): skip building it.
-  if (cluster.free_gpus() < std::max(1, queue.min_demand())) return;
+  // Nothing can start (the walk's first step would stop): skip building it. (Jobs of no whole
+  // GPU may start on none.)
+  if (queue.small_jobs() == 0 && cluster.free_gpus() < std::max(1, queue.min_demand())) return;
   ++pass_number_;
   // Room a mechanism could not make stays unmade until something is released (until then the
   // cluster only fills up); one made clears the list.
@@ -164,7 +169,7 @@ void DefaultDecider::scheduling_pass() {
   for (int phase = 0; phase < phases && !stop; ++phase) {
     walk_.start(walk_lists_, less);
     while (!walk_.done()) {
-      if (cluster.free_gpus() < std::max(1, queue.min_demand())) {
+      if (queue.small_jobs() == 0 && cluster.free_gpus() < std::max(1, queue.min_demand())) {
         stop = true;
         break;
       }
@@ -177,7 +182,9 @@ void DefaultDecider::scheduling_pass() {
       const bool quota_ok = phase == 1 || admission_.within_quota(job, usage);
       if (backfill) {
         // Skip a whole bucket (one VC, one size) that cannot start now.
-        if (!quota_ok || job.gpus > cluster.free_gpus(job.gpu_type)) {
+        // (A share's bucket holds one share size: with no GPU room for it, none of them fits.)
+        if (!quota_ok || job.gpus > cluster.free_gpus(job.gpu_type) ||
+            (job.milli > 0 && !cluster.share_may_fit(job.milli, job.gpu_type))) {
           walk_.drop(less);
           continue;
         }
@@ -187,8 +194,14 @@ void DefaultDecider::scheduling_pass() {
         walk_.drop(less);
         continue;
       }
-      bool room = job.gpus <= cluster.free_gpus(job.gpu_type);
-      if (room && (!room_makers_.empty() || locality)) {
+      bool room = job.gpus <= cluster.free_gpus(job.gpu_type) &&
+                  (job.milli == 0 || cluster.share_may_fit(job.milli, job.gpu_type));
+      // A CPU-only job needs its cores free somewhere: not more than are free in all.
+      if (room && job.requested_gpus == 0 && job.milli == 0 &&
+          job.spec->cpus >
+              cluster.total_cpus() - cluster.allocated_cpus() + ClusterState::kResourceEpsilon)
+        room = false;
+      if (room && job.requested_gpus > 0 && (!room_makers_.empty() || locality)) {
         // Room on the job's fewest nodes: what strict locality needs, and what a mechanism
         // (on-demand migration) makes when it pays (a shape it failed for stays failed).
         bool local = placement_.room_on_fewest_nodes(index);

@@ -30,7 +30,7 @@ void Ordering::enqueue(std::uint32_t index, Time now) {
   const JobState& job = view_.jobs()[index];
   const std::uint32_t one[1] = {index};
   policy_->compute_keys(one, policy_context(now), std::span<PriorityKey>(&keys_[index], 1));
-  queue_.insert_sorted(index, job.vc, job.gpus, job.gpu_type, order());
+  queue_.insert_sorted(index, job.vc, job.gpus, job.gpu_type, job.milli, order());
 }
 
 void Ordering::finished(std::uint32_t job, Time now) {
@@ -40,7 +40,7 @@ void Ordering::finished(std::uint32_t job, Time now) {
   for (std::uint32_t index : rekey_) {
     const JobState& waiting = all[index];
     if (waiting.phase != JobPhase::kWaiting) continue;
-    if (!queue_.erase(index, waiting.vc, waiting.gpus, waiting.gpu_type, order()))
+    if (!queue_.erase(index, waiting.vc, waiting.gpus, waiting.gpu_type, waiting.milli, order()))
       throw std::logic_error("ordering: a job to re-key is not in the queue");
     enqueue(index, now);
   }
@@ -135,7 +135,7 @@ void Ordering::check_invariants() const {
       for (std::size_t i = 0; i < size; ++i) {
         const std::uint32_t index = chunk[i];
         if (all[index].phase != JobPhase::kWaiting || all[index].vc != bucket.vc ||
-            all[index].gpus != bucket.gpus)
+            all[index].gpus != bucket.gpus || all[index].milli != bucket.milli)
           throw std::logic_error(
               "invariant: the queue holds a job that is not waiting in that bucket");
         const std::uint32_t previous =

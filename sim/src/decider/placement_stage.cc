@@ -125,6 +125,58 @@ bool PlacementStage::room_on_fewest_nodes(std::uint32_t job) {
   return false;
 }
 
+// A share goes to the partly used GPU it fits most tightly (the most thousandths used; ties: the
+// lowest node, then GPU), else to a free GPU of the node with the fewest free GPUs (ties: the
+// lowest node), keeping whole GPUs free for whole-GPU jobs. A CPU-only job goes to the first node
+// (of its type) with its CPUs and memory free. O(nodes x GPUs) per attempt.
+bool PlacementStage::start_small(std::uint32_t index, Plan& plan) const {
+  const JobState& job = jobs()[index];
+  const ClusterState& cluster = this->cluster();
+  const int milli = job.milli;
+  std::uint32_t best_node = NodeBitset::kNone;
+  int best_gpu = -1, best_used = 0, best_free = 0;
+  // Whether a partly used GPU has room for it (else only nodes with a free GPU can take it).
+  const bool shared_room = milli > 0 && cluster.max_share_room(job.gpu_type) >= milli;
+  for (std::uint32_t i = 0; i < cluster.nodes().size(); ++i) {
+    const auto& node = cluster.node(i);
+    if (job.gpu_type >= 0 && node.gpu_type != job.gpu_type) continue;
+    if (milli == 0 && node.cpus <= 0.0) continue;  // a CPU-only job needs modelled CPUs
+    if (milli > 0 && !shared_room && node.free_gpus == 0) continue;
+    const Grant grant = cluster.share_grant(i, milli, 0, job.spec->cpus, job.spec->mem_gb);
+    constexpr double kEpsilon = ClusterState::kResourceEpsilon;
+    if (grant.cpus > node.free_cpus + kEpsilon || grant.mem_gb > node.free_mem_gb + kEpsilon ||
+        grant.storage_mbps > node.free_storage_mbps + kEpsilon)
+      continue;
+    if (milli == 0) {
+      plan.set(index);
+      plan.add_grant(grant);
+      return true;
+    }
+    int free_gpu = -1;
+    for (int g = 0; g < node.gpus; ++g) {
+      const int used = cluster.used_milli(i, g);
+      if (used == 0) {
+        if (free_gpu < 0) free_gpu = g;
+      } else if (used + milli <= ClusterState::kMilliPerGpu && used > best_used) {
+        best_node = i;
+        best_gpu = g;
+        best_used = used;
+      }
+    }
+    if (best_used + milli == ClusterState::kMilliPerGpu) break;  // an exact fit: none is tighter
+    if (best_used == 0 && node.free_gpus > 0 &&
+        (best_node == NodeBitset::kNone || node.free_gpus < best_free)) {
+      best_node = i;
+      best_gpu = free_gpu;
+      best_free = node.free_gpus;
+    }
+  }
+  if (best_node == NodeBitset::kNone) return false;
+  plan.set(index);
+  plan.add_grant(cluster.share_grant(best_node, milli, best_gpu, job.spec->cpus, job.spec->mem_gb));
+  return true;
+}
+
 std::size_t PlacementStage::fewest_nodes(int gpu_type, int gpus) const {
   const int per_node = type_gpus_per_node_[static_cast<std::size_t>(gpu_type)];
   return static_cast<std::size_t>((gpus + per_node - 1) / per_node);
@@ -145,6 +197,56 @@ void declare_type_choice_keys(KeyRegistry& keys) {
           "job's fastest type with room (speeds from the throughput model: `[throughput] model = "
           "\"table\"`), or the type where its relative speed-up beats the arrived jobs' most. A "
           "job never starts on a type it cannot run on.");
+}
+
+void declare_sharing_keys(KeyRegistry& keys) {
+  choice<SimOptions>(
+      keys, "sharing.interference", [](auto& o) -> auto& { return o.sharing.interference; },
+      std::vector<std::pair<std::string, Interference>>{{"none", Interference::kNone},
+                                                        {"constant", Interference::kConstant},
+                                                        {"table", Interference::kTable}})
+      .component("sharing")
+      .training_only()
+      .default_note("unset: no sharing")
+      .check_target<SimOptions>([](const SimOptions& o) -> std::string {
+        const SharingOptions& sharing = o.sharing;
+        if (sharing.interference == Interference::kConstant && !sharing.constant_factor)
+          return "\"constant\" needs sharing.constant_factor";
+        if (sharing.interference == Interference::kTable && sharing.table.empty() &&
+            sharing.pairs.empty())
+          return "\"table\" needs sharing.table";
+        return "";
+      })
+      .doc(
+          "Set: jobs asking for a share of one GPU (`gpu_milli` < 1000 in openb, `num_gpus` < 1 in "
+          "the CSV format) share GPUs while their shares fit, slowed by co-located jobs: `none`, "
+          "`constant` (`constant_factor`) or `table` (a pair table). Unset: a share runs on a "
+          "whole "
+          "GPU ([`sim/README.md`](sim/README.md#gpu-sharing-and-cpu-only-jobs)).");
+  field<SimOptions>(
+      keys, "sharing.constant_factor", [](auto& o) -> auto& { return o.sharing.constant_factor; })
+      .range(0.0, 1.0)
+      .check([](const OptionValue& value) -> std::string {
+        return std::get<double>(value) > 0.0 ? "" : "must be in (0, 1], got 0";
+      })
+      .when("sharing.interference", {"constant"})
+      .component("sharing")
+      .training_only()
+      .default_note("—")
+      .doc(
+          "`interference = \"constant\"`: each job sharing a job's GPU multiplies its rate by "
+          "this (two jobs on a GPU: each at this rate; three: its square).");
+  field<SimOptions>(
+      keys, "sharing.table", [](auto& o) -> auto& { return o.sharing.table; })
+      .path()
+      .when("sharing.interference", {"table"})
+      .component("sharing")
+      .training_only()
+      .default_note("—")
+      .doc(
+          "`interference = \"table\"`: a CSV file `model,other,factor`: the rate factor of a "
+          "job of `model` for each job of `other` sharing its GPU (`*`: any model; the most "
+          "specific row applies). Each pair's factor is in (0, 1].");
 }
 
 }  // namespace clustersim::options

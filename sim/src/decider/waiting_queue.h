@@ -192,6 +192,7 @@ class WaitingQueue {
     int vc = 0;
     int gpus = 0;
     int gpu_type = -1;
+    int milli = 0;     // jobs asking for a share of one GPU: its thousandths (gpus is 0)
     ChunkedJobs jobs;  // in policy order
   };
 
@@ -200,8 +201,11 @@ class WaitingQueue {
 
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  // Smallest GPU count among waiting jobs; 0 when there are none.
+  // Smallest GPU count among waiting jobs of whole GPUs; 0 when there are none.
   int min_demand() const { return min_demand_; }
+  // Waiting jobs of 0 whole GPUs (CPU-only or a share of one GPU): they may start with no GPU
+  // free.
+  std::size_t small_jobs() const { return small_; }
   std::size_t num_buckets() const { return buckets_.size(); }
   Bucket& bucket(std::size_t b) { return buckets_[b]; }
   const Bucket& bucket(std::size_t b) const { return buckets_[b]; }
@@ -210,8 +214,8 @@ class WaitingQueue {
 
   // Inserts `job` after every job of its bucket that `less` puts before or level with it.
   template <typename Less>
-  void insert_sorted(std::uint32_t job, int vc, int gpus, int gpu_type, Less less) {
-    const std::uint32_t b = bucket_for(vc, gpus, gpu_type);
+  void insert_sorted(std::uint32_t job, int vc, int gpus, int gpu_type, int milli, Less less) {
+    const std::uint32_t b = bucket_for(vc, gpus, gpu_type, milli);
     if (buckets_[b].jobs.empty()) {
       active_position_[b] = static_cast<std::uint32_t>(active_.size());
       active_.push_back(b);
@@ -223,8 +227,8 @@ class WaitingQueue {
   void count_out(int gpus);
   // Removes a waiting job now (to re-insert it under a new key): false if it is not listed.
   template <typename Less>
-  bool erase(std::uint32_t job, int vc, int gpus, int gpu_type, Less less) {
-    const std::uint32_t b = bucket_for(vc, gpus, gpu_type);
+  bool erase(std::uint32_t job, int vc, int gpus, int gpu_type, int milli, Less less) {
+    const std::uint32_t b = bucket_for(vc, gpus, gpu_type, milli);
     if (!buckets_[b].jobs.erase(job, less)) return false;
     count_out(gpus);
     if (buckets_[b].jobs.empty()) {
@@ -248,7 +252,7 @@ class WaitingQueue {
   }
 
  private:
-  std::uint32_t bucket_for(int vc, int gpus, int gpu_type);
+  std::uint32_t bucket_for(int vc, int gpus, int gpu_type, int milli);
   void count_in(int gpus);
 
   ChunkStore store_;
@@ -257,6 +261,7 @@ class WaitingQueue {
   std::unordered_map<std::uint64_t, std::uint32_t> bucket_index_;  // (VC, type, GPUs) -> bucket
   std::vector<int> demand_;                                        // waiting jobs per GPU count
   int min_demand_ = 0;
+  std::size_t small_ = 0;
   std::size_t size_ = 0;
 };
 

@@ -730,6 +730,64 @@ void parse_mechanisms(ConfigParse& parse, const toml::table& root, RunConfig& co
   reader.reject_unknown_keys();
 }
 
+// [sharing] interference = "table": the pair table, `model,other,factor` (a header row, then
+// one row per pair; `*` = any model).
+std::vector<std::pair<std::pair<std::string, std::string>, double>> read_pair_table(
+    const std::string& path) {
+  const std::string text = read_input_file(path, "sharing.table");
+  std::vector<std::pair<std::pair<std::string, std::string>, double>> pairs;
+  std::istringstream in(text);
+  std::string line;
+  std::size_t number = 0;
+  const auto trim = [](std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    return std::string(s);
+  };
+  while (std::getline(in, line)) {
+    ++number;
+    if (trim(line).empty()) continue;
+    std::vector<std::string> fields;
+    std::size_t from = 0;
+    for (std::size_t comma; (comma = line.find(',', from)) != std::string::npos; from = comma + 1)
+      fields.push_back(trim(std::string_view(line).substr(from, comma - from)));
+    fields.push_back(trim(std::string_view(line).substr(from)));
+    if (number == 1) {
+      if (fields != std::vector<std::string>{"model", "other", "factor"})
+        throw InputError(path, number, "", "expected the header model,other,factor");
+      continue;
+    }
+    if (fields.size() != 3) throw InputError(path, number, "", "expected 3 fields");
+    if (fields[0].empty()) throw InputError(path, number, "model", "empty");
+    if (fields[1].empty()) throw InputError(path, number, "other", "empty");
+    char* end = nullptr;
+    const double factor = std::strtod(fields[2].c_str(), &end);
+    if (fields[2].empty() || end != fields[2].c_str() + fields[2].size() || !(factor > 0.0) ||
+        !(factor <= 1.0))
+      throw InputError(path, number, "factor",
+                       "must be a number in (0, 1], got '" + excerpt(fields[2]) + "'");
+    for (const auto& [models, known] : pairs)
+      if (models.first == fields[0] && models.second == fields[1])
+        throw InputError(path, number, "other", "pair listed twice");
+    pairs.push_back({{fields[0], fields[1]}, factor});
+  }
+  if (pairs.empty()) throw InputError(path, number, "", "no pairs");
+  return pairs;
+}
+
+void parse_sharing(ConfigParse& parse, const toml::table& root, RunConfig& config) {
+  const std::string& source = parse.source();
+  TableReader reader(subtable(root, "sharing", source), "sharing", source);
+  const Targets targets{.sim = &config.sim};
+  parse.read_section(reader, "sharing", targets);
+  SharingOptions& sharing = config.sim.sharing;
+  if (sharing.interference == Interference::kTable && !sharing.table.empty())
+    sharing.pairs = read_pair_table(sharing.table);
+  parse.check_section(reader, "sharing", targets);
+  reader.reject_unknown_keys();
+  config.workload.reader.gpu_shares = sharing.enabled();
+}
+
 }  // namespace
 
 // Every key of a run config: the simulator's, the workload's, and the steady-state window.
@@ -837,6 +895,13 @@ void check_placement_study(RunConfig& config, const toml::table& root) {
            "on_unplaceable = \"drop\"");
   if (workload.time_scale != 1.0)
     refuse("workload", "time_scale", "cannot act in the placement study (no time)");
+  if (config.sim.sharing.enabled())
+    refuse("sharing", "interference",
+           "cannot act in the placement study: it packs GPU shares on its own per-GPU ledger, "
+           "without time");
+  if (workload.reader.cpu_only_pods != CpuOnlyPods::kDrop)
+    refuse("workload", "cpu_only_pods",
+           "cannot act in the placement study: it places every pod, CPU-only ones included");
   if (workload.target_load > 0.0)
     refuse("workload", "target_load", "cannot act in the placement study (no time)");
   workload.reader.every_pod = true;
@@ -862,6 +927,7 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
   parse_table(parse, root, "scheduler", Targets{.sim = &config.sim});
   parse_throughput(parse, root, config);
   parse_mechanisms(parse, root, config);
+  parse_sharing(parse, root, config);
   std::vector<std::string> steady_keys_set;
   {
     TableReader metrics(subtable(root, "metrics", source_name), "metrics", source_name);
@@ -977,7 +1043,8 @@ std::string trace_read_key(const RunConfig& config) {
   key.precision(17);
   key << trace_format_name(config.workload.format) << ':' << config.workload.trace_path.value_or("")
       << ':' << reader.skip_invalid << static_cast<int>(reader.failed_pods)
-      << static_cast<int>(reader.censored_pods) << reader.every_pod << ':'
+      << static_cast<int>(reader.censored_pods) << reader.every_pod
+      << static_cast<int>(reader.cpu_only_pods) << reader.gpu_shares << ':'
       << reader.gavel_throughputs_path << ':' << reader.gavel_gpu_type << ':'
       << config.workload.time_scale;
   // target_load's scale depends on the cluster's GPUs too.

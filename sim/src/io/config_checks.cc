@@ -54,6 +54,15 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
     if (w.inflate_to > 0.0) warn("workload.inflate_to", needs);
   }
 
+  // GPU sharing acts on jobs asking for a share of one GPU: only the native CSV and openb
+  // traces have them.
+  if (sim.sharing.enabled() &&
+      (!config.workload.trace_path || (config.workload.format != TraceFormat::kCsv &&
+                                       config.workload.format != TraceFormat::kOpenb)))
+    warn("sharing.interference",
+         "cannot act: only a trace of format \"csv\" or \"openb\" has jobs asking for a share "
+         "of one GPU");
+
   // On-demand migration makes room for the queue's head only where being consolidated helps it:
   // with any locality the head starts split anyway, and only a placement penalty (cross-node or
   // cross-rack factor < 1) makes consolidation worth a move; compaction needs a threshold.

@@ -168,6 +168,7 @@ constexpr JobField kJobFields[] = {
     job_real("overhead_gpu_seconds_by_kind.realloc", &JobRecord::realloc_gpu_seconds, false, false),
     job_count("node", &JobRecord::node, false),
     job_count("gpu_mask", &JobRecord::gpu_mask, false),
+    job_real("colocated_seconds", &JobRecord::colocated_seconds, false, false),
 };
 
 constexpr SampleField kSampleFields[] = {

@@ -282,6 +282,7 @@ void declare_table_model_keys(KeyRegistry& keys);      // throughput/table_throu
 void declare_type_choice_keys(KeyRegistry& keys);      // decider/placement_stage.cc
 void declare_estimator_keys(KeyRegistry& keys);        // policies/estimator.cc
 void declare_mechanism_keys(KeyRegistry& keys);        // mechanisms/registry.cc
+void declare_sharing_keys(KeyRegistry& keys);          // decider/placement_stage.cc
 void declare_tiresias_keys(KeyRegistry& keys);         // policies/tiresias.cc (by the policies')
 // The workload's keys, from the I/O library: config_keys() calls these after simulator_keys().
 void declare_reader_keys(KeyRegistry& keys);     // workload/read_trace.cc

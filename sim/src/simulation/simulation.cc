@@ -1,6 +1,7 @@
 #include "clustersim/simulation.h"
 
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "clustersim/options.h"
@@ -141,6 +142,24 @@ void Simulation::assemble(Parts& parts) {
     parts.built_in = std::make_unique<internal::DefaultDecider>(
         options_, *parts.admission, *parts.placement, parts.mechanisms.built_in_decider);
     parts.decider = parts.built_in.get();
+  }
+  if (engine.small_jobs() > 0) {
+    // CPU-only and fractional jobs start through the built-in decider's own path and are never
+    // moved: what would move them (mechanisms, other deciders, rebalancing) is refused.
+    std::string why;
+    if (!parts.built_in)
+      why =
+          "run with the built-in decider only (not a time-share policy, nor an external or "
+          "user's decider)";
+    else if (!parts.mechanisms.owned.empty() || !user_mechanisms_.empty())
+      why =
+          "cannot be preempted, checkpointed, migrated or failed yet: leave [mechanisms] and "
+          "preemption (scheduler.preemption, preemptive policies) off";
+    else if (options_.scheduler.allocation != "proportional" || options_.make_allocation)
+      why = "need scheduler.allocation = \"proportional\"";
+    if (!why.empty())
+      throw std::invalid_argument("the workload has " + std::to_string(engine.small_jobs()) +
+                                  " CPU-only (0-GPU) or fractional jobs; they " + why);
   }
   engine.set_decider(parts.decider);
   // Timer kinds are registered in this order (host.h): mechanisms for any decider (the

@@ -3,6 +3,9 @@
 //   job_id,submit_time,num_gpus,duration[,model,vc,user,cpus,mem_gb,priority,gpu_type,
 //                                         min_gpus,max_gpus,checkpoint_interval_s]
 //
+// num_gpus is a whole number (0: a CPU-only job, which needs cpus > 0) or a share of one GPU in
+// (0, 1) in thousandths (0.5: JobSpec::gpu_milli 500; it shares a GPU with [sharing] on, else it
+// runs on a whole GPU).
 // min_gpus/max_gpus make a job elastic ([mechanisms] elastic): min_gpus <= num_gpus <= max_gpus,
 // either one alone defaulting to num_gpus. checkpoint_interval_s is the job's own period of
 // checkpoints (seconds of running; [mechanisms] checkpoint_interval_s otherwise).
@@ -13,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -121,9 +125,26 @@ Workload read_native_csv(std::istream& in, const std::string& source_name,
           case kSubmitTime:
             job.submit_time = field.non_negative(name, text);
             break;
-          case kNumGpus:
-            job.num_gpus = static_cast<int>(field.integer(name, text, 1, INT_MAX));
+          case kNumGpus: {
+            // Whole GPUs (0: a CPU-only job), or a share of one GPU in thousandths (0.5).
+            const double gpus = field.non_negative(name, text);
+            if (gpus == std::floor(gpus) && gpus <= INT_MAX) {
+              job.num_gpus = static_cast<int>(gpus);
+            } else if (gpus < 1.0) {
+              const double milli = gpus * 1000.0;
+              if (std::abs(milli - std::round(milli)) > 1e-6 || std::round(milli) < 1.0)
+                field.fail(name, "a share of one GPU is a multiple of 0.001, got " +
+                                     std::string(workload_internal::trim(text)));
+              job.num_gpus = 1;
+              job.gpu_milli = static_cast<int>(std::round(milli));
+            } else {
+              field.fail(name,
+                         "must be a whole number of GPUs or a share of one GPU in (0, 1), "
+                         "got " +
+                             std::string(workload_internal::trim(text)));
+            }
             break;
+          }
           case kDuration:
             job.duration = field.positive(name, text);
             break;
@@ -161,6 +182,10 @@ Workload read_native_csv(std::istream& in, const std::string& source_name,
             break;
         }
       }
+      if (job.num_gpus == 0 && !(job.cpus > 0.0))
+        field.fail("num_gpus", "0 GPUs (a CPU-only job) needs cpus > 0");
+      if ((job.num_gpus == 0 || job.gpu_milli < 1000) && (job.min_gpus > 0 || job.max_gpus > 0))
+        field.fail("min_gpus", "a CPU-only or fractional job cannot be elastic");
       if (job.min_gpus > 0 || job.max_gpus > 0) {
         if (job.min_gpus == 0) job.min_gpus = std::min(job.num_gpus, job.max_gpus);
         if (job.max_gpus == 0) job.max_gpus = std::max(job.num_gpus, job.min_gpus);

@@ -7,21 +7,23 @@
 // Mapping:
 // - id = name; submit_time = creation_time (seconds);
 // - duration = deletion_time - scheduled_time (must be > 0; scheduled before created is invalid);
-// - num_gpus = num_gpu; gpu_milli (the share of each GPU, 1..1000) is kept on the job. The
-//   event-driven engine allocates whole GPUs, so a share < 1000 runs on one whole GPU (a changed
-//   row); gpu_milli 0 or > 1000 on a GPU pod is an invalid row;
+// - num_gpus = num_gpu; gpu_milli (the share of each GPU, 1..1000) is kept on the job. Without
+//   GPU sharing the event-driven engine allocates whole GPUs, so a share < 1000 runs on one whole
+//   GPU (a changed row); with it ([sharing], ReaderOptions::gpu_shares) a share of one GPU shares
+//   a GPU (not a changed row); gpu_milli 0 or > 1000 on a GPU pod is an invalid row;
 // - cpus = cpu_milli / 1000; mem_gb = memory_mib / 1024;
 // - gpu_spec is kept; gpu_type = gpu_spec when it names one type, empty ("any", a changed row)
 //   when it lists several alternatives ("V100M16|V100M32").
+// With cpu_only_pods = run, CPU-only pods (num_gpu 0; cpu_milli > 0) are 0-GPU jobs.
 // Dropped (valid, counted in filtered_rows and in row_changes by reason, not jobs): CPU-only pods
-// (num_gpu 0), pods never scheduled (empty scheduled_time, e.g. Pending), pods with no
-// deletion_time (censored: still running when the trace ends) unless censored_pods =
-// run_to_end (then they run until the trace's last time, a changed row), and with failed_pods =
-// drop, pods whose pod_phase is Failed.
-// A file without the time columns (openb_pod_list_multigpu50.csv has only the first five) cannot
-// be replayed in time: InputError at line 1 naming the first missing column.
-// With every_pod (the placement study): every valid pod is a job, CPU-only ones (num_gpus 0)
-// included; times are read when there (submit_time 0 otherwise), durations are not needed.
+// (num_gpu 0, unless cpu_only_pods = run), pods never scheduled (empty scheduled_time, e.g.
+// Pending), pods with no deletion_time (censored: still running when the trace ends) unless
+// censored_pods = run_to_end (then they run until the trace's last time, a changed row), and with
+// failed_pods = drop, pods whose pod_phase is Failed. A file without the time columns
+// (openb_pod_list_multigpu50.csv has only the first five) cannot be replayed in time: InputError at
+// line 1 naming the first missing column. With every_pod (the placement study): every valid pod is
+// a job, CPU-only ones (num_gpus 0) included; times are read when there (submit_time 0 otherwise),
+// durations are not needed.
 #include <algorithm>
 #include <array>
 #include <climits>
@@ -134,11 +136,14 @@ Workload read_openb(std::istream& in, const std::string& source_name,
           ++jobs_added;
           return;
         }
-        if (num_gpu == 0) {  // CPU-only pod: nothing for a GPU scheduler to place
-          drop("CPU-only pod (num_gpu 0): dropped");
+        if (num_gpu == 0 && options.cpu_only_pods == CpuOnlyPods::kDrop) {
+          drop("CPU-only pod (num_gpu 0): dropped");  // nothing for a GPU scheduler to place
           return;
         }
-        job.num_gpus = static_cast<int>(num_gpu);  // shares < 1000 round up to a whole GPU
+        if (num_gpu == 0 && !(job.cpus > 0.0))
+          field.fail(name(kCpuMilli), "a CPU-only pod run as a job needs cpu_milli > 0");
+        // Without GPU sharing, shares < 1000 round up to a whole GPU.
+        job.num_gpus = static_cast<int>(num_gpu);
         job.submit_time = field.non_negative(name(kCreationTime), text(kCreationTime));
         if (blank(kScheduledTime)) {
           drop("never scheduled (no scheduled_time): dropped");  // it did not run to replay
@@ -160,7 +165,7 @@ Workload read_openb(std::istream& in, const std::string& source_name,
           }
         }
         const bool runs_to_end = blank(kDeletionTime);
-        if (job.gpu_milli < 1000)
+        if (job.gpu_milli < 1000 && !(options.gpu_shares && job.num_gpus == 1))
           changes.count_row_change("GPU share (gpu_milli < 1000) run on a whole GPU: changed",
                                    false);
         if (job.gpu_type.empty() && !job.gpu_spec.empty())

@@ -107,6 +107,17 @@ void declare_reader_keys(KeyRegistry& keys) {
           "`format = \"openb\"`: pods with no `deletion_time` (still running when the trace "
           "ends): `drop`, or `run_to_end` (until the trace's last time; a changed row). Either "
           "way counted and warned.");
+  choice<ReaderOptions>(
+      keys, "workload.cpu_only_pods", [](auto& r) -> auto& { return r.cpu_only_pods; },
+      std::vector<std::pair<std::string, CpuOnlyPods>>{{"drop", CpuOnlyPods::kDrop},
+                                                       {"run", CpuOnlyPods::kRun}})
+      .when("workload.format", {"openb"})
+      .component("reader openb")
+      .training_only()
+      .doc(
+          "`format = \"openb\"`: CPU-only pods (`num_gpu` 0): `drop` (counted in "
+          "`trace_rows_dropped`, warned) or `run` (0-GPU jobs on the nodes' CPUs; the cluster "
+          "must model CPUs).");
   field<WorkloadSource>(
       keys, "workload.time_scale", [](auto& w) -> auto& { return w.time_scale; })
       .range(1e-9, 1e9)

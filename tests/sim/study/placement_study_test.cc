@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -380,6 +381,38 @@ TEST(StudyOnOpenb, FgdBeatsBestFitOnTheDefaultTrace) {
       run_placement_study(nodes, pods.jobs, options).result.samples.back().unallocated_share;
   EXPECT_LT(fgd, best_fit);
   EXPECT_LT(fgd, 0.06);  // the study: 4.6% (its seeds)
+}
+
+}  // namespace
+}  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+// The gpushare100 pod list replayed in time on its node list (../shared, beside the checkout):
+// with [sharing] its GPU shares share GPUs, so the GPU-seconds replayed are the trace's shares'
+// (about 54.5 M), not whole GPUs' (about 116.7 M), and no row is changed; CPU-only pods run.
+TEST(ReplayOnOpenb, SharesReplayTheTracesGpuSeconds) {
+  const auto dir = std::filesystem::path(CLUSTERSIM_SHARED_DIR) / "traces" / "alibaba-gpu-v2023";
+  if (!std::filesystem::exists(dir / "openb_pod_list_gpushare100.csv"))
+    GTEST_SKIP() << "no ../shared/traces/alibaba-gpu-v2023 (the openb traces)";
+  const std::string text =
+      "[cluster]\nnode_list = \"" + (dir / "openb_node_list_gpu_node.csv").string() +
+      "\"\n[workload]\ntrace = \"" + (dir / "openb_pod_list_gpushare100.csv").string() +
+      "\"\nformat = \"openb\"\ncensored_pods = \"run_to_end\"\n"
+      "[scheduler]\npolicy = \"fifo\"\nplacement = \"best_fit\"\n";
+  const auto run = [&](const std::vector<std::string>& overrides) {
+    const RunConfig config = parse_run_config(text, "c.toml", ".", overrides);
+    return simulate_config(config, std::make_shared<Workload>(load_workload(config)));
+  };
+  const ConfigRun whole = run({});
+  const ConfigRun shared = run({"sharing.interference=\"none\"", "workload.cpu_only_pods=\"run\""});
+  EXPECT_GT(whole.result.metrics.trace_rows_changed, 5000u);
+  EXPECT_EQ(shared.result.metrics.trace_rows_changed, 0u);
+  EXPECT_NEAR(whole.result.metrics.gpu_seconds / 1e6, 116.7, 0.1);
+  EXPECT_NEAR(shared.result.metrics.gpu_seconds / 1e6, 54.5, 0.1);
+  // The CPU-only pods (1,088 listed, some never scheduled) are jobs now.
+  EXPECT_GT(shared.result.metrics.jobs, whole.result.metrics.jobs + 1000);
 }
 
 }  // namespace

@@ -106,6 +106,25 @@ TEST(NativeCsvReader, RowErrorsNameLineAndField) {
   expect_csv_error("job_id,submit_time,num_gpus,duration,priority\na,0,1,10,high\n", 2, "priority");
 }
 
+TEST(NativeCsvReader, ReadsCpuOnlyAndFractionalJobs) {
+  const Workload w = read_csv_text(
+      "job_id,submit_time,num_gpus,duration,cpus\nc,0,0,10,4\nh,0,0.5,10,\nt,0,0.125,10,\n"
+      "w,0,2,10,\n");
+  ASSERT_EQ(w.jobs.size(), 4u);
+  EXPECT_EQ(w.jobs[0].num_gpus, 0);
+  EXPECT_EQ(w.jobs[0].cpus, 4.0);
+  EXPECT_EQ(w.jobs[1].num_gpus, 1);
+  EXPECT_EQ(w.jobs[1].gpu_milli, 500);
+  EXPECT_EQ(w.jobs[2].gpu_milli, 125);
+  EXPECT_EQ(w.jobs[3].num_gpus, 2);
+  EXPECT_EQ(w.jobs[3].gpu_milli, 1000);
+  const std::string h = kHeader;
+  expect_csv_error(h + "a,0,0.0005,10\n", 2, "num_gpus");  // not a whole thousandth
+  expect_csv_error(h + "a,0,2.5,10\n", 2, "num_gpus");
+  expect_csv_error("job_id,submit_time,num_gpus,duration,min_gpus\na,0,0.5,10,1\n", 2,
+                   "min_gpus");  // a share cannot be elastic
+}
+
 TEST(NativeCsvReader, SkipInvalidCountsAndKeepsReasons) {
   const std::string h = kHeader;
   const Workload w = read_csv_text(h + "a,0,1,10\nb,x,1,10\nc,0,0,10\nd,1,2,20\na,0,1,10\n", true);

@@ -88,6 +88,40 @@ TEST(OpenbReader, RowErrorsNameLineAndField) {
       "name");
 }
 
+TEST(OpenbReader, CpuOnlyPodsRunAndSharesStaySharesWhenAsked) {
+  const std::string text = kHeader +
+                           "cpu,2000,1024,0,0,,LS,Running,0,10,0\n"
+                           "half,1000,1024,1,500,,LS,Running,0,10,0\n"
+                           "two,1000,1024,2,500,,LS,Running,0,10,0\n";
+  const auto read = [&](CpuOnlyPods cpu_only, bool shares) {
+    std::istringstream in(text);
+    ReaderOptions options;
+    options.cpu_only_pods = cpu_only;
+    options.gpu_shares = shares;
+    return read_openb(in, "pods.csv", options);
+  };
+  const auto changed = [](const Workload& w) {
+    std::size_t rows = 0;
+    for (const auto& change : w.row_changes) rows += change.dropped ? 0 : change.rows;
+    return rows;
+  };
+  const Workload before = read(CpuOnlyPods::kDrop, false);  // as before: dropped, changed
+  ASSERT_EQ(before.jobs.size(), 2u);
+  EXPECT_EQ(before.filtered_rows, 1u);
+  EXPECT_EQ(changed(before), 2u);
+  const Workload after = read(CpuOnlyPods::kRun, true);
+  ASSERT_EQ(after.jobs.size(), 3u);
+  EXPECT_EQ(after.jobs[0].num_gpus, 0);
+  EXPECT_EQ(after.jobs[0].cpus, 2.0);
+  EXPECT_EQ(after.jobs[1].gpu_milli, 500);
+  EXPECT_EQ(changed(after), 1u);  // a share of each of 2 GPUs still runs on whole GPUs
+  // A CPU-only pod run as a job needs CPUs.
+  std::istringstream in(kHeader + "cpu,0,1024,0,0,,LS,Running,0,10,0\n");
+  ReaderOptions options;
+  options.cpu_only_pods = CpuOnlyPods::kRun;
+  expect_input_error([&] { read_openb(in, "pods.csv", options); }, "pods.csv", 2, "cpu_milli");
+}
+
 TEST(OpenbReader, SkipInvalidCounts) {
   const Workload w = read_openb_text(kHeader +
                                          "p1,1000,1024,1,1000,,LS,Running,0,10,0\n"

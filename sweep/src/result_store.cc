@@ -701,6 +701,16 @@ void compress_row_blocks(
 
 namespace {
 
+// A row table's datasets (created by write_result_skeleton), column by column.
+std::vector<Handle> open_row_datasets(hid_t file, const RowTable& table) {
+  Handle group(H5Gopen2(file, table.group.c_str(), H5P_DEFAULT), H5Gclose, "open /" + table.group);
+  std::vector<Handle> datasets;
+  for (const RowColumn& column : table.columns)
+    datasets.emplace_back(H5Dopen2(group, column.name.c_str(), H5P_DEFAULT), H5Dclose,
+                          "open /" + table.group + "/" + column.name);
+  return datasets;
+}
+
 // Calls visit(table, member, layout, first_index) for each row table of the file in order;
 // first_index is the number of blocks of the tables before it.
 template <typename Visit>
@@ -744,12 +754,7 @@ void write_row_block(const std::string& temporary, const std::vector<PointResult
         check(H5Pset_file_locking(access, false, true), "configure file locking");
         Handle file(H5Fopen(temporary.c_str(), H5F_ACC_RDWR, access), H5Fclose,
                     "open " + temporary);
-        Handle group(H5Gopen2(file, table.group.c_str(), H5P_DEFAULT), H5Gclose,
-                     "open /" + table.group);
-        std::vector<Handle> datasets;
-        for (const RowColumn& column : table.columns)
-          datasets.emplace_back(H5Dopen2(group, column.name.c_str(), H5P_DEFAULT), H5Dclose,
-                                "open /" + table.group + "/" + column.name);
+        const std::vector<Handle> datasets = open_row_datasets(file, table);
         write_block(datasets, table, layout, index - first_index, chunks);
         check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush " + temporary);
         written = true;
@@ -790,12 +795,7 @@ void write_row_tables_collectively(const std::string& temporary,
     const hsize_t most = (chunks + ranks - 1) / ranks;
     const hsize_t rounds = (most + kBlockChunks - 1) / kBlockChunks;
     ColumnTypes types;
-    Handle group(H5Gopen2(file, table.group.c_str(), H5P_DEFAULT), H5Gclose,
-                 "open /" + table.group);
-    std::vector<Handle> datasets;
-    for (const RowColumn& column : table.columns)
-      datasets.emplace_back(H5Dopen2(group, column.name.c_str(), H5P_DEFAULT), H5Dclose,
-                            "open /" + table.group + "/" + column.name);
+    const std::vector<Handle> datasets = open_row_datasets(file, table);
     for (hsize_t round = 0; round < rounds; ++round) {
       const hsize_t block_first = std::min(end_chunk, first_chunk + round * kBlockChunks);
       const hsize_t block_end = std::min(end_chunk, block_first + kBlockChunks);

@@ -919,7 +919,9 @@ class Coordinator {
     for (const PointResult& result : results)
       together = together && (result.rows || (result.jobs.empty() && result.samples.empty()));
     for (int rank = 1; rank < mpi_.size() && together; ++rank) together = waiting[rank];
-    if (together && mode == "compress") {
+    if (together) {
+      // Rank 0 writes the skeleton (everything but the rows), then hands the ranks what they
+      // need to write the rows: in turn (kCompress) or together (kAssemble).
       const std::string temporary = temporary_path_for(options_.out);
       try {
         write_result_skeleton(temporary, grid, results, file_options,
@@ -931,41 +933,30 @@ class Coordinator {
         std::filesystem::remove(temporary, ignored);
         throw;
       }
-      for (int rank = 1; rank < mpi_.size(); ++rank) mpi_.send(rank, MessageTag::kCompress, {});
+      const bool in_turn = mode == "compress";
+      for (int rank = 1; rank < mpi_.size(); ++rank)
+        mpi_.send(rank, in_turn ? MessageTag::kCompress : MessageTag::kAssemble, {});
       std::string assembly = encode_assembly(temporary, results);
       mpi_.broadcast(assembly, 0);
-      // The writers take turns in block order; each compresses its next block meanwhile.
-      const int workers = mpi_.size() - 1;
-      std::string reply;
-      const std::size_t blocks = count_row_blocks(results, file_options);
-      for (std::size_t block = 0; block < blocks; ++block) {
-        const int writer = 1 + static_cast<int>(block % static_cast<std::size_t>(workers));
-        mpi_.send(writer, MessageTag::kTurn, encode_block(block));
-        mpi_.receive(writer, MessageTag::kWritten, reply);
-        expect_block(reply, block, "a rank wrote");
-      }
-      std::filesystem::rename(temporary, options_.out);
-    } else if (together) {
-      const std::string temporary = temporary_path_for(options_.out);
-      try {
-        write_result_skeleton(temporary, grid, results, file_options,
-                              make_provenance(plan_, session_));
-      } catch (...) {
-        for (int rank = 1; rank < mpi_.size(); ++rank) mpi_.send(rank, MessageTag::kDone, {});
-        mpi_.drain_sends();
-        std::error_code ignored;
-        std::filesystem::remove(temporary, ignored);
-        throw;
-      }
-      for (int rank = 1; rank < mpi_.size(); ++rank) mpi_.send(rank, MessageTag::kAssemble, {});
-      std::string assembly = encode_assembly(temporary, results);
-      mpi_.broadcast(assembly, 0);
-      try {
-        write_row_tables_collectively(temporary, results, file_options, rows_folder);
-      } catch (...) {
-        std::error_code ignored;
-        std::filesystem::remove(temporary, ignored);
-        throw;
+      if (in_turn) {
+        // The writers take turns in block order; each compresses its next block meanwhile.
+        const int workers = mpi_.size() - 1;
+        std::string reply;
+        const std::size_t blocks = count_row_blocks(results, file_options);
+        for (std::size_t block = 0; block < blocks; ++block) {
+          const int writer = 1 + static_cast<int>(block % static_cast<std::size_t>(workers));
+          mpi_.send(writer, MessageTag::kTurn, encode_block(block));
+          mpi_.receive(writer, MessageTag::kWritten, reply);
+          expect_block(reply, block, "a rank wrote");
+        }
+      } else {
+        try {
+          write_row_tables_collectively(temporary, results, file_options, rows_folder);
+        } catch (...) {
+          std::error_code ignored;
+          std::filesystem::remove(temporary, ignored);
+          throw;
+        }
       }
       std::filesystem::rename(temporary, options_.out);
     } else {

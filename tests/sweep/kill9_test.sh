@@ -96,45 +96,32 @@ for round in 1 2; do
   if compgen -G "write.h5.tmp*" >/dev/null; then echo "FAIL: a stale temporary survived the resume"; exit 1; fi
 done
 
-# 2b. On 2 ranks writing the row tables together (MPI-IO; by default from 16 ranks on): kill -9
-# of rank 1 inside that write.
-rm -rf coll.h5*
-CLUSTERSIM_SWEEP_FINAL=collective "$MPIEXEC" -np 2 --oversubscribe "$BIN" sweep grid.toml --out coll.h5 \
-  --threads 1 "${ROWS[@]}" -q &
-MPIRUN=$!
-waited=0
-until compgen -G "coll.h5.tmp.*" >/dev/null || ! kill -0 $MPIRUN 2>/dev/null; do
-  sleep 0.002
-  waited=$((waited + 1))
-  [ $waited -lt 60000 ] || { echo "FAIL: no temporary file appeared"; exit 1; }
-done
-sleep "0.0$((RANDOM % 40))"
-if PID=$(rank_pid $MPIRUN 1); then kill -9 "$PID"; fi
-wait $MPIRUN || true
-echo "collective write: killed rank 1; left: $(ls -d coll.h5* 2>/dev/null | tr '\n' ' ')"
-resume_to_the_end coll.h5
-check once coll.h5 $POINTS
-check identical ref.h5 coll.h5
-
-# 2c. On 2 ranks the default way (rank 0 writes the file's skeleton, rank 1 compresses the row
-# tables and writes them into it): kill -9 of rank 1 inside that write.
-rm -rf comp.h5*
-"$MPIEXEC" -np 2 --oversubscribe "$BIN" sweep grid.toml --out comp.h5 --threads 1 "${ROWS[@]}" -q &
-MPIRUN=$!
-waited=0
-until compgen -G "comp.h5.tmp.*" >/dev/null || ! kill -0 $MPIRUN 2>/dev/null; do
-  sleep 0.002
-  waited=$((waited + 1))
-  [ $waited -lt 60000 ] || { echo "FAIL: no temporary file appeared"; exit 1; }
-done
-sleep "0.0$((RANDOM % 40))"
-if PID=$(rank_pid $MPIRUN 1); then kill -9 "$PID"; fi
-wait $MPIRUN || true
-echo "compressing ranks: killed rank 1; left: $(ls -d comp.h5* 2>/dev/null | tr '\n' ' ')"
-resume_to_the_end comp.h5
-check once comp.h5 $POINTS
-check identical ref.h5 comp.h5
-if compgen -G "comp.h5.tmp*" >/dev/null; then echo "FAIL: a stale temporary survived the resume"; exit 1; fi
+# 2b/2c. On 2 ranks, kill -9 of rank 1 inside its part of the final write: MODE collective (the
+# ranks write the row tables together through MPI-IO; by default from 16 ranks on) or compress
+# (the default: rank 0 writes the skeleton, rank 1 compresses the row tables and writes them in).
+rank1_write_kill() {  # MODE OUT
+  local mode=$1 out=$2 mpirun waited=0
+  rm -rf "$out"*
+  CLUSTERSIM_SWEEP_FINAL=$mode "$MPIEXEC" -np 2 --oversubscribe "$BIN" sweep grid.toml --out "$out" \
+    --threads 1 "${ROWS[@]}" -q &
+  mpirun=$!
+  until compgen -G "$out.tmp.*" >/dev/null || ! kill -0 $mpirun 2>/dev/null; do
+    sleep 0.002
+    waited=$((waited + 1))
+    [ $waited -lt 60000 ] || { echo "FAIL: no temporary file appeared"; exit 1; }
+  done
+  sleep "0.0$((RANDOM % 40))"
+  local pid
+  if pid=$(rank_pid $mpirun 1); then kill -9 "$pid"; fi
+  wait $mpirun || true
+  echo "$mode write: killed rank 1; left: $(ls -d "$out"* 2>/dev/null | tr '\n' ' ')"
+  resume_to_the_end "$out"
+  check once "$out" $POINTS
+  check identical ref.h5 "$out"
+  if compgen -G "$out.tmp*" >/dev/null; then echo "FAIL: a stale temporary survived the resume"; exit 1; fi
+}
+rank1_write_kill collective coll.h5
+rank1_write_kill compress comp.h5
 
 # 3. --overwrite killed during its final write keeps the previous file untouched.
 cp ref.h5 over.h5

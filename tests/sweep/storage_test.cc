@@ -218,6 +218,31 @@ TEST(SweepRowSpool, AWriteThatFailsIsAnErrorNamingTheFile) {
   EXPECT_THROW(spool.append(rows_payload(sample_result(2)), 2, 1), SpoolWriteError);
 }
 
+// One result per point of `grid`: base_jobs + 7 x id job rows (none for point 1), 3 x id
+// samples; as carried by the results, and spooled to `dir` (the results holding references).
+std::pair<std::vector<PointResult>, std::vector<PointResult>> carried_and_spooled(
+    const TempDir& dir, const Grid& grid, std::size_t base_jobs) {
+  std::vector<PointResult> carried, spooled;
+  RowSpool spool(dir.file(""), spool_file_name(1, 1));
+  for (std::uint64_t id = 0; id < grid.size(); ++id) {
+    PointResult result = sample_result(id);
+    result.jobs.resize(id == 1 ? 0 : base_jobs + 7 * id);
+    for (std::size_t j = 0; j < result.jobs.size(); ++j) {
+      result.jobs[j].index = static_cast<std::uint32_t>(j);
+      result.jobs[j].jct = static_cast<double>(id * 1000000 + j);
+      result.jobs[j].num_gpus = static_cast<int>(j % 17);
+    }
+    result.samples.resize(3 * id);
+    carried.push_back(result);
+    PointResult reference = result;
+    reference.rows = spool.append(rows_payload(result), result.jobs.size(), result.samples.size());
+    reference.jobs.clear();
+    reference.samples.clear();
+    spooled.push_back(reference);
+  }
+  return {carried, spooled};
+}
+
 // The row tables built from spooled rows equal those built from rows carried by the results,
 // across chunk boundaries that fall inside points, and around a point without rows.
 TEST(SweepResultStore, SpooledRowsWriteTheSameTables) {
@@ -230,27 +255,7 @@ nodes = 2
 seeds = 2
 )",
                          "g.toml", ".");
-  std::vector<PointResult> carried, spooled;
-  {
-    RowSpool spool(dir.file(""), spool_file_name(1, 1));
-    for (std::uint64_t id = 0; id < grid.size(); ++id) {
-      PointResult result = sample_result(id);
-      result.jobs.resize(id == 1 ? 0 : 50000 + 7 * id);
-      for (std::size_t j = 0; j < result.jobs.size(); ++j) {
-        result.jobs[j].index = static_cast<std::uint32_t>(j);
-        result.jobs[j].jct = static_cast<double>(id * 1000000 + j);
-        result.jobs[j].num_gpus = static_cast<int>(j % 17);
-      }
-      result.samples.resize(3 * id);
-      carried.push_back(result);
-      PointResult reference = result;
-      reference.rows =
-          spool.append(rows_payload(result), result.jobs.size(), result.samples.size());
-      reference.jobs.clear();
-      reference.samples.clear();
-      spooled.push_back(reference);
-    }
-  }
+  const auto [carried, spooled] = carried_and_spooled(dir, grid, 50000);
   write_result_file(dir.file("carried.h5"), grid, carried, ResultFileOptions{true, true}, {});
   write_result_file(dir.file("spooled.h5"), grid, spooled, ResultFileOptions{true, true}, {},
                     dir.file(""));
@@ -283,27 +288,8 @@ nodes = 2
 seeds = 2
 )",
                          "g.toml", ".");
-  std::vector<PointResult> carried, spooled;
-  {
-    RowSpool spool(dir.file(""), spool_file_name(1, 1));
-    for (std::uint64_t id = 0; id < grid.size(); ++id) {
-      PointResult result = sample_result(id);
-      // ~600,000 job rows: 10 chunks of 65,536, two blocks of /jobs; one of /timeseries.
-      result.jobs.resize(id == 1 ? 0 : 200000 + 7 * id);
-      for (std::size_t j = 0; j < result.jobs.size(); ++j) {
-        result.jobs[j].index = static_cast<std::uint32_t>(j);
-        result.jobs[j].jct = static_cast<double>(id * 1000000 + j);
-      }
-      result.samples.resize(3 * id);
-      carried.push_back(result);
-      PointResult reference = result;
-      reference.rows =
-          spool.append(rows_payload(result), result.jobs.size(), result.samples.size());
-      reference.jobs.clear();
-      reference.samples.clear();
-      spooled.push_back(reference);
-    }
-  }
+  // ~600,000 job rows: 10 chunks of 65,536, two blocks of /jobs; one of /timeseries.
+  const auto [carried, spooled] = carried_and_spooled(dir, grid, 200000);
   const ResultFileOptions options{true, true};
   constexpr int kWorkers = 2;
   std::map<std::size_t, std::vector<std::string>> blocks;

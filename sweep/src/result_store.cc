@@ -682,23 +682,6 @@ void write_result_skeleton(const std::string& temporary, const Grid& grid,
   write_contents(temporary, grid, results, options, provenance, "", true);
 }
 
-void compress_row_blocks(
-    const std::vector<PointResult>& results, const ResultFileOptions& options,
-    const std::string& rows_folder, int worker, int workers,
-    const std::function<void(std::size_t block, std::vector<std::string> chunks)>& deliver) {
-  std::size_t block_index = 0;
-  auto compress_table = [&](const RowTable& table, auto member) {
-    using Row = typename std::remove_reference_t<decltype(results[0].*member)>::value_type;
-    RowGatherer<Row> gatherer(table.columns, results, member, rows_folder);
-    const BlockLayout layout(gatherer.total());
-    for (hsize_t block = 0; block < layout.blocks; ++block, ++block_index)
-      if (block_index % static_cast<std::size_t>(workers) == static_cast<std::size_t>(worker))
-        deliver(block_index, compress_block(gatherer, table.columns, layout, block));
-  };
-  if (options.save_jobs) compress_table(jobs_table(), &PointResult::jobs);
-  if (options.save_timeseries) compress_table(timeseries_table(), &PointResult::samples);
-}
-
 namespace {
 
 // A row table's datasets (created by write_result_skeleton), column by column.
@@ -728,6 +711,23 @@ void for_each_row_table(const std::vector<PointResult>& results, const ResultFil
 }
 
 }  // namespace
+
+void compress_row_blocks(
+    const std::vector<PointResult>& results, const ResultFileOptions& options,
+    const std::string& rows_folder, int worker, int workers,
+    const std::function<void(std::size_t block, std::vector<std::string> chunks)>& deliver) {
+  for_each_row_table(
+      results, options,
+      [&](const RowTable& table, auto member, const BlockLayout& layout, std::size_t first_index) {
+        using Row = typename std::remove_reference_t<decltype(results[0].*member)>::value_type;
+        RowGatherer<Row> gatherer(table.columns, results, member, rows_folder);
+        for (hsize_t block = 0; block < layout.blocks; ++block) {
+          const std::size_t index = first_index + block;
+          if (index % static_cast<std::size_t>(workers) == static_cast<std::size_t>(worker))
+            deliver(index, compress_block(gatherer, table.columns, layout, block));
+        }
+      });
+}
 
 std::size_t count_row_blocks(const std::vector<PointResult>& results,
                              const ResultFileOptions& options) {

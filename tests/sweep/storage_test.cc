@@ -218,6 +218,27 @@ TEST(SweepRowSpool, AWriteThatFailsIsAnErrorNamingTheFile) {
   EXPECT_THROW(spool.append(rows_payload(sample_result(2)), 2, 1), SpoolWriteError);
 }
 
+// 2 policies x 2 seeds on a 2-node cluster.
+Grid four_point_grid() {
+  return parse_grid(R"(
+[cluster]
+nodes = 2
+[sweep]
+"scheduler.policy" = ["fifo", "las"]
+seeds = 2
+)",
+                    "g.toml", ".");
+}
+
+// Each of `columns` reads the same from files `a` and `b`.
+void expect_same_columns(const std::string& a, const std::string& b,
+                         std::initializer_list<const char*> columns) {
+  for (const char* column : columns) {
+    SCOPED_TRACE(column);
+    EXPECT_EQ(read_numeric_column(a, column), read_numeric_column(b, column));
+  }
+}
+
 // One result per point of `grid`: base_jobs + 7 x id job rows (none for point 1), 3 x id
 // samples; as carried by the results, and spooled to `dir` (the results holding references).
 std::pair<std::vector<PointResult>, std::vector<PointResult>> carried_and_spooled(
@@ -247,24 +268,14 @@ std::pair<std::vector<PointResult>, std::vector<PointResult>> carried_and_spoole
 // across chunk boundaries that fall inside points, and around a point without rows.
 TEST(SweepResultStore, SpooledRowsWriteTheSameTables) {
   TempDir dir;
-  Grid grid = parse_grid(R"(
-[cluster]
-nodes = 2
-[sweep]
-"scheduler.policy" = ["fifo", "las"]
-seeds = 2
-)",
-                         "g.toml", ".");
+  const Grid grid = four_point_grid();
   const auto [carried, spooled] = carried_and_spooled(dir, grid, 50000);
   write_result_file(dir.file("carried.h5"), grid, carried, ResultFileOptions{true, true}, {});
   write_result_file(dir.file("spooled.h5"), grid, spooled, ResultFileOptions{true, true}, {},
                     dir.file(""));
-  for (const char* column : {"jobs/point_id", "jobs/job_index", "jobs/jct", "jobs/num_gpus",
-                             "jobs/rejected", "timeseries/point_id", "timeseries/busy_gpus"}) {
-    SCOPED_TRACE(column);
-    const auto expected = read_numeric_column(dir.file("carried.h5"), column);
-    EXPECT_EQ(read_numeric_column(dir.file("spooled.h5"), column), expected);
-  }
+  expect_same_columns(dir.file("carried.h5"), dir.file("spooled.h5"),
+                      {"jobs/point_id", "jobs/job_index", "jobs/jct", "jobs/num_gpus",
+                       "jobs/rejected", "timeseries/point_id", "timeseries/busy_gpus"});
   const auto jct = read_numeric_column(dir.file("spooled.h5"), "jobs/jct");
   ASSERT_EQ(jct.size(), 50000u + 50014u + 50021u);
   EXPECT_EQ(jct[50000], 2000000.0);  // point 1 has no rows: point 2 follows point 0
@@ -280,14 +291,7 @@ seeds = 2
 // the row tables' blocks (block i by worker i % workers) and write them in turn.
 TEST(SweepResultStore, BlocksWrittenInTurnByOtherRanksGiveTheSameFile) {
   TempDir dir;
-  Grid grid = parse_grid(R"(
-[cluster]
-nodes = 2
-[sweep]
-"scheduler.policy" = ["fifo", "las"]
-seeds = 2
-)",
-                         "g.toml", ".");
+  const Grid grid = four_point_grid();
   // ~600,000 job rows: 10 chunks of 65,536, two blocks of /jobs; one of /timeseries.
   const auto [carried, spooled] = carried_and_spooled(dir, grid, 200000);
   const ResultFileOptions options{true, true};
@@ -310,12 +314,9 @@ seeds = 2
   for (const auto& [block, chunks] : blocks)  // in block order, each writer opening the file anew
     write_row_block(dir.file("compressed.h5"), spooled, options, block, chunks);
   write_result_file(dir.file("carried.h5"), grid, carried, options, {});
-  for (const char* column : {"jobs/point_id", "jobs/job_index", "jobs/jct", "jobs/rejected",
-                             "timeseries/point_id", "timeseries/busy_gpus"}) {
-    SCOPED_TRACE(column);
-    EXPECT_EQ(read_numeric_column(dir.file("compressed.h5"), column),
-              read_numeric_column(dir.file("carried.h5"), column));
-  }
+  expect_same_columns(dir.file("carried.h5"), dir.file("compressed.h5"),
+                      {"jobs/point_id", "jobs/job_index", "jobs/jct", "jobs/rejected",
+                       "timeseries/point_id", "timeseries/busy_gpus"});
   // A block with chunks missing, or one the tables do not have, is refused.
   blocks[1].pop_back();
   EXPECT_THROW(write_row_block(dir.file("compressed.h5"), spooled, options, 1, blocks[1]),

@@ -142,7 +142,7 @@ if [ $pipeline_validation = 1 ] && [ $quick != 2 ] && [ -x "$bin/ckb_pipeline" ]
   log "pipeline validation (ckb_pipeline, 1..$(nproc) workers) in ${TMPDIR:-/tmp}"
   "$bin/ckb_pipeline" "${corpus_args[@]}" --file "${TMPDIR:-/tmp}/ckb_pipeline.dat" \
     --workers "$(printf '%s\n' 1 2 4 8 "$(nproc)" | awk -v n="$(nproc)" '$1 <= n' | sort -nu | paste -sd,)" \
-    --cache 0,0.5,1 --consumer-rates 0 --storage-shares 0 \
+    --cache 0,0.5,1 --consumer-rates 0 --storage-shares 0 --repeats "$([ $quick = 1 ] && echo 1 || echo 3)" \
     >"$reports_dir/pipeline_validation.md" 2>&1 ||
     log "warning: ckb_pipeline failed (see $reports_dir/pipeline_validation.md)"
 fi

@@ -26,20 +26,28 @@ std::string fmt(double v, int digits) {
   return buf;
 }
 
+// The median (the mean of the middle two for an even count); `v` is not empty.
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t mid = v.size() / 2;
+  return v.size() % 2 == 1 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
     Args args(argc, argv,
               {"corpus-dir", "corpus", "dataset", "file", "workers", "cache", "consumer-rates",
-               "storage-shares", "cache-mode", "seconds", "warmup", "batch", "stage-seconds"});
+               "storage-shares", "cache-mode", "seconds", "warmup", "batch", "stage-seconds",
+               "repeats", "realtime"});
     if (args.has("help")) {
       std::cout
           << "usage: ckb_pipeline [--corpus-dir DIR | --corpus N] [--dataset SAMPLES] "
              "[--file PATH]\n"
              "       [--workers 1,2] [--cache 0,0.25,0.5,0.75,1] [--consumer-rates 250,1000]\n"
              "       [--storage-shares 0,16] [--cache-mode subset|lru] [--seconds 3] "
-             "[--warmup 1.5]\n"
+             "[--warmup 1.5] [--repeats 1] [--realtime PRIO]\n"
              "  --corpus-dir DIR     JPEG files of DIR (else --corpus N synthetic JPEGs)\n"
              "  --dataset SAMPLES    samples in the dataset file (corpus cycled; default 1000)\n"
              "  --file PATH          the dataset file (on the storage to test, not tmpfs: "
@@ -48,7 +56,13 @@ int main(int argc, char** argv) {
              "  --storage-shares     MB/s (1e6 B/s) the job may read from storage; 0 = the "
              "device alone\n"
              "  --cache-mode         subset: a fixed subset held in memory; lru: the page cache "
-             "kept to the cache size\n";
+             "kept to the cache size\n"
+             "  --repeats N          measure each point N times (stages, then the pipeline, "
+             "in turn) and\n"
+             "                       compare the median prediction with the median measurement\n"
+             "  --realtime PRIO      run workers and stage measurements at SCHED_FIFO PRIO, the "
+             "consumer one\n"
+             "                       above (root): a shared machine's other processes wait\n";
       return 0;
     }
     if (!jpeg_available()) throw std::runtime_error("built without libjpeg-turbo: no image prep");
@@ -61,6 +75,7 @@ int main(int argc, char** argv) {
     if (mode_name != "subset" && mode_name != "lru") {
       throw std::invalid_argument("--cache-mode: must be subset or lru (got '" + mode_name + "')");
     }
+    use_realtime_priority(static_cast<int>(args.num("realtime", 0)));
     const CacheMode mode = mode_name == "lru" ? CacheMode::kLru : CacheMode::kSubset;
     const BenchDataset data =
         write_bench_dataset(args.str("file", "ckb_pipeline.dat"), corpus, dataset_n);
@@ -106,6 +121,8 @@ int main(int argc, char** argv) {
     run.seconds = args.num("seconds", 3.0);
     run.warmup_s = args.num("warmup", 1.5);
     run.batch = static_cast<int>(args.num("batch", 32));
+    const int repeats = static_cast<int>(args.num("repeats", 1));
+    if (repeats < 1) throw std::invalid_argument("--repeats: must be >= 1");
     for (int w : workers) {
       for (double share : args.nums("storage-shares", {0, 16})) {
         for (double rate : args.nums("consumer-rates", {250, 1000})) {
@@ -116,21 +133,50 @@ int main(int argc, char** argv) {
             run.storage_share = share * 1e6;
             const auto cached =
                 std::floor(std::clamp(f, 0.0, 1.0) * static_cast<double>(data.count));
+            // Each trial measures the stages right before running the pipeline, so a trial's
+            // prediction and measurement see the same machine; on a shared machine the medians
+            // over trials keep one disturbed trial from deciding the point.
+            std::vector<double> predictions, measurements, hits, preps, reads;
+            std::vector<const char*> bottlenecks;
             PipelineInputs in;
-            in.consumer_s = rate > 0.0 ? 1.0 / rate : 0.0;
-            in.workers = w;
-            in.cores = std::min<double>(w, static_cast<double>(cpus.size()));
-            in.prep_s = measure_prep_seconds(kind, corpus, w, cpus, stage_s);
-            const std::vector<double> read_s_at = measure_reads(w);
-            in.cache_read_s = cache_read_s;
-            in.hit = mode == CacheMode::kLru
-                         ? lru_epoch_hit_fraction(cached, static_cast<double>(data.count))
-                         : subset_hit_fraction(cached, static_cast<double>(data.count));
-            in.bytes_per_sample = data.mean_bytes();
-            in.storage_bw = share * 1e6;
-            in.storage_read_s = storage_read_seconds(read_s_at, in);
-            const PipelineRates predicted = pipeline_rates(in);
-            const PipelineResult measured = run_pipeline(kind, data, run);
+            PipelineRates predicted;
+            for (int trial = 0; trial < repeats; ++trial) {
+              in = PipelineInputs{};
+              in.consumer_s = rate > 0.0 ? 1.0 / rate : 0.0;
+              in.workers = w;
+              in.cores = std::min<double>(w, static_cast<double>(cpus.size()));
+              in.prep_s = measure_prep_seconds(kind, corpus, w, cpus, stage_s);
+              const std::vector<double> read_s_at = measure_reads(w);
+              in.cache_read_s = cache_read_s;
+              in.hit = mode == CacheMode::kLru
+                           ? lru_epoch_hit_fraction(cached, static_cast<double>(data.count))
+                           : subset_hit_fraction(cached, static_cast<double>(data.count));
+              in.bytes_per_sample = data.mean_bytes();
+              in.storage_bw = share * 1e6;
+              in.storage_read_s = storage_read_seconds(read_s_at, in);
+              predicted = pipeline_rates(in);
+              const PipelineResult run_result = run_pipeline(kind, data, run);
+              predictions.push_back(predicted.throughput);
+              bottlenecks.push_back(predicted.bottleneck);
+              measurements.push_back(run_result.samples_per_s);
+              hits.push_back(run_result.hit_fraction);
+              preps.push_back(in.prep_s);
+              reads.push_back(in.storage_read_s);
+            }
+            in.prep_s = median(preps);
+            in.storage_read_s = median(reads);
+            predicted.throughput = median(predictions);
+            // The binding term of the trial whose prediction is nearest the median.
+            std::size_t nearest = 0;
+            for (std::size_t t = 1; t < predictions.size(); ++t) {
+              if (std::fabs(predictions[t] - predicted.throughput) <
+                  std::fabs(predictions[nearest] - predicted.throughput))
+                nearest = t;
+            }
+            predicted.bottleneck = bottlenecks[nearest];
+            PipelineResult measured;
+            measured.samples_per_s = median(measurements);
+            measured.hit_fraction = median(hits);
             const double err =
                 (predicted.throughput - measured.samples_per_s) / measured.samples_per_s;
             sum_abs += std::fabs(err);

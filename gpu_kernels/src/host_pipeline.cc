@@ -1,6 +1,7 @@
 #include "host_pipeline.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -31,8 +32,21 @@ std::runtime_error sys_error(const std::string& what, const std::string& path) {
   return std::runtime_error(what + " " + path + ": " + std::strerror(errno));
 }
 
+// SCHED_FIFO priority of worker and stage threads; 0 = the normal scheduler (the default).
+int g_worker_realtime_priority = 0;
+
+void set_fifo_priority(int priority) {
+  sched_param param{};
+  param.sched_priority = priority;
+  if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) != 0) {
+    throw std::runtime_error("cannot run at real-time priority " + std::to_string(priority) +
+                             " (SCHED_FIFO needs root or CAP_SYS_NICE)");
+  }
+}
+
 void pin_worker(const std::vector<int>& cores, int w) {
   if (!cores.empty()) pin_this_thread(cores[static_cast<std::size_t>(w) % cores.size()]);
+  if (g_worker_realtime_priority > 0) set_fifo_priority(g_worker_realtime_priority);
 }
 
 }  // namespace
@@ -64,6 +78,19 @@ void pin_this_thread(int cpu) {
   }
 }
 
+void use_realtime_priority(int priority) {
+  if (priority <= 0) {
+    g_worker_realtime_priority = 0;
+    return;
+  }
+  const int highest = sched_get_priority_max(SCHED_FIFO);
+  if (priority >= highest) {
+    throw std::invalid_argument("real-time priority must be below " + std::to_string(highest));
+  }
+  set_fifo_priority(priority + 1);  // the calling thread: the consumer and the measurements
+  g_worker_realtime_priority = priority;
+}
+
 double BenchDataset::mean_bytes() const {
   if (sizes.empty()) return 0.0;
   return static_cast<double>(std::accumulate(sizes.begin(), sizes.end(), std::size_t{0})) /
@@ -84,6 +111,11 @@ BenchDataset write_bench_dataset(const std::string& path, const Corpus& corpus, 
   for (std::size_t i = 0; i < count; ++i) {
     const auto& s = corpus[i % corpus.size()];
     out.write(reinterpret_cast<const char*>(s.data()), static_cast<std::streamsize>(s.size()));
+    // The slot's index in its last bytes makes every slot distinct, so that no layer below can
+    // deduplicate the cycled corpus.
+    std::fill(pad.begin(), pad.end(), 0);
+    if (d.slot - s.size() >= sizeof i)
+      std::memcpy(pad.data() + d.slot - s.size() - sizeof i, &i, sizeof i);
     out.write(pad.data(), static_cast<std::streamsize>(d.slot - s.size()));
     d.sizes.push_back(s.size());
   }

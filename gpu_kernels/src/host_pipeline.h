@@ -30,6 +30,15 @@ std::vector<int> allowed_cpus();
 // Pins the calling thread to `cpu` (sched_setaffinity); throws naming the CPU on failure.
 void pin_this_thread(int cpu);
 
+// Runs the calling thread (ckb_pipeline's consumer) at SCHED_FIFO `priority` + 1 and every
+// worker and stage-measurement thread started afterwards at `priority` (0: the normal scheduler).
+// Why: on a machine shared with other work, real-time threads take the CPU from every normal
+// process, so the pipeline and its stage measurements see the cores alone; the consumer is one
+// level above the workers so that, like a GPU's completion, its wake-up is not queued behind
+// CPU-bound workers (at equal SCHED_FIFO priorities it would wait for a worker to block).
+// Throws when the process may not use SCHED_FIFO.
+void use_realtime_priority(int priority);
+
 // ---- Dataset on disk -------------------------------------------------------------------------
 
 // `count` samples, each in its own 4 KiB-aligned slot (so that an O_DIRECT read fetches one

@@ -31,6 +31,7 @@
 #include "cpu_prep.h"
 #include "cuda_check.h"
 #include "gpu_step.h"
+#include "host_pipeline.h"
 #include "storage.h"
 
 using namespace ckbench;
@@ -41,48 +42,21 @@ constexpr std::size_t kAlign = 4096;
 
 std::size_t round_up(std::size_t x, std::size_t a) { return (x + a - 1) / a * a; }
 
-// The benchmark dataset on disk: `count` samples, each in its own 4 KiB-aligned slot (so that
-// cold O_DIRECT reads fetch exactly one sample), contents cycled from the encoded corpus.
-struct BenchDataset {
-  std::string path;
-  std::size_t count = 0;
-  std::size_t slot = 0;
-  std::vector<std::size_t> sizes;  // encoded bytes of each sample
-  const Corpus* corpus = nullptr;
-};
-
-BenchDataset write_bench_dataset(const std::string& path, const Corpus& corpus,
-                                 std::size_t target_bytes) {
-  BenchDataset d;
-  d.path = path;
-  d.corpus = &corpus;
+// Samples in a benchmark dataset of about `target_bytes` on disk (each sample in its own 4 KiB
+// slot, as write_bench_dataset lays them out), at least one pass over the corpus.
+std::size_t bench_dataset_samples(const Corpus& corpus, std::size_t target_bytes) {
   std::size_t largest = 0;
   for (const auto& s : corpus) largest = std::max(largest, s.size());
-  d.slot = round_up(largest, kAlign);
-  d.count = std::max<std::size_t>(corpus.size(), target_bytes / d.slot);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::runtime_error("cannot create " + path);
-  std::vector<char> slot(d.slot);
-  for (std::size_t i = 0; i < d.count; ++i) {
-    const auto& s = corpus[i % corpus.size()];
-    std::fill(slot.begin(), slot.end(), 0);
-    std::memcpy(slot.data(), s.data(), s.size());
-    // Make every slot distinct so that no layer below can deduplicate.
-    std::memcpy(slot.data() + d.slot - sizeof i, &i, sizeof i);
-    out.write(slot.data(), static_cast<std::streamsize>(d.slot));
-    d.sizes.push_back(s.size());
-  }
-  out.close();
-  if (!out) throw std::runtime_error("error writing " + path);
-  return d;
+  const std::size_t slot = round_up(largest, kAlign);
+  return std::max<std::size_t>(corpus.size(), target_bytes / slot);
 }
 
 // The end-to-end pipeline. Workers (like PyTorch DataLoader workers) each build whole batches
 // into pinned host buffers; the consumer copies a batch to the GPU and runs the training step.
 class Pipeline {
  public:
-  Pipeline(const BenchDataset& data, InputKind kind, double cache_fraction, int workers, int batch,
-           TrainingStep& step, cudaStream_t stream)
+  Pipeline(const BenchDataset& data, const Corpus& corpus, InputKind kind, double cache_fraction,
+           int workers, int batch, TrainingStep& step, cudaStream_t stream)
       : data_(data), kind_(kind), batch_(batch), step_(step), stream_(stream) {
     cached_ =
         static_cast<std::size_t>(std::llround(cache_fraction * static_cast<double>(data.count)));
@@ -90,7 +64,7 @@ class Pipeline {
     // The cache holds the first `cached_` samples (a fixed subset, as a page cache or a
     // MinIO-style cache does under random access).
     cache_.resize(cached_);
-    for (std::size_t i = 0; i < cached_; ++i) cache_[i] = (*data.corpus)[i % data.corpus->size()];
+    for (std::size_t i = 0; i < cached_; ++i) cache_[i] = corpus[i % corpus.size()];
     sample_out_ = prep_output_bytes(kind);
     // Prefetch factor 2 (as PyTorch's DataLoader), pinned memory capped at 4 GB in total.
     const std::size_t batch_bytes = sample_out_ * static_cast<std::size_t>(batch);
@@ -220,9 +194,10 @@ struct E2E {
 
 // Throughput of the pipeline: after a warm-up, trials of `batches_per_trial` batches until the
 // noise rule stops.
-E2E run_e2e(const BenchDataset& data, InputKind kind, double fraction, int workers, int batch,
-            TrainingStep& step, cudaStream_t stream, const StopRule& rule, double trial_s) {
-  Pipeline p(data, kind, fraction, workers, batch, step, stream);
+E2E run_e2e(const BenchDataset& data, const Corpus& corpus, InputKind kind, double fraction,
+            int workers, int batch, TrainingStep& step, cudaStream_t stream, const StopRule& rule,
+            double trial_s) {
+  Pipeline p(data, corpus, kind, fraction, workers, batch, step, stream);
   // Warm-up: fill the prefetch queue and size a trial to ~trial_s.
   p.consume(2);
   const double per_batch = std::max(1e-4, p.consume(2) / 2.0);
@@ -423,7 +398,9 @@ int main(int argc, char** argv) {
     const std::string data_path =
         (std::filesystem::path(dir) / ("clustersim_profile_" + model.name + ".dat")).string();
     const BenchDataset data = write_bench_dataset(
-        data_path, corpus, static_cast<std::size_t>(args.num("dataset-mb", 2048) * 1e6));
+        data_path, corpus,
+        bench_dataset_samples(corpus,
+                              static_cast<std::size_t>(args.num("dataset-mb", 2048) * 1e6)));
     double mean_stored = 0.0;
     for (const auto& s : corpus) mean_stored += static_cast<double>(s.size());
     mean_stored /= static_cast<double>(corpus.size());
@@ -457,6 +434,16 @@ int main(int argc, char** argv) {
     report["storage"]["trial"] = to_json(st_m);
     report["memory_cache"]["read_mb_per_s"] = cache_bw / 1e6;
     report["memory_cache"]["trial"] = to_json(cache_m);
+    // One sample read's time with k = 1 .. max_cpus reads outstanding (the concurrency the
+    // workers use, not all cores at once), and one worker's copy out of the memory cache: what
+    // the pipeline formula is fed.
+    std::vector<double> read_s_at;
+    for (int k = 1; k <= max_cpus; ++k) {
+      read_s_at.push_back(measure_read_seconds(data, k, allowed_cpus(), 0.25));
+    }
+    const double cache_read_s = measure_cache_read_seconds(data, 0.3);
+    report["storage"]["read_s_at_concurrency"] = read_s_at;
+    report["memory_cache"]["read_s_per_sample"] = cache_read_s;
     report["bench_dataset"]["samples"] = data.count;
     report["bench_dataset"]["slot_bytes"] = data.slot;
     report["bench_dataset"]["mean_encoded_bytes"] = mean_stored;
@@ -467,7 +454,7 @@ int main(int argc, char** argv) {
     std::vector<double> e2e_c, e2e_sps;
     Json& cpu_json = report["e2e_full_cache"] = Json::array();
     const CpuSearch search = halving_cpu_search(max_cpus, [&](int c) {
-      const E2E e = run_e2e(data, model.input, 1.0, c, batch, step, stream, rule, trial_s);
+      const E2E e = run_e2e(data, corpus, model.input, 1.0, c, batch, step, stream, rule, trial_s);
       Json r = Json::object();
       r["cpus"] = c;
       r["samples_per_s"] = e.samples_per_s;
@@ -483,17 +470,29 @@ int main(int argc, char** argv) {
     }
     report["cpu_knee"] = search.knee;
 
-    // 3. Memory model validation at the knee: measured vs min(full-cache rate, fetch(m)).
+    // 3. Memory model validation at the knee: measured vs the pipeline formula (each worker
+    // fetches, then preprocesses; reads at the concurrency used; our prep, no framework factor)
+    // capped by the full-cache rate measured there.
     const double full_at_knee = interpolate(e2e_c, e2e_sps, search.knee);
-    const MemoryModel bench_mm{static_cast<double>(data.count) * data.slot,
-                               static_cast<double>(data.slot), cache_bw, storage_bw};
+    MeasuredRates stages;
+    stages.gpu_sps = gpu_sps;
+    stages.h2d_sps = h2d_sps;
+    stages.prep_cpus = prep_c;
+    stages.prep_sps = prep_sps;
+    stages.read_s_at = read_s_at;
+    stages.read_bytes = data.mean_bytes();
+    stages.cache_read_s = cache_read_s;
     std::vector<double> predicted, measured;
     Json& val = report["memory_validation"]["points"] = Json::array();
     for (double f : args.nums("cache-fractions", {0.0, 0.25, 0.5, 0.75})) {
-      const E2E e = run_e2e(data, model.input, f, search.knee, batch, step, stream, rule, trial_s);
-      const double fetch = fetch_rate(f * bench_mm.dataset_bytes, bench_mm.dataset_bytes,
-                                      bench_mm.bytes_per_sample, cache_bw, storage_bw);
-      const double pred = std::min(full_at_knee, fetch);
+      const E2E e =
+          run_e2e(data, corpus, model.input, f, search.knee, batch, step, stream, rule, trial_s);
+      const auto cached = static_cast<double>(std::min<long long>(
+          std::llround(f * static_cast<double>(data.count)), static_cast<long long>(data.count)));
+      const PipelineInputs in = profile_pipeline_inputs(
+          stages, search.knee, subset_hit_fraction(cached, static_cast<double>(data.count)),
+          data.mean_bytes(), 0.0, 1.0);
+      const double pred = std::min(full_at_knee, pipeline_throughput(in));
       predicted.push_back(pred);
       measured.push_back(e.samples_per_s);
       Json r = Json::object();
@@ -535,6 +534,9 @@ int main(int argc, char** argv) {
     rates.ref_mem_gb = ref_mem;
     rates.dataset_gb = model.dataset_gb;
     rates.stored_bytes_per_sample = static_cast<double>(model.stored_bytes_per_sample);
+    rates.read_s_at = read_s_at;
+    rates.read_bytes = data.mean_bytes();
+    rates.cache_read_s = cache_read_s;
     rates.model_mean_abs_error = err.mean_abs;
     rates.model_max_abs_error = err.max_abs;
     rates.framework_factor = framework_factor;

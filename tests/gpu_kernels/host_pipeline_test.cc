@@ -4,6 +4,8 @@
 #include "host_pipeline.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "ckbench/pipeline_formula.h"
 
@@ -130,6 +133,30 @@ TEST(HostPipeline, PinningNamesTheCpu) {
     FAIL() << "pinning to CPU 100000 succeeded";
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("CPU 100000"), std::string::npos) << e.what();
+  }
+}
+
+TEST(HostPipeline, RealtimePriorityPutsTheConsumerAboveTheWorkers) {
+  EXPECT_THROW(use_realtime_priority(sched_get_priority_max(SCHED_FIFO)), std::invalid_argument);
+  // In a thread of its own, so that the test process keeps the normal scheduler.
+  std::string outcome;
+  std::thread([&] {
+    try {
+      use_realtime_priority(10);
+    } catch (const std::runtime_error& e) {
+      outcome = e.what();  // not root / no CAP_SYS_NICE: said, not ignored
+      return;
+    }
+    int policy = 0;
+    sched_param param{};
+    pthread_getschedparam(pthread_self(), &policy, &param);
+    outcome = policy == SCHED_FIFO ? "fifo " + std::to_string(param.sched_priority) : "other";
+    use_realtime_priority(0);  // later workers: the normal scheduler again
+  }).join();
+  if (outcome.rfind("fifo", 0) == 0) {
+    EXPECT_EQ(outcome, "fifo 11");  // the consumer: one above the workers' 10
+  } else {
+    EXPECT_NE(outcome.find("SCHED_FIFO"), std::string::npos) << outcome;
   }
 }
 

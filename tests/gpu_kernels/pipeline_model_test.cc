@@ -1,4 +1,5 @@
-// The analytic pipeline model of optimistic profiling.
+// Helpers of optimistic profiling: the halving CPU search, interpolation, monotone matrices and
+// the model error (the pipeline formula itself: pipeline_formula_test.cc).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,40 +9,6 @@
 
 namespace ckbench {
 namespace {
-
-TEST(PipelineModel, HitFraction) {
-  EXPECT_DOUBLE_EQ(cache_hit_fraction(0, 100), 0.0);
-  EXPECT_DOUBLE_EQ(cache_hit_fraction(25, 100), 0.25);
-  EXPECT_DOUBLE_EQ(cache_hit_fraction(250, 100), 1.0);
-  EXPECT_DOUBLE_EQ(cache_hit_fraction(5, 0), 1.0);
-}
-
-TEST(PipelineModel, FetchRate) {
-  // 1e6-byte samples, storage 100 MB/s, cache 1000 MB/s.
-  EXPECT_DOUBLE_EQ(fetch_rate(0, 1e9, 1e6, 1e9, 1e8), 100.0);     // all from storage
-  EXPECT_DOUBLE_EQ(fetch_rate(5e8, 1e9, 1e6, 1e9, 1e8), 200.0);   // half the misses
-  EXPECT_DOUBLE_EQ(fetch_rate(1e9, 1e9, 1e6, 1e9, 1e8), 1000.0);  // all cached: cache bound
-  EXPECT_EQ(fetch_rate(1e9, 1e9, 1e6, 0, 1e8), kUnbounded);       // unbounded cache
-  EXPECT_DOUBLE_EQ(fetch_rate(9e8, 1e9, 1e6, 1e9, 1e8),
-                   std::min(1e9 / (0.9 * 1e6), 1e8 / (0.1 * 1e6)));
-  EXPECT_EQ(fetch_rate(0, 1e9, 0, 1e9, 1e8), kUnbounded);
-}
-
-TEST(PipelineModel, ThroughputIsTheMinimumStage) {
-  StageRates r;
-  r.gpu = 800;
-  r.prep = 300;
-  r.h2d = 5000;
-  r.fetch = 1000;
-  EXPECT_DOUBLE_EQ(pipeline_throughput(r), 300.0);
-  EXPECT_STREQ(bottleneck(r), "prep");
-  r.prep = 3000;
-  EXPECT_DOUBLE_EQ(pipeline_throughput(r), 800.0);
-  EXPECT_STREQ(bottleneck(r), "gpu");
-  r.fetch = 100;
-  EXPECT_STREQ(bottleneck(r), "fetch");
-  EXPECT_DOUBLE_EQ(pipeline_throughput(StageRates{}), kUnbounded);
-}
 
 TEST(CpuSearch, HalvesWhileWithinTolerance) {
   // A pipeline that is GPU-bound at 1000 samples/s and needs 250 samples/s per core.
@@ -85,25 +52,7 @@ TEST(Interpolate, PiecewiseLinearClamped) {
   EXPECT_THROW(interpolate({}, {}, 1.0), std::invalid_argument);
 }
 
-TEST(DeriveMatrix, MinOfFullCacheRateAndFetch) {
-  // Dataset 10 GB of 1 MB samples; storage 100 MB/s; cache unbounded.
-  const MemoryModel mm{10e9, 1e6, 0.0, 100e6};
-  const std::vector<double> full = {50, 150, 400};  // by CPU count
-  const std::vector<double> mem = {0, 5e9, 9e9, 10e9};
-  const auto m = derive_matrix(full, mem, mm);
-  // fetch: 100, 200, 1000, inf.
-  EXPECT_DOUBLE_EQ(m[0][0], 50.0);
-  EXPECT_DOUBLE_EQ(m[1][0], 100.0);
-  EXPECT_DOUBLE_EQ(m[1][1], 150.0);
-  EXPECT_DOUBLE_EQ(m[2][1], 200.0);
-  EXPECT_DOUBLE_EQ(m[2][2], 400.0);
-  EXPECT_DOUBLE_EQ(m[2][3], 400.0);
-  // Multi-GPU: the job's cache is per-GPU memory x GPUs.
-  const auto m2 = derive_matrix(full, {2.5e9}, mm, 2);
-  EXPECT_DOUBLE_EQ(m2[2][0], 200.0);
-}
-
-TEST(DeriveMatrix, MonotoneEvenWithNoisyInputs) {
+TEST(MakeMonotone, EvenWithNoisyInputs) {
   std::vector<std::vector<double>> m = {{5, 4}, {3, 6}};
   make_monotone(m);
   EXPECT_EQ(m, (std::vector<std::vector<double>>{{5, 5}, {5, 6}}));

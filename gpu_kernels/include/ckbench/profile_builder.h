@@ -28,12 +28,51 @@ struct MeasuredRates {
   double ref_cpus = 3.0, ref_mem_gb = 62.5;  // the GPU-proportional reference
   double dataset_gb = 0.0;                   // published training-set size
   double stored_bytes_per_sample = 0.0;
+  // Seconds one storage read of `read_bytes` takes with k = 1, 2, ... reads outstanding (k
+  // concurrent readers, as ckb_pipeline measures it); empty: not measured (reads then cost
+  // a worker nothing and storage binds through its bandwidth alone).
+  std::vector<double> read_s_at;
+  double read_bytes = 0.0;
+  double cache_read_s = 0.0;  // seconds a worker takes to copy one sample out of the memory cache
   double model_mean_abs_error = 0.0, model_max_abs_error = 0.0;  // memory-model validation
   // A real framework's preprocessing rate over ours on the same corpus and cores (torchvision
   // DataLoader vs our C++ prep: gpu_kernels/reference/torch_reference.py --parts loader vs
   // ckb_cpu_prep --corpus-dir). 1 = the profile describes our prep as measured.
   double framework_factor = 1.0;
 };
+
+// Our prep's samples/s on `c` cores: interpolated between the core counts measured, linear
+// beyond the most measured.
+inline double prep_rate(const MeasuredRates& r, double c) {
+  double prep = interpolate(r.prep_cpus, r.prep_sps, c);
+  if (c > r.prep_cpus.back()) prep *= c / r.prep_cpus.back();
+  return prep;
+}
+
+// The pipeline formula's inputs (pipeline_formula.h) for the profiled model on `cpus` cores,
+// one pinned data-loader worker each, whose cache serves the fraction `hit` of the samples, the
+// misses (`bytes_per_sample` each) read from a storage share of `storage_bw` bytes/s. Prep is
+// our measured prep scaled by `framework_factor`; a read takes the measured time at the
+// concurrency the workers reach, scaled from the measured read size to `bytes_per_sample`.
+inline PipelineInputs profile_pipeline_inputs(const MeasuredRates& r, double cpus, double hit,
+                                              double bytes_per_sample, double storage_bw,
+                                              double framework_factor) {
+  PipelineInputs in;
+  in.workers = cpus;
+  in.cores = cpus;
+  in.prep_s = cpus / (framework_factor * prep_rate(r, cpus));
+  in.consumer_s = serial_consumer_seconds(r.h2d_sps, r.gpu_sps);
+  in.cache_read_s = r.cache_read_s;
+  in.hit = hit;
+  in.bytes_per_sample = bytes_per_sample;
+  in.storage_bw = storage_bw;
+  if (!r.read_s_at.empty() && r.read_bytes > 0.0) {
+    std::vector<double> scaled = r.read_s_at;
+    for (double& t : scaled) t *= bytes_per_sample / r.read_bytes;
+    in.storage_read_s = storage_read_seconds(scaled, in);
+  }
+  return in;
+}
 
 // Full-cache throughput at `c` cores: the end-to-end run where one was made at exactly c,
 // otherwise min(consumer, prep(c)) from the stage runs, the consumer copying each batch and then
@@ -42,8 +81,7 @@ struct MeasuredRates {
 // F and an end-to-end row is capped at F prep(c) (a framework's pipeline is no faster than its
 // preprocessing).
 inline double full_cache_throughput(const MeasuredRates& r, double c, bool* composed) {
-  double prep = interpolate(r.prep_cpus, r.prep_sps, c);
-  if (c > r.prep_cpus.back()) prep *= c / r.prep_cpus.back();
+  const double prep = prep_rate(r, c);
   const double factor = r.framework_factor;
   const auto it = std::find(r.e2e_cpus.begin(), r.e2e_cpus.end(), c);
   if (it != r.e2e_cpus.end()) {
@@ -55,6 +93,37 @@ inline double full_cache_throughput(const MeasuredRates& r, double c, bool* comp
   const double consumer_s = serial_consumer_seconds(r.h2d_sps, r.gpu_sps);
   const double consumer = consumer_s > 0.0 ? 1.0 / consumer_s : kUnbounded;
   return std::min(consumer, factor * prep);
+}
+
+// The profile's CPU x memory matrix: at c cores and m bytes of cache per GPU, the full-cache
+// throughput at c scaled by what the pipeline formula says a cache of m costs there: formula(c,
+// h(m)) / formula(c, 1), h the hit fraction a fixed-subset cache of m gives over the published
+// dataset (each worker fetches, then preprocesses: a miss's read adds to its time; the storage
+// share per GPU caps the misses' bytes). A ratio, so that a measured end-to-end row stands as
+// measured at a full cache. Monotone along both axes.
+inline std::vector<std::vector<double>> memory_matrix(const MeasuredRates& r,
+                                                      const std::vector<double>& cpus,
+                                                      const std::vector<double>& full,
+                                                      const std::vector<double>& mem_bytes) {
+  std::vector<std::vector<double>> m(cpus.size(), std::vector<double>(mem_bytes.size()));
+  const double dataset_bytes = r.dataset_gb * 1e9;
+  for (std::size_t i = 0; i < cpus.size(); ++i) {
+    const auto at_hit = [&](double hit) {
+      return pipeline_throughput(profile_pipeline_inputs(r, cpus[i], hit, r.stored_bytes_per_sample,
+                                                         r.storage_bw / r.gpus_per_node,
+                                                         r.framework_factor));
+    };
+    const double full_cache = at_hit(1.0);
+    for (std::size_t j = 0; j < mem_bytes.size(); ++j) {
+      const double cost =
+          full_cache > 0.0 && full_cache != kPipelineUnbounded
+              ? at_hit(subset_hit_fraction(mem_bytes[j], dataset_bytes)) / full_cache
+              : 1.0;
+      m[i][j] = full[i] * std::min(1.0, cost);
+    }
+  }
+  make_monotone(m);
+  return m;
 }
 
 inline Json build_measured_profile(const MeasuredRates& r) {
@@ -77,9 +146,7 @@ inline Json build_measured_profile(const MeasuredRates& r) {
   }
   std::vector<double> mems(mem_axis.begin(), mem_axis.end()), mem_bytes;
   for (double m : mems) mem_bytes.push_back(m * 1e9);
-  const MemoryModel mm{r.dataset_gb * 1e9, r.stored_bytes_per_sample, r.cache_bw / r.gpus_per_node,
-                       r.storage_bw / r.gpus_per_node};
-  const auto matrix = derive_matrix(full, mem_bytes, mm);
+  const auto matrix = memory_matrix(r, cpus, full, mem_bytes);
 
   Json p = Json::object();
   p["schema"] = "clustersim-profile/1";
@@ -92,9 +159,9 @@ inline Json build_measured_profile(const MeasuredRates& r) {
       " are end-to-end pipeline runs at a full cache; the others are min(1 / (1 / H2D + 1 / GPU), "
       "prep(C)) from the stage benchmarks (copy and step serial). Framework factor " +
       Json(r.framework_factor).dump(-1) +
-      " applied to prep (a real framework's prep rate over ours). Memory columns: analytic fetch "
-      "model with the measured cache and "
-      "storage bandwidths and the published dataset size (" +
+      " applied to prep (a real framework's prep rate over ours). Memory columns: the pipeline "
+      "formula (per-worker fetch then prep, storage reads at the concurrency used, the storage "
+      "share per GPU) with the measured read times and the published dataset size (" +
       r.dataset + "); its error against end-to-end runs at other cache sizes is in measurements.";
   p["batch_size"] = r.batch;
   p["reference"]["cpus_per_gpu"] = r.ref_cpus;
@@ -120,6 +187,9 @@ inline Json build_measured_profile(const MeasuredRates& r) {
   p["measurements"]["e2e_samples_per_s"] = r.e2e_sps;
   p["measurements"]["composed_rows_cpus"] = composed;
   p["measurements"]["framework_factor"] = r.framework_factor;
+  p["measurements"]["storage_read_s_at_concurrency"] = r.read_s_at;
+  p["measurements"]["storage_read_bytes"] = r.read_bytes;
+  p["measurements"]["cache_read_s"] = r.cache_read_s;
   p["measurements"]["memory_model_mean_abs_error"] = r.model_mean_abs_error;
   p["measurements"]["memory_model_max_abs_error"] = r.model_max_abs_error;
   p["measurements"]["report"] = r.report_path;

@@ -64,6 +64,30 @@ TEST(MeasuredProfile, LoadsAndFollowsThePipelineModel) {
   EXPECT_NEAR(profile_rate(p, a), 2350.0 / 745.0, 1e-9);
 }
 
+TEST(MeasuredProfile, MemoryColumnsAddEachWorkersReadToItsPrep) {
+  // Reads of 2 ms per sample at any concurrency (a slow network file system): a worker that
+  // misses the cache reads, then preprocesses, so the misses slow it even where storage
+  // bandwidth is plentiful (2 GB/s share: 17,325 samples/s of 115,440 bytes).
+  ckbench::MeasuredRates r = example_rates();
+  r.read_s_at.assign(16, 0.002);
+  r.read_bytes = 115440;  // the profile's sample size: the read times apply unscaled
+  const auto path = std::filesystem::path(::testing::TempDir()) / "measured_serial_fetch.json";
+  std::ofstream(path) << ckbench::build_measured_profile(r).dump(2);
+  const Profile p = load_profile(path.string());
+  // 4 cores (row 3), the smallest cache column: 5% of 147.9 GB rounded to 7.4 GB, hit
+  // h = 7.4 / 147.9. Per worker: prep 4 / 990 s (prep(4) = 990/s on 4 workers) plus
+  // (1 - h) x 2 ms of reading; four workers: 4 / (4 / 990 + (1 - h) 0.002) = 673.4/s where a
+  // full cache gives the formula min(consumer 1 / (1/40000 + 1/2400) = 2264, workers 990,
+  // cores 990) = 990/s. The measured 980/s at a full cache scales by 673.4 / 990: 666.6/s (the
+  // old min(prep, fetch) model: 980).
+  ASSERT_EQ(p.cpus_per_gpu[3], 4.0);
+  ASSERT_DOUBLE_EQ(p.mem_gb_per_gpu[0], 7.4);
+  const double h = 7.4 / 147.9;
+  EXPECT_NEAR(p.throughput[3][0], 980.0 * (4.0 / (4.0 / 990.0 + (1.0 - h) * 0.002)) / 990.0, 1e-6);
+  // A full cache reads nothing: the measured end-to-end rate stands.
+  EXPECT_DOUBLE_EQ(p.throughput[3][p.mem_gb_per_gpu.size() - 1], 980.0);
+}
+
 TEST(MeasuredProfile, TinyDatasetsAndNoisyRunsStillValidate) {
   ckbench::MeasuredRates r = example_rates();
   r.dataset_gb = 0.53;            // smaller than any reference memory

@@ -117,6 +117,19 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
   if (sim.scheduler.vc_quota == VcQuotaMode::kLend && sim.cluster.vcs.empty())
     warn("scheduler.vc_quota",
          "= \"lend\" cannot act: the cluster has no VC quotas ([cluster] vcs)");
+  // The exact realisation of Gavel's allocations re-solves at every arrival and completion and
+  // has no rounds to walk GPU types in.
+  const SchedulerOptions scheduler_defaults;
+  if (is_time_share_policy(sim.scheduler.policy) && sim.scheduler.rounds == "exact") {
+    if (sim.scheduler.allocation_reset_s != scheduler_defaults.allocation_reset_s)
+      warn("scheduler.allocation_reset_s",
+           "cannot act: rounds = \"exact\" re-solves the allocation at every arrival and "
+           "completion");
+    if (sim.scheduler.type_order != scheduler_defaults.type_order)
+      warn("scheduler.type_order",
+           "cannot act: rounds = \"exact\" ranks (job, type) pairs by deficit, not types in "
+           "an order");
+  }
   if (!m.fails()) {
     if (m.repair_h != defaults.repair_h)
       warn("mechanisms.repair_h",

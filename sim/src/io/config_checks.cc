@@ -7,6 +7,7 @@
 
 #include "clustersim/config.h"
 #include "clustersim/policy.h"
+#include "clustersim/throughput_model.h"
 #include "clustersim/time_share.h"
 
 namespace clustersim {
@@ -117,6 +118,17 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
   if (sim.scheduler.vc_quota == VcQuotaMode::kLend && sim.cluster.vcs.empty())
     warn("scheduler.vc_quota",
          "= \"lend\" cannot act: the cluster has no VC quotas ([cluster] vcs)");
+  // Moving to a faster type needs types of different speeds, and the built-in decider.
+  if (m.upgrade_type) {
+    if (is_time_share_policy(sim.scheduler.policy))
+      warn("mechanisms.upgrade_type",
+           "= true cannot act: Gavel's policies (scheduler.policy = \"" + sim.scheduler.policy +
+               "\") have a decider of their own, whose allocation chooses each job's type");
+    else if (!config.throughput_model || !config.throughput_model->typed())
+      warn("mechanisms.upgrade_type",
+           "= true cannot act: without per-type speeds ([throughput] model = \"table\") no GPU "
+           "type is faster than another");
+  }
   // The exact realisation of Gavel's allocations re-solves at every arrival and completion and
   // has no rounds to walk GPU types in.
   const SchedulerOptions scheduler_defaults;

@@ -129,10 +129,18 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
            "= true cannot act: without per-type speeds ([throughput] model = \"table\") no GPU "
            "type is faster than another");
   }
-  // The exact realisation of Gavel's allocations re-solves at every arrival and completion and
-  // has no rounds to walk GPU types in.
+  // How Gavel's allocations become a schedule is for Gavel's policies only; the exact
+  // realisation re-solves at every arrival and completion and has no rounds to walk types in.
   const SchedulerOptions scheduler_defaults;
-  if (is_time_share_policy(sim.scheduler.policy) && sim.scheduler.rounds == "exact") {
+  if (!is_time_share_policy(sim.scheduler.policy)) {
+    const std::string not_gavel =
+        "cannot act: scheduler.policy = \"" + sim.scheduler.policy + "\" is not one of Gavel's";
+    if (sim.scheduler.rounds != scheduler_defaults.rounds) warn("scheduler.rounds", not_gavel);
+    if (sim.scheduler.allocation_reset_s != scheduler_defaults.allocation_reset_s)
+      warn("scheduler.allocation_reset_s", not_gavel);
+    if (sim.scheduler.type_order != scheduler_defaults.type_order)
+      warn("scheduler.type_order", not_gavel);
+  } else if (sim.scheduler.rounds == "exact") {
     if (sim.scheduler.allocation_reset_s != scheduler_defaults.allocation_reset_s)
       warn("scheduler.allocation_reset_s",
            "cannot act: rounds = \"exact\" re-solves the allocation at every arrival and "

@@ -255,3 +255,34 @@ TEST(Config, SharingRefusedInThePlacementStudyAndWarnedWhereNoJobHasAShare) {
 
 }  // namespace
 }  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+std::vector<std::string> warned_keys(const std::vector<std::string>& sets) {
+  const RunConfig config = parse_run_config(
+      "[cluster]\nnodes = 2\n[workload]\ngenerator = \"philly\"\n", "test.toml", "/data", sets);
+  std::vector<std::string> warned;
+  for (const ConfigWarning& warning : config_warnings(config)) warned.push_back(warning.key);
+  return warned;
+}
+
+TEST(Config, GavelRealisationKeysAndTypeUpgradeWarnedWhereTheyCannotAct) {
+  using Keys = std::vector<std::string>;
+  // rounds, allocation_reset_s and type_order are for Gavel's policies only.
+  EXPECT_EQ(warned_keys({"scheduler.rounds=\"exact\"", "scheduler.type_order=\"fixed\""}),
+            (Keys{"scheduler.rounds", "scheduler.type_order"}));
+  // The exact realisation re-solves at every arrival and completion, and has no type order.
+  EXPECT_EQ(warned_keys({"scheduler.policy=\"max_min_fairness\"", "scheduler.rounds=\"exact\"",
+                         "scheduler.allocation_reset_s=60", "scheduler.type_order=\"shuffle\""}),
+            (Keys{"scheduler.allocation_reset_s", "scheduler.type_order"}));
+  EXPECT_EQ(warned_keys({"scheduler.policy=\"max_min_fairness\"", "scheduler.rounds=\"exact\""}),
+            Keys{});
+  // Without per-type speeds no type is faster; Gavel's policies choose types themselves.
+  EXPECT_EQ(warned_keys({"mechanisms.upgrade_type=true"}), Keys{"mechanisms.upgrade_type"});
+  EXPECT_EQ(warned_keys({"mechanisms.upgrade_type=true", "scheduler.policy=\"fifo_perf\""}),
+            Keys{"mechanisms.upgrade_type"});
+}
+
+}  // namespace
+}  // namespace clustersim

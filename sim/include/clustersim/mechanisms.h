@@ -71,6 +71,10 @@ struct MechanismOptions {
   double defrag_threshold = 0.0;  // fraction of the cluster's GPUs (0: only a blocked head)
   double defrag_period_s = 3600.0;
   int defrag_max_moves = 16;  // per defragmentation pass
+  // After each pass of the built-in decider, move running jobs that name no GPU type to a faster
+  // type with free GPUs when that finishes them sooner net of migration_cost (per-type speeds:
+  // View::type_speed).
+  bool upgrade_type = false;
 
   // ---- Elastic jobs (JobSpec::min_gpus / max_gpus) ----
   bool elastic = false;

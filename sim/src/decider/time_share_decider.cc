@@ -5,6 +5,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "decider/time_share_common.h"
+
 namespace clustersim::internal {
 
 TimeShareDecider::TimeShareDecider(const SimOptions& options, PlacementStage& placement)
@@ -13,8 +15,8 @@ TimeShareDecider::TimeShareDecider(const SimOptions& options, PlacementStage& pl
   if (!is_time_share_policy(policy))
     throw std::invalid_argument("time-share decider: '" + policy + "' is not a time-share policy");
   if (options.scheduler.rounds != "gavel")
-    throw std::invalid_argument("scheduler.rounds: only \"gavel\" rounds realise " + policy +
-                                " so far (got \"" + options.scheduler.rounds + "\")");
+    throw std::invalid_argument("time-share decider: Gavel's rounds, not rounds = \"" +
+                                options.scheduler.rounds + "\"");
   if (!(options.scheduler.lease_s > 0.0))
     throw std::invalid_argument("scheduler.lease_s must be > 0 for Gavel's rounds");
   perf_ = policy.ends_with("_perf");
@@ -47,20 +49,6 @@ std::optional<std::uint32_t> TimeShareDecider::head_of_queue() const {
   for (std::uint32_t job : active_)
     if (view().jobs()[job].phase == JobPhase::kWaiting) return job;
   return std::nullopt;
-}
-
-double TimeShareDecider::steps_per_second(std::uint32_t job, int type) const {
-  const JobSpec& spec = *view().jobs()[job].spec;
-  const double steps = spec.steps > 0.0 ? spec.steps : spec.duration;
-  return view().type_speed(job, type) * steps / spec.duration;
-}
-
-double TimeShareDecider::steps_left(std::uint32_t job) const {
-  const JobState& state = view().jobs()[job];
-  const JobSpec& spec = *state.spec;
-  if (spec.steps <= 0.0) return state.remaining_at(view().now());
-  // Whole steps: micro-tasks run whole steps, so what is left is a whole number up to rounding.
-  return std::round(state.remaining_at(view().now()) * spec.steps / spec.duration);
 }
 
 void TimeShareDecider::on_finished(std::uint32_t job) {
@@ -98,30 +86,10 @@ void TimeShareDecider::reset_time_run(Time now) {
   last_reset_ = now;
 }
 
-void TimeShareDecider::compute_allocation(Time now) {
-  TimeShareProblem problem;
-  problem.types = types_;
-  const ClusterState& cluster = view().cluster();
-  for (int t = 0; t < types_; ++t) problem.capacity.push_back(cluster.total_gpus(t));
-  for (std::uint32_t job : active_) {
-    const JobState& state = view().jobs()[job];
-    for (int t = 0; t < types_; ++t) problem.throughput.push_back(steps_per_second(job, t));
-    problem.gpus.push_back(state.requested_gpus);
-    problem.weight.push_back(state.spec->weight);
-    problem.remaining.push_back(steps_left(job));
-    problem.elapsed.push_back(now - state.submit);
-    problem.total_steps.push_back(state.spec->steps > 0.0 ? state.spec->steps
-                                                          : state.spec->duration);
-  }
-  const TimeShare shares = solve_time_share(options_.scheduler.policy, problem);
-  const auto types = static_cast<std::size_t>(types_);
+void TimeShareDecider::compute_allocation() {
+  solve_allocation(view(), options_, active_, allocation_);
   std::fill(allocated_.begin(), allocated_.end(), 0);
-  for (std::size_t i = 0; i < active_.size(); ++i) {
-    const std::uint32_t job = active_[i];
-    allocated_[job] = 1;
-    for (std::size_t t = 0; t < types; ++t)
-      allocation_[job * types + t] = shares.x.empty() ? 0.0 : shares.x[i * types + t];
-  }
+  for (std::uint32_t job : active_) allocated_[job] = 1;
 }
 
 bool TimeShareDecider::start_round(Time now) {
@@ -158,7 +126,7 @@ bool TimeShareDecider::start_round(Time now) {
   if (need_update_ &&
       (now - last_reset_ >= options_.scheduler.allocation_reset_s || last_reset_ == 0.0)) {
     reset_time_run(now);
-    compute_allocation(now);
+    compute_allocation();
     need_update_ = false;
   }
   // Per type, the jobs by priority (then deficit, then allocation; then order of arrival).
@@ -178,7 +146,7 @@ bool TimeShareDecider::start_round(Time now) {
     for (std::uint32_t job : active_) {
       const std::size_t c = job * types + t;
       double priority = 0.0;
-      if (allocated_[job] && allocation_[c] > 0.0 && steps_per_second(job, type) > 0.0) {
+      if (allocated_[job] && allocation_[c] > 0.0 && steps_per_second(view(), job, type) > 0.0) {
         const double fraction = type_time_[t] > 0.0 ? job_time_[c] / type_time_[t] : 0.0;
         priority = fraction > 0.0 ? allocation_[c] / fraction : allocation_[c] * 1e9;
       }
@@ -200,7 +168,7 @@ bool TimeShareDecider::start_round(Time now) {
   for (const Entry& e : queue) {
     const auto t = static_cast<std::size_t>(e.type);
     const JobState& job = view().jobs()[e.job];
-    if (left[t] == 0 || taken[e.job] || steps_per_second(e.job, e.type) <= 0.0) continue;
+    if (left[t] == 0 || taken[e.job] || steps_per_second(view(), e.job, e.type) <= 0.0) continue;
     if (fifo_ && e.priority <= 0.0) continue;
     if (job.requested_gpus > left[t]) continue;
     left[t] -= job.requested_gpus;
@@ -212,23 +180,15 @@ bool TimeShareDecider::start_round(Time now) {
     if (a.second != b.second) return a.second < b.second;
     return view().jobs()[a.first].requested_gpus > view().jobs()[b.first].requested_gpus;
   });
-  const ClusterState& cluster = view().cluster();
   for (const auto& [index, type] : scheduled) {
     const JobState& job = view().jobs()[index];
     if (job.phase != JobPhase::kWaiting) continue;  // still saving its last checkpoint
-    PlacementRequest request = PlacementStage::base_request(job);
-    request.gpu_type = type;
-    if (!placement_.place(request, shares_)) continue;
-    plan_.clear();
-    plan_.set(index);
-    for (const NodeShare& share : shares_)
-      plan_.add_grant(cluster.grant_for(share.node, request, share.gpus));
-    host_->apply(plan_);
+    if (!start_on_type(*host_, placement_, index, type, shares_, plan_)) continue;
     // Its micro-task: whole steps, as many as fit in a lease at its speed there.
     const JobSpec& spec = *job.spec;
     const double per_step = spec.steps > 0.0 ? spec.steps / spec.duration : 1.0;
     const double speed = view().jobs()[index].rate * per_step;  // steps/s where it runs
-    const double left_steps = steps_left(index);
+    const double left_steps = steps_left(view(), index);
     const double steps = spec.steps > 0.0
                              ? std::min(std::max(1.0, std::floor(speed * lease)), left_steps)
                              : std::min(speed * lease, left_steps);

@@ -46,10 +46,8 @@ class TimeShareDecider final : public Decider, public TimerClient {
 
  private:
   const View& view() const { return *view_; }
-  double steps_per_second(std::uint32_t job, int type) const;
-  double steps_left(std::uint32_t job) const;
   void reset_time_run(Time now);
-  void compute_allocation(Time now);
+  void compute_allocation();
   bool start_round(Time now);  // false when it scheduled nothing
 
   const SimOptions& options_;

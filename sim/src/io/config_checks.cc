@@ -7,6 +7,7 @@
 
 #include "clustersim/config.h"
 #include "clustersim/policy.h"
+#include "clustersim/throughput_model.h"
 #include "clustersim/time_share.h"
 
 namespace clustersim {
@@ -117,6 +118,38 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
   if (sim.scheduler.vc_quota == VcQuotaMode::kLend && sim.cluster.vcs.empty())
     warn("scheduler.vc_quota",
          "= \"lend\" cannot act: the cluster has no VC quotas ([cluster] vcs)");
+  // Moving to a faster type needs types of different speeds, and the built-in decider.
+  if (m.upgrade_type) {
+    if (is_time_share_policy(sim.scheduler.policy))
+      warn("mechanisms.upgrade_type",
+           "= true cannot act: Gavel's policies (scheduler.policy = \"" + sim.scheduler.policy +
+               "\") have a decider of their own, whose allocation chooses each job's type");
+    else if (!config.throughput_model || !config.throughput_model->typed())
+      warn("mechanisms.upgrade_type",
+           "= true cannot act: without per-type speeds ([throughput] model = \"table\") no GPU "
+           "type is faster than another");
+  }
+  // How Gavel's allocations become a schedule is for Gavel's policies only; the exact
+  // realisation re-solves at every arrival and completion and has no rounds to walk types in.
+  const SchedulerOptions scheduler_defaults;
+  if (!is_time_share_policy(sim.scheduler.policy)) {
+    const std::string not_gavel =
+        "cannot act: scheduler.policy = \"" + sim.scheduler.policy + "\" is not one of Gavel's";
+    if (sim.scheduler.rounds != scheduler_defaults.rounds) warn("scheduler.rounds", not_gavel);
+    if (sim.scheduler.allocation_reset_s != scheduler_defaults.allocation_reset_s)
+      warn("scheduler.allocation_reset_s", not_gavel);
+    if (sim.scheduler.type_order != scheduler_defaults.type_order)
+      warn("scheduler.type_order", not_gavel);
+  } else if (sim.scheduler.rounds == "exact") {
+    if (sim.scheduler.allocation_reset_s != scheduler_defaults.allocation_reset_s)
+      warn("scheduler.allocation_reset_s",
+           "cannot act: rounds = \"exact\" re-solves the allocation at every arrival and "
+           "completion");
+    if (sim.scheduler.type_order != scheduler_defaults.type_order)
+      warn("scheduler.type_order",
+           "cannot act: rounds = \"exact\" ranks (job, type) pairs by deficit, not types in "
+           "an order");
+  }
   if (!m.fails()) {
     if (m.repair_h != defaults.repair_h)
       warn("mechanisms.repair_h",

@@ -11,11 +11,12 @@
 
 namespace clustersim::options {
 
-void declare_preemption_keys(KeyRegistry& keys);  // preemption.cc
-void declare_migration_keys(KeyRegistry& keys);   // migration.cc
-void declare_elastic_keys(KeyRegistry& keys);     // elastic.cc
-void declare_failure_keys(KeyRegistry& keys);     // failures.cc
-void declare_checkpoint_keys(KeyRegistry& keys);  // checkpoints.cc
+void declare_preemption_keys(KeyRegistry& keys);    // preemption.cc
+void declare_migration_keys(KeyRegistry& keys);     // migration.cc
+void declare_type_upgrade_keys(KeyRegistry& keys);  // type_upgrade.cc
+void declare_elastic_keys(KeyRegistry& keys);       // elastic.cc
+void declare_failure_keys(KeyRegistry& keys);       // failures.cc
+void declare_checkpoint_keys(KeyRegistry& keys);    // checkpoints.cc
 // What transitions cost: declared by the engine, which charges them (core/overheads.h).
 
 }  // namespace clustersim::options

@@ -8,6 +8,7 @@
 #include "mechanisms/keys.h"
 #include "mechanisms/migration.h"
 #include "mechanisms/preemption.h"
+#include "mechanisms/type_upgrade.h"
 
 namespace clustersim::internal {
 
@@ -36,6 +37,7 @@ Mechanisms make_mechanisms(const SimOptions& options, bool any_job_checkpoint_in
   if (preemptive) out.built_in_decider.push_back(add(out, std::make_unique<Preemption>(options)));
   if (m.elastic) out.built_in_decider.push_back(add(out, std::make_unique<Elastic>()));
   if (m.migrates()) out.built_in_decider.push_back(add(out, std::make_unique<Migration>(options)));
+  if (m.upgrade_type) out.built_in_decider.push_back(add(out, std::make_unique<TypeUpgrade>()));
   return out;
 }
 
@@ -47,6 +49,7 @@ namespace clustersim::options {
 void declare_mechanism_keys(KeyRegistry& keys) {
   declare_preemption_keys(keys);
   declare_migration_keys(keys);
+  declare_type_upgrade_keys(keys);
   declare_elastic_keys(keys);
   declare_failure_keys(keys);
   declare_checkpoint_keys(keys);

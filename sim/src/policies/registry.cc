@@ -61,22 +61,28 @@ void declare_policy_keys(KeyRegistry& keys) {
       .doc(
           "The ordering policy: which waiting job goes next ([`sim/README.md`]"
           "(sim/README.md#scheduling)); or one of Gavel's allocation policies over jobs x GPU "
-          "types (`max_min_fairness`, ..., `fifo_perf`), realised in rounds.");
+          "types (`max_min_fairness`, ..., `fifo_perf`), realised in Gavel's rounds or by "
+          "event-driven leases (`rounds`).");
   field<SimOptions>(
       keys, "scheduler.rounds", [](auto& o) -> auto& { return o.scheduler.rounds; })
-      .choices({"gavel"})
+      .choices({"gavel", "exact"})
       .component("policies gavel")
       .training_only()
       .doc(
           "How a Gavel policy's allocation becomes a schedule: `gavel`, rounds of `lease_s` "
-          "with whole-step micro-tasks, as Gavel's simulator.");
+          "with whole-step micro-tasks, as Gavel's simulator; `exact`, event-driven: re-solved "
+          "at every arrival and completion, each job holding leases of its fraction x `lease_s` "
+          "that start the moment GPUs free ([`sim/README.md`](sim/README.md#gavels-policies-"
+          "allocations-over-jobs-x-gpu-types)).");
   field<SimOptions>(
       keys, "scheduler.allocation_reset_s",
       [](auto& o) -> auto& { return o.scheduler.allocation_reset_s; })
       .range(0.0, 1e12)
       .component("policies gavel")
       .training_only()
-      .doc("Gavel's policies: the allocation is recomputed at most this often (Gavel: 1,920 s).");
+      .doc(
+          "Gavel's rounds: the allocation is recomputed at most this often (Gavel: 1,920 s); "
+          "`rounds = \"exact\"` re-solves at every arrival and completion instead.");
   field<SimOptions>(
       keys, "scheduler.type_order", [](auto& o) -> auto& { return o.scheduler.type_order; })
       .choices({"gavel", "fixed", "shuffle"})

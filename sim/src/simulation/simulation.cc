@@ -9,6 +9,7 @@
 #include "core/engine.h"
 #include "decider/admission.h"
 #include "decider/default_decider.h"
+#include "decider/exact_time_share_decider.h"
 #include "decider/placement_stage.h"
 #include "decider/time_share_decider.h"
 #include "mechanisms/registry.h"
@@ -52,7 +53,7 @@ struct Simulation::Parts {
   std::unique_ptr<internal::PlacementStage> placement;
   internal::Mechanisms mechanisms;
   std::unique_ptr<internal::DefaultDecider> built_in;
-  std::unique_ptr<internal::TimeShareDecider> time_share;
+  std::unique_ptr<Decider> time_share;  // Gavel's rounds or the exact realisation
   Decider* decider = nullptr;
 };
 
@@ -136,7 +137,11 @@ void Simulation::assemble(Parts& parts) {
   if (user_decider_) {
     parts.decider = user_decider_.get();
   } else if (!external_ && is_time_share_policy(options_.scheduler.policy)) {
-    parts.time_share = std::make_unique<internal::TimeShareDecider>(options_, *parts.placement);
+    if (options_.scheduler.rounds == "exact")
+      parts.time_share =
+          std::make_unique<internal::ExactTimeShareDecider>(options_, *parts.placement);
+    else
+      parts.time_share = std::make_unique<internal::TimeShareDecider>(options_, *parts.placement);
     parts.decider = parts.time_share.get();
   } else if (!external_) {
     parts.built_in = std::make_unique<internal::DefaultDecider>(

@@ -205,3 +205,35 @@ TEST(GavelRounds, MicroTaskLengthsByHand) {
 
 }  // namespace
 }  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+// [mechanisms] upgrade_type: x (A: 10 steps/s on the V100, 5 on the K80; 100 steps) and y (A)
+// arrive at 0; FIFO with type_choice = "fastest" puts x on the V100 (10 s) and y on the K80.
+// When x finishes at 10, y has run 50 steps. Moving costs a save plus a restore (1 + 1 s).
+TEST(TypeUpgrade, AJobMovesToAFasterTypeWhenItFreesIfThatPays) {
+  SimOptions options = k80_and_v100();
+  options.scheduler.type_choice = "fastest";
+  options.scheduler.checkpoint_s = 1;
+  options.scheduler.restore_s = 1;
+  options.mechanisms.upgrade_type = true;
+  // y has 200 steps: 150 left at 10 take 30 s on the K80, or 2 + 150 / 10 = 17 s after moving:
+  // it moves, pauses [10, 12] and runs its last 150 steps [12, 27].
+  RunResult r = run(options, {stepped("x", 0, "A", 100), stepped("y", 0, "A", 200)});
+  EXPECT_DOUBLE_EQ(r.jobs[0].jct, 10.0);
+  EXPECT_DOUBLE_EQ(r.jobs[1].jct, 27.0);
+  EXPECT_EQ(r.jobs[1].migrations, 1);
+  // y has 55 steps: its last 5 take 1 s on the K80, 2 + 0.5 s after a move: it stays, done at
+  // 11.
+  r = run(options, {stepped("x", 0, "A", 100), stepped("y", 0, "A", 55)});
+  EXPECT_DOUBLE_EQ(r.jobs[1].jct, 11.0);
+  EXPECT_EQ(r.jobs[1].migrations, 0);
+  // Off (the default), y stays on the K80: 200 / 5 = 40 s.
+  options.mechanisms.upgrade_type = false;
+  r = run(options, {stepped("x", 0, "A", 100), stepped("y", 0, "A", 200)});
+  EXPECT_DOUBLE_EQ(r.jobs[1].jct, 40.0);
+}
+
+}  // namespace
+}  // namespace clustersim

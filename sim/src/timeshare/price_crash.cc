@@ -104,19 +104,36 @@ class Lagrangian {
     }
     if (!std::isfinite(z_high) || z_high < in_.z_lower) return false;
     // phi(z) = c z - sum_j cost_j(z) is concave; its slope c - sum_j beta_j slope_j(z) falls at
-    // each event: its maximum is where the slope turns <= 0, clipped to [z_lower, z_high].
-    std::sort(events_.begin(), events_.end());
-    double slope = in_.objective;
-    z_ = z_high;
-    for (const auto& [z, fall] : events_) {
-      if (z >= z_high) break;
-      slope -= fall;
-      if (slope <= 0.0) {
-        z_ = z;
+    // each event: its maximum is the first event (in z) where the falls add up to c, clipped to
+    // [z_lower, z_high]. Found by weighted selection (halving with nth_element), not a sort.
+    std::size_t low = 0, high = events_.size();
+    double need = in_.objective;
+    while (high - low > 32) {
+      const std::size_t middle = low + (high - low) / 2;
+      const auto begin = events_.begin();
+      std::nth_element(begin + static_cast<std::ptrdiff_t>(low),
+                       begin + static_cast<std::ptrdiff_t>(middle),
+                       begin + static_cast<std::ptrdiff_t>(high));
+      double falls = 0.0;
+      for (std::size_t k = low; k < middle; ++k) falls += events_[k].second;
+      if (falls >= need) {
+        high = middle;
+      } else {
+        need -= falls;
+        low = middle;
+      }
+    }
+    std::sort(events_.begin() + static_cast<std::ptrdiff_t>(low),
+              events_.begin() + static_cast<std::ptrdiff_t>(high));
+    z_ = kInfinity;
+    for (std::size_t k = low; k < high; ++k) {
+      need -= events_[k].second;
+      if (need <= 0.0) {
+        z_ = events_[k].first;
         break;
       }
     }
-    z_ = std::clamp(z_, in_.z_lower, z_high);
+    z_ = std::clamp(std::min(z_, z_high), in_.z_lower, z_high);
     value = in_.objective * z_;
     gradient.assign(in_.capacity.begin(), in_.capacity.end());
     respond(price, z_, [&](std::size_t j, int t, double x) {

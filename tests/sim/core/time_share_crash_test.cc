@@ -62,7 +62,8 @@ TEST(TimeSharePriceCrash, RefusesAnUnboundedZ) {
 }
 
 // Random problems: 2-4 types, 5-400 jobs (from a few kinds or all different), some unable to
-// run on a type, GPUs 1-4, weights, steps left and elapsed times.
+// run on a type, GPUs 1-4, weights, steps left and elapsed times; in one in five a type has no
+// GPUs, in one in five the first job runs nowhere.
 TimeShareProblem random_problem(std::mt19937_64& rng) {
   std::uniform_int_distribution<int> types_of(2, 4), jobs_of(5, 400), gpus_of(1, 4);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -93,6 +94,9 @@ TimeShareProblem random_problem(std::mt19937_64& rng) {
   }
   const int total = std::max(p.types, static_cast<int>(asked / load));
   for (int t = 0; t < p.types; ++t) p.capacity.push_back(std::max(1, total / p.types + t - 1));
+  // Edge cases now and then: a type without GPUs, a job that runs nowhere.
+  if (unit(rng) < 0.2) p.capacity[static_cast<std::size_t>(p.types - 1)] = 0;
+  if (unit(rng) < 0.2) std::fill(p.throughput.begin(), p.throughput.begin() + p.types, 0.0);
   return p;
 }
 
@@ -119,7 +123,7 @@ void expect_feasible(const TimeShareProblem& p, const TimeShare& s) {
     }
     EXPECT_LE(time, 1.0 + 1e-7);
   }
-  for (std::size_t t = 0; t < types; ++t) EXPECT_LE(used[t], p.capacity[t] * (1.0 + 1e-7));
+  for (std::size_t t = 0; t < types; ++t) EXPECT_LE(used[t], p.capacity[t] * (1.0 + 1e-7) + 1e-9);
 }
 
 // Max-min (perf): the objective is what the allocation gives its worst-off job.
@@ -169,13 +173,13 @@ TEST(TimeSharePriceCrash, SameOptimumAsTheSlackBasisOnRandomProblems) {
       ASSERT_TRUE(warm.optimal);
       // Finish-time fairness returns the top of a bracket of 1e-6 relative width.
       const double tolerance = policy.rfind("finish_time", 0) == 0 ? 2e-6 : 1e-6;
-      EXPECT_NEAR(warm.objective, cold.objective, tolerance * std::fabs(cold.objective));
+      EXPECT_NEAR(warm.objective, cold.objective, tolerance * std::fabs(cold.objective) + 1e-12);
       expect_feasible(p, warm);
       if (policy == "max_min_fairness_perf") {
-        EXPECT_NEAR(worst_normalised(p, warm), warm.objective, 1e-6 * warm.objective);
+        EXPECT_NEAR(worst_normalised(p, warm), warm.objective, 1e-6 * warm.objective + 1e-9);
       }
       if (policy == "min_total_duration_perf") {
-        EXPECT_NEAR(inverse_makespan(p, warm), warm.objective, 1e-6 * warm.objective);
+        EXPECT_NEAR(inverse_makespan(p, warm), warm.objective, 1e-6 * warm.objective + 1e-12);
       }
     }
   }

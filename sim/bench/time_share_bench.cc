@@ -1,15 +1,21 @@
 // Gavel's policies as LPs (time_share.h): the time to solve one allocation of 1,000 jobs over 3
-// GPU types (target: < 50 ms for the LP policies), best of 5 solves per policy.
-//   build/bin/clustersim_time_share_bench [jobs]
+// GPU types (target: < 50 ms for the LP policies): per policy, the best wall time of 5 solves and
+// the median of their thread CPU times (CLP runs on one thread; on a shared machine the CPU time
+// is the steadier of the two).
+//   build/bin/clustersim_time_share_bench [jobs] [--cold]
+// --cold: every LP starts from CLP's slack basis (no price crash, timeshare/price_crash.h): the
+// code path before the crash, for before/after comparisons.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "clustersim/time_share.h"
+#include "timeshare/lp.h"
 
 namespace {
 
@@ -47,23 +53,42 @@ clustersim::TimeShareProblem problem(int jobs, int classes) {
   return p;
 }
 
+double thread_cpu_ms() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) * 1e-6;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace clustersim;
-  const int jobs = argc > 1 ? std::atoi(argv[1]) : 1000;
+  int jobs = 1000;
+  bool cold = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--cold")
+      cold = true;
+    else
+      jobs = std::atoi(argv[i]);
+  }
+  timeshare::TimeShareLp::set_crash_enabled(!cold);
   for (const int classes : {80, 0}) {
     const TimeShareProblem p = problem(jobs, classes);
-    std::printf("%d jobs, 3 types, %s\n", jobs,
-                classes > 0 ? "80 job kinds (as Gavel's traces)" : "every job different");
-    std::printf("  %-28s %10s %6s %18s\n", "policy", "ms (best)", "LPs", "objective");
+    std::printf("%d jobs, 3 types, %s%s\n", jobs,
+                classes > 0 ? "80 job kinds (as Gavel's traces)" : "every job different",
+                cold ? " (cold: slack basis)" : "");
+    std::printf("  %-28s %10s %12s %6s %18s\n", "policy", "ms (best)", "CPU ms (med)", "LPs",
+                "objective");
     for (const std::string& policy : time_share_policy_names()) {
       double best = 1e30;
+      std::vector<double> cpu;
       int lps = 0;
       double objective = 0.0;
       for (int run = 0; run < 5; ++run) {
         const auto start = std::chrono::steady_clock::now();
+        const double cpu_start = thread_cpu_ms();
         const TimeShare s = solve_time_share(policy, p);
+        cpu.push_back(thread_cpu_ms() - cpu_start);
         const double ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count();
@@ -72,7 +97,9 @@ int main(int argc, char** argv) {
         objective = s.objective;
         if (!s.optimal) std::printf("  %s: not optimal\n", policy.c_str());
       }
-      std::printf("  %-28s %10.2f %6d %18.10g\n", policy.c_str(), best, lps, objective);
+      std::sort(cpu.begin(), cpu.end());
+      std::printf("  %-28s %10.2f %12.2f %6d %18.10g\n", policy.c_str(), best, cpu[cpu.size() / 2],
+                  lps, objective);
     }
   }
 }

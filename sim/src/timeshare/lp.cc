@@ -5,11 +5,20 @@
 #include <limits>
 #include <stdexcept>
 
+#include "timeshare/price_crash.h"
+
 namespace clustersim::timeshare {
+
+namespace {
+thread_local bool crash_enabled = true;
+}  // namespace
+
+void TimeShareLp::set_crash_enabled(bool enabled) { crash_enabled = enabled; }
 
 TimeShareLp::TimeShareLp(const TimeShareProblem& p, const std::vector<int>* multiplicity)
     : p_(p), jobs_(p.jobs()), types_(p.types) {
   const std::size_t n = jobs_ * static_cast<std::size_t>(types_);
+  policy_row_.assign(jobs_, -1);
   columns_.resize(n);
   column_lower_.assign(n, 0.0);
   column_upper_.assign(n, 1.0);
@@ -60,6 +69,7 @@ int TimeShareLp::add_job_row(std::size_t job, const std::vector<double>& coeffic
   }
   row_lower_.push_back(lower);
   row_upper_.push_back(upper);
+  policy_row_[job] = policy_row_[job] == -1 ? row : -2;
   return row;
 }
 
@@ -86,8 +96,15 @@ bool TimeShareLp::maximise(TimeShare& out) {
                         column_upper_.data(), objective_.data(), row_lower_.data(),
                         row_upper_.data());
     model_->setOptimizationDirection(-1.0);
+    crashed_ = crash_enabled && crash();
+    model_->dual();
+    if (crashed_ && !model_->isProvenOptimal()) {
+      model_->allSlackBasis(true);
+      model_->dual();
+    }
+  } else {
+    model_->dual();
   }
-  model_->dual();
   ++out.lps;
   out.optimal = false;
   if (!model_->isProvenOptimal()) return false;
@@ -97,6 +114,103 @@ bool TimeShareLp::maximise(TimeShare& out) {
   for (std::size_t c = 0; c < n; ++c) out.x[c] = std::clamp(solution[c], 0.0, 1.0);
   out.objective = model_->objectiveValue();
   out.optimal = true;
+  return true;
+}
+
+bool TimeShareLp::crash() {
+  // The form: the extra column alone in the objective (maximised), every policy row a lower
+  // bound `a . X_j + e z >= lower` (e <= 0) of one job, and the extra column in no other row.
+  if (!has_extra_ || !(objective_.back() > 0.0)) return false;
+  const std::size_t n = jobs_ * static_cast<std::size_t>(types_);
+  for (std::size_t c = 0; c < n; ++c)
+    if (objective_[c] != 0.0) return false;
+  PriceCrashInput in;
+  in.types = types_;
+  in.capacity.assign(row_upper_.begin() + static_cast<std::ptrdiff_t>(jobs_),
+                     row_upper_.begin() + static_cast<std::ptrdiff_t>(jobs_) + types_);
+  in.a.assign(n, 0.0);
+  in.use.assign(n, 0.0);
+  in.alpha.assign(jobs_, 0.0);
+  in.beta.assign(jobs_, 0.0);
+  in.has_row.assign(jobs_, 0);
+  in.objective = objective_.back();
+  in.z_lower = column_lower_.back() < -1e29 ? -std::numeric_limits<double>::infinity()
+                                            : column_lower_.back();
+  std::vector<int> job_of_row(row_lower_.size(), -1);
+  for (std::size_t j = 0; j < jobs_; ++j) {
+    const int row = policy_row_[j];
+    if (row == -2) return false;
+    if (row < 0) continue;
+    if (row_upper_[static_cast<std::size_t>(row)] < 1e29) return false;
+    in.has_row[j] = 1;
+    in.alpha[j] = row_lower_[static_cast<std::size_t>(row)];
+    job_of_row[static_cast<std::size_t>(row)] = static_cast<int>(j);
+  }
+  const auto cap_row = static_cast<int>(jobs_);
+  for (std::size_t c = 0; c < n; ++c) {
+    const std::size_t j = c / static_cast<std::size_t>(types_);
+    for (const auto& [row, v] : columns_[c]) {
+      if (row >= cap_row && row < cap_row + types_) {
+        in.use[c] = v;
+      } else if (row == policy_row_[j] && column_upper_[c] > 0.0) {
+        if (v < 0.0) return false;
+        in.a[c] = v;
+      } else if (row != static_cast<int>(j) && row != policy_row_[j]) {
+        return false;
+      }
+    }
+  }
+  for (const auto& [row, v] : columns_.back()) {
+    const int j = job_of_row[static_cast<std::size_t>(row)];
+    if (j < 0 || v > 0.0) return false;
+    in.beta[static_cast<std::size_t>(j)] = -v;
+  }
+  PriceCrash crash;
+  if (!price_crash(in, crash)) return false;
+
+  // Statuses (CLP's row status is the row activity's: at its lower or upper bound, or basic).
+  ClpSimplex& m = *model_;
+  for (std::size_t c = 0; c < columns_.size(); ++c)
+    m.setColumnStatus(static_cast<int>(c), ClpSimplex::atLowerBound);
+  m.setColumnStatus(static_cast<int>(columns_.size() - 1), ClpSimplex::basic);  // z
+  for (int t = 0; t < types_; ++t)
+    m.setRowStatus(cap_row + t, crash.price[static_cast<std::size_t>(t)] > 0.0
+                                    ? ClpSimplex::atUpperBound
+                                    : ClpSimplex::basic);
+  const auto column = [&](std::size_t j, int t) {
+    return static_cast<int>(j * static_cast<std::size_t>(types_) + static_cast<std::size_t>(t));
+  };
+  for (std::size_t j = 0; j < jobs_; ++j) {
+    const int time = static_cast<int>(j);
+    const int policy = policy_row_[j];
+    switch (crash.start[j]) {
+      case JobStart::kIdle:
+        m.setRowStatus(time, ClpSimplex::basic);
+        if (policy >= 0) m.setRowStatus(policy, ClpSimplex::basic);
+        break;
+      case JobStart::kOne:
+        m.setColumnStatus(column(j, crash.first[j]), ClpSimplex::basic);
+        m.setRowStatus(time, ClpSimplex::basic);
+        m.setRowStatus(policy, ClpSimplex::atLowerBound);
+        break;
+      case JobStart::kTwo:
+        m.setColumnStatus(column(j, crash.first[j]), ClpSimplex::basic);
+        m.setColumnStatus(column(j, crash.second[j]), ClpSimplex::basic);
+        m.setRowStatus(time, ClpSimplex::atUpperBound);
+        m.setRowStatus(policy, ClpSimplex::atLowerBound);
+        break;
+      case JobStart::kShort:
+        if (crash.first[j] >= 0) {
+          m.setColumnStatus(column(j, crash.first[j]), ClpSimplex::basic);
+          m.setRowStatus(time, ClpSimplex::atUpperBound);
+        } else {
+          m.setRowStatus(time, ClpSimplex::basic);
+        }
+        m.setRowStatus(policy, ClpSimplex::basic);
+        break;
+    }
+  }
+  for (const auto& [j, t] : crash.split) m.setColumnStatus(column(j, t), ClpSimplex::basic);
   return true;
 }
 

@@ -1,6 +1,9 @@
 // The LP shared by Gavel's policies (time_share.h): columns X[j][t] (then any extra columns),
 // rows: each job's time (<= 1), each type's capacity, then the policy's own rows. Built as a
-// column-major sparse matrix and solved by CLP's dual simplex. The loaded model is kept: after
+// column-major sparse matrix and solved by CLP's dual simplex. The first solve starts, where
+// the LP has price_crash.h's form (one policy row per job over its X and the extra column, the
+// extra column alone in the objective), from the basis of the capacity rows' Lagrangian prices
+// (else, or if that solve fails, from the slack basis). The loaded model is kept: after
 // set_row_bounds, maximise re-solves from the last optimal basis (dual simplex; only the bounds
 // changed, so that basis stays dual feasible).
 #pragma once
@@ -39,6 +42,11 @@ class TimeShareLp {
   // rate of change per unit of the row's bound, >= 0 for a binding >= row of a maximisation).
   double extra_value() const;
   double row_dual(int row) const;
+  // Whether the first maximise started from the price crash's basis (for tests and the bench).
+  bool crashed() const { return crashed_; }
+  // Off: every first solve starts from the slack basis (the code path before the crash; tests
+  // compare the two). Per thread; on by default.
+  static void set_crash_enabled(bool enabled);
 
  private:
   const TimeShareProblem& p_;
@@ -49,7 +57,11 @@ class TimeShareLp {
   std::vector<double> column_lower_, column_upper_, objective_;
   std::vector<double> row_lower_, row_upper_;
   bool has_extra_ = false;
+  std::vector<int> policy_row_;  // per job: its add_job_row row (-1: none; -2: several)
+  bool crashed_ = false;
   std::unique_ptr<ClpSimplex> model_;
+  // Sets the loaded model's basis from price_crash.h; false where the LP has another form.
+  bool crash();
 };
 
 }  // namespace clustersim::timeshare

@@ -46,6 +46,15 @@ struct JobSpec {
   // GPU models it may run on, '|'-separated (openb's gpu_spec); empty = any. gpu_type is set
   // only when it names exactly one.
   std::string gpu_spec;
+  // GPU memory it needs on each GPU (GB); 0 = not stated. Where the cluster models GPU memory
+  // ([cluster] gpu_mem_gb), GPU shares co-locate only while their memory fits too (a whole GPU
+  // always gives its job all of it), and a job needing more than any GPU it may use is refused
+  // at load.
+  double gpu_mem_gb = 0.0;
+  // A MIG slice it runs on (mig.h: e.g. "1g.10gb"; num_gpus 1); empty = none. It runs only on
+  // GPUs of MIG-partitioned node groups ([cluster] mig) whose geometry offers the profile, at
+  // its compute slices / 7 of the whole GPU's speed.
+  std::string mig_profile;
 };
 
 // Jobs read or generated for one run, plus what the reader skipped (only with skip_invalid).

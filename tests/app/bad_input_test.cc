@@ -147,7 +147,9 @@ std::vector<Case> gpu_memory_and_mig_cases() {
       "\"v.csv\"\n";
   const auto make = [&](std::string name, const std::string& config, std::string row,
                         std::string field, std::string text) {
-    return Case{std::move(name),  {{"cfg.toml", config}, {"v.csv", header + "a,0,1,10,,\n" + row}},
+    // (The first row runs: a whole GPU, or a slice where every GPU is in MIG mode.)
+    const std::string first = config == mig ? "a,0,1,10,,1g.5gb\n" : "a,0,1,10,,\n";
+    return Case{std::move(name),  {{"cfg.toml", config}, {"v.csv", header + first + row}},
                 "v.csv",          3,
                 std::move(field), std::move(text)};
   };
@@ -158,8 +160,7 @@ std::vector<Case> gpu_memory_and_mig_cases() {
            "the largest GPU has 16 GB"),
       make("GpuMemoryNegative", memory, "b,0,0.5,100,-1,\n", "gpu_mem_gb", "negative"),
       make("MigUnknownProfile", mig, "b,0,1,100,,2g.5gb\n", "mig_profile", "unknown MIG profile"),
-      make("MigProfileNotOffered", mig, "b,0,1,100,,1g.20gb\n", "mig_profile",
-           "no MIG node"),
+      make("MigProfileNotOffered", mig, "b,0,1,100,,1g.20gb\n", "mig_profile", "no MIG node"),
       make("MigMoreThanOneGpu", mig, "b,0,2,100,,1g.5gb\n", "mig_profile", "num_gpus must be 1"),
       make("MigMemoryOverTheSlice", mig, "b,0,1,100,8,1g.5gb\n", "gpu_mem_gb",
            "its MIG profile 1g.5gb has 5 GB"),
@@ -701,9 +702,9 @@ std::vector<Case> dag_cases() {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  for (auto group : {csv_cases(), impossible_job_cases(), gpu_memory_and_mig_cases(), gavel_cases(), openb_cases(),
-                     helios_cases(), philly_cases(), config_cases(), mechanisms_cases(),
-                     profile_cases(), output_cases(), dag_cases()}) {
+  for (auto group : {csv_cases(), impossible_job_cases(), gpu_memory_and_mig_cases(), gavel_cases(),
+                     openb_cases(), helios_cases(), philly_cases(), config_cases(),
+                     mechanisms_cases(), profile_cases(), output_cases(), dag_cases()}) {
     cases.insert(cases.end(), group.begin(), group.end());
   }
   return cases;

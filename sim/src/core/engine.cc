@@ -1407,6 +1407,8 @@ void Engine::finish_time_fairness(RunMetrics& m) const {
         best_speed = std::max(best_speed, type_speeds_[job.index * type_count_ + t]);
       if (best_speed <= 0.0) best_speed = 1.0;  // CPU-only or a share: rate 1 alone
     }
+    if (job.mig != 0)  // alone on its MIG slice: its compute slices of 7
+      best_speed = static_cast<double>(mig_compute_slices(job.mig)) / kMigComputeSlices;
     const double alone =
         job.work / best_speed * std::max(1.0, job.requested_gpus * sharing / total);
     const double rho = jct / alone;

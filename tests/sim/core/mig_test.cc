@@ -89,6 +89,8 @@ TEST(Mig, JobsOnSlicesRunAtTheirComputeSlicesOfSeven) {
   EXPECT_NEAR(result.jobs[1].gpu_seconds, 20.0, 1e-9);
   EXPECT_NEAR(result.jobs[2].gpu_seconds, 30.0, 1e-9);
   EXPECT_NEAR(result.metrics.gpu_util, 6.0 / 7.0, 1e-12);
+  // Finish-time fairness: each ran as fast as alone on its slice (70 s): 1.
+  EXPECT_NEAR(result.metrics.ftf_mean, 1.0, 1e-12);
 }
 
 TEST(Mig, PlacementStartsAreRespectedAndAProfileThatDoesNotFitWaits) {

@@ -125,6 +125,23 @@ TEST(NativeCsvReader, ReadsCpuOnlyAndFractionalJobs) {
                    "min_gpus");  // a share cannot be elastic
 }
 
+TEST(NativeCsvReader, ReadsGpuMemoryAndMigProfiles) {
+  const Workload w = read_csv_text(
+      "job_id,submit_time,num_gpus,duration,gpu_mem_gb,mig_profile\n"
+      "s,0,0.5,10,12.5,\nm,0,1,10,,3g.40gb\nw,0,2,10,,\n");
+  ASSERT_EQ(w.jobs.size(), 3u);
+  EXPECT_EQ(w.jobs[0].gpu_mem_gb, 12.5);
+  EXPECT_EQ(w.jobs[0].mig_profile, "");
+  EXPECT_EQ(w.jobs[1].mig_profile, "3g.40gb");
+  EXPECT_EQ(w.jobs[1].gpu_mem_gb, 0.0);
+  EXPECT_EQ(w.jobs[2].gpu_mem_gb, 0.0);
+  const std::string h = "job_id,submit_time,num_gpus,duration,gpu_mem_gb,mig_profile\n";
+  expect_csv_error(h + "a,0,1,10,-2,\n", 2, "gpu_mem_gb");
+  expect_csv_error(h + "a,0,1,10,,3g.30gb\n", 2, "mig_profile");  // no such profile
+  expect_csv_error(h + "a,0,2,10,,1g.10gb\n", 2, "mig_profile");  // a slice is one GPU's
+  expect_csv_error(h + "a,0,0.5,10,,1g.10gb\n", 2, "mig_profile");
+}
+
 TEST(NativeCsvReader, SkipInvalidCountsAndKeepsReasons) {
   const std::string h = kHeader;
   const Workload w = read_csv_text(h + "a,0,1,10\nb,x,1,10\nc,0,0,10\nd,1,2,20\na,0,1,10\n", true);

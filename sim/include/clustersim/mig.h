@@ -30,6 +30,10 @@ inline int mig_profile_id(std::string_view name) {
   return 0;
 }
 
+inline std::string_view mig_profile_name(int profile) {
+  return kMigProfileNames[static_cast<std::size_t>(profile - 1)];
+}
+
 // Compute slices of a profile id (the N of "Ng").
 inline int mig_compute_slices(int profile) {
   return kMigProfileNames[static_cast<std::size_t>(profile - 1)][0] - '0';

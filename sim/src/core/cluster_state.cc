@@ -82,7 +82,7 @@ ClusterState::ClusterState(const ClusterSpec& spec) {
   for (std::uint32_t i = 0; i < node_count; ++i) reindex(i);
   if (mig_gpus_ > 0) {
     index_gpus();
-    mig_masks_.assign(gpu_base_.empty() ? 0 : static_cast<std::size_t>(total_gpus_), 0);
+    mig_masks_.assign(static_cast<std::size_t>(total_gpus_), 0);
   }
 }
 
@@ -376,8 +376,6 @@ int ClusterState::max_share_room(int gpu_type) const {
   return *std::max_element(max_room_.begin(), max_room_.end());
 }
 
-// The whole GPUs a grant takes from (or gives back to) the free count: its own, or the one its
-// share is on when it is the first share taken (the last given back) there. Updates the shares.
 Grant ClusterState::mig_grant(std::uint32_t node, int gpu, int profile, int start, double cpus,
                               double mem_gb) const {
   const Node& n = nodes_[node];
@@ -394,6 +392,9 @@ Grant ClusterState::mig_grant(std::uint32_t node, int gpu, int profile, int star
   return grant;
 }
 
+// The whole GPUs a grant takes from (or gives back to) the free count: its own, or the one its
+// share is on when it is the first share taken (the last given back) there. Updates the shares.
+// (A MIG slice takes none: its GPU is never free.)
 int ClusterState::take_share(const Grant& grant) {
   if (grant.milli == 0) {
     if (grant.mig_mask != 0) {

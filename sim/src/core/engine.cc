@@ -181,11 +181,11 @@ void Engine::load_job(std::uint32_t i, JobAdmission& admission) {
   job.spec = &spec;
   job.index = i;
   job.gpus = job.requested_gpus = spec.num_gpus;
-  if (!spec.mig_profile.empty()) {  // a MIG slice: 0 whole GPUs
-    const int profile = mig_profile_id(spec.mig_profile);
-    if (profile == 0)
-      throw std::invalid_argument("job '" + spec.id + "': unknown mig_profile '" +
-                                  spec.mig_profile + "' (" + mig_profile_list() + ")");
+  if (spec.mig_profile != 0) {  // a MIG slice: 0 whole GPUs
+    const int profile = spec.mig_profile;
+    if (profile > static_cast<int>(kMigProfileNames.size()))
+      throw std::invalid_argument("job '" + spec.id + "': mig_profile " + std::to_string(profile) +
+                                  " is no profile of mig.h");
     if (spec.num_gpus != 1 || spec.gpu_milli != ClusterState::kMilliPerGpu)
       throw std::invalid_argument("job '" + spec.id +
                                   "': a MIG slice is one GPU's (num_gpus 1, no share)");
@@ -248,7 +248,8 @@ void Engine::load_job(std::uint32_t i, JobAdmission& admission) {
   } else if (job.mig != 0 && !fits_an_empty_node(job)) {
     reject_or_throw(job, "mig_profile",
                     "no MIG node (of its GPU type; [cluster] mig) offers profile " +
-                        spec.mig_profile + " with the CPUs and memory it asks for");
+                        std::string(mig_profile_name(spec.mig_profile)) +
+                        " with the CPUs and memory it asks for");
   } else if (job.requested_gpus == 0 && !fits_an_empty_node(job)) {
     reject_or_throw(job, spec.num_gpus == 0 ? "cpus" : "gpu_milli",
                     "no node (of its GPU type) has the CPUs and memory it asks for" +
@@ -278,8 +279,8 @@ std::string Engine::gpu_mem_refusal(const JobState& job) const {
       if (node.mig >= 0 && (job.gpu_type < 0 || node.gpu_type == job.gpu_type))
         most = std::max(most, mig_slice(node.mig, job.mig).mem_gb);
     if (most == 0.0 || need <= most) return "";  // (no node offers it: refused for that)
-    return "needs " + gb(need) + " of GPU memory; its MIG profile " + job.spec->mig_profile +
-           " has " + gb(most);
+    return "needs " + gb(need) + " of GPU memory; its MIG profile " +
+           std::string(mig_profile_name(job.mig)) + " has " + gb(most);
   }
   const std::int32_t need_mb = ClusterState::gpu_mem_mb(need);
   std::int32_t most = 0, least = std::numeric_limits<std::int32_t>::max();

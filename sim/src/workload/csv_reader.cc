@@ -187,21 +187,23 @@ Workload read_native_csv(std::istream& in, const std::string& source_name,
             job.checkpoint_interval_s = field.non_negative(name, text);
             break;
           case kGpuMemGb:
-            job.gpu_mem_gb = field.non_negative(name, text);
+            job.gpu_mem_gb = static_cast<float>(field.non_negative(name, text));
             break;
-          case kMigProfile:
-            job.mig_profile = std::string(workload_internal::trim(text));
-            if (mig_profile_id(job.mig_profile) == 0)
-              field.fail(name, "unknown MIG profile '" + job.mig_profile + "' (" +
-                                   mig_profile_list() + ")");
+          case kMigProfile: {
+            const std::string profile(workload_internal::trim(text));
+            job.mig_profile = static_cast<std::uint8_t>(mig_profile_id(profile));
+            if (job.mig_profile == 0)
+              field.fail(name,
+                         "unknown MIG profile '" + profile + "' (" + mig_profile_list() + ")");
             break;
+          }
           default:
             break;
         }
       }
-      if (!job.mig_profile.empty() && (job.num_gpus != 1 || job.gpu_milli < 1000))
+      if (job.mig_profile != 0 && (job.num_gpus != 1 || job.gpu_milli < 1000))
         field.fail("mig_profile", "a MIG slice is one GPU's: num_gpus must be 1");
-      if (!job.mig_profile.empty() && (job.min_gpus > 0 || job.max_gpus > 0))
+      if (job.mig_profile != 0 && (job.min_gpus > 0 || job.max_gpus > 0))
         field.fail("min_gpus", "a MIG job cannot be elastic");
       if (job.num_gpus == 0 && !(job.cpus > 0.0))
         field.fail("num_gpus", "0 GPUs (a CPU-only job) needs cpus > 0");

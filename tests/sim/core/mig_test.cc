@@ -20,7 +20,8 @@ using testing::small_cluster;
 
 JobSpec slice(const std::string& id, Time submit, const std::string& profile, double duration) {
   JobSpec spec = job(id, submit, 1, duration);
-  spec.mig_profile = profile;
+  spec.mig_profile = static_cast<std::uint8_t>(mig_profile_id(profile));
+  EXPECT_NE(spec.mig_profile, 0) << profile;
   return spec;
 }
 
@@ -162,7 +163,9 @@ TEST(Mig, ProfilesTheClusterDoesNotOfferAreRefused) {
   JobSpec big = slice("a", 0, "1g.5gb", 10);
   big.gpu_mem_gb = 8;  // more than a 1g.5gb slice has
   EXPECT_EQ(refused_field(options, {big}), "gpu_mem_gb");
-  EXPECT_THROW(simulate(options, {slice("a", 0, "9g.1gb", 10)}), std::invalid_argument);
+  JobSpec unknown = slice("a", 0, "1g.5gb", 10);
+  unknown.mig_profile = 200;  // no profile of mig.h
+  EXPECT_THROW(simulate(options, {unknown}), std::invalid_argument);
   JobSpec two = slice("a", 0, "1g.5gb", 10);
   two.num_gpus = 2;
   EXPECT_THROW(simulate(options, {two}), std::invalid_argument);
@@ -197,7 +200,7 @@ TEST(Mig, MixedWorkloadKeepsTheLedgerConsistent) {
   const char* profiles[] = {"1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"};
   for (std::size_t i = 0; i < jobs.size(); i += 2) {
     jobs[i].num_gpus = 1;
-    jobs[i].mig_profile = profiles[i % 6];
+    jobs[i].mig_profile = static_cast<std::uint8_t>(mig_profile_id(profiles[i % 6]));
   }
   SimOptions options = small_cluster(2, 4);
   NodeGroupSpec mig = options.cluster.groups[0];

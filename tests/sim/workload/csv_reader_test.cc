@@ -4,6 +4,7 @@
 #include <string>
 
 #include "clustersim/error.h"
+#include "clustersim/mig.h"
 #include "clustersim/workload.h"
 #include "workload_test_util.h"
 
@@ -131,8 +132,8 @@ TEST(NativeCsvReader, ReadsGpuMemoryAndMigProfiles) {
       "s,0,0.5,10,12.5,\nm,0,1,10,,3g.40gb\nw,0,2,10,,\n");
   ASSERT_EQ(w.jobs.size(), 3u);
   EXPECT_EQ(w.jobs[0].gpu_mem_gb, 12.5);
-  EXPECT_EQ(w.jobs[0].mig_profile, "");
-  EXPECT_EQ(w.jobs[1].mig_profile, "3g.40gb");
+  EXPECT_EQ(w.jobs[0].mig_profile, 0);
+  EXPECT_EQ(w.jobs[1].mig_profile, mig_profile_id("3g.40gb"));
   EXPECT_EQ(w.jobs[1].gpu_mem_gb, 0.0);
   EXPECT_EQ(w.jobs[2].gpu_mem_gb, 0.0);
   const std::string h = "job_id,submit_time,num_gpus,duration,gpu_mem_gb,mig_profile\n";

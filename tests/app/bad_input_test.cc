@@ -136,6 +136,37 @@ std::vector<Case> impossible_job_cases() {
   };
 }
 
+// GPU memory and MIG slices: the trace's line and the job's field.
+std::vector<Case> gpu_memory_and_mig_cases() {
+  const std::string header = "job_id,submit_time,num_gpus,duration,gpu_mem_gb,mig_profile\n";
+  const std::string memory =
+      "[cluster]\nnodes = 1\ngpus_per_node = 2\ngpu_mem_gb = 16\n[workload]\ntrace = "
+      "\"v.csv\"\n[sharing]\ninterference = \"none\"\n";
+  const std::string mig =
+      "[cluster]\nnodes = 1\ngpus_per_node = 2\nmig = \"a100-40gb\"\n[workload]\ntrace = "
+      "\"v.csv\"\n";
+  const auto make = [&](std::string name, const std::string& config, std::string row,
+                        std::string field, std::string text) {
+    // (The first row runs: a whole GPU, or a slice where every GPU is in MIG mode.)
+    const std::string first = config == mig ? "a,0,1,10,,1g.5gb\n" : "a,0,1,10,,\n";
+    return Case{std::move(name),  {{"cfg.toml", config}, {"v.csv", header + first + row}},
+                "v.csv",          3,
+                std::move(field), std::move(text)};
+  };
+  return {
+      make("GpuMemoryShareOverAnyGpu", memory, "b,0,0.5,100,20,\n", "gpu_mem_gb",
+           "the largest GPU has 16 GB"),
+      make("GpuMemoryWholeOverAnyGpu", memory, "b,0,1,100,24,\n", "gpu_mem_gb",
+           "the largest GPU has 16 GB"),
+      make("GpuMemoryNegative", memory, "b,0,0.5,100,-1,\n", "gpu_mem_gb", "negative"),
+      make("MigUnknownProfile", mig, "b,0,1,100,,2g.5gb\n", "mig_profile", "unknown MIG profile"),
+      make("MigProfileNotOffered", mig, "b,0,1,100,,1g.20gb\n", "mig_profile", "no MIG node"),
+      make("MigMoreThanOneGpu", mig, "b,0,2,100,,1g.5gb\n", "mig_profile", "num_gpus must be 1"),
+      make("MigMemoryOverTheSlice", mig, "b,0,1,100,8,1g.5gb\n", "gpu_mem_gb",
+           "its MIG profile 1g.5gb has 5 GB"),
+  };
+}
+
 // Gavel traces and their throughput table.
 std::vector<Case> gavel_cases() {
   const std::string job = "ResNet-18 (batch size 64)";
@@ -671,9 +702,9 @@ std::vector<Case> dag_cases() {
 
 std::vector<Case> all_cases() {
   std::vector<Case> cases;
-  for (auto group : {csv_cases(), impossible_job_cases(), gavel_cases(), openb_cases(),
-                     helios_cases(), philly_cases(), config_cases(), mechanisms_cases(),
-                     profile_cases(), output_cases(), dag_cases()}) {
+  for (auto group : {csv_cases(), impossible_job_cases(), gpu_memory_and_mig_cases(), gavel_cases(),
+                     openb_cases(), helios_cases(), philly_cases(), config_cases(),
+                     mechanisms_cases(), profile_cases(), output_cases(), dag_cases()}) {
     cases.insert(cases.end(), group.begin(), group.end());
   }
   return cases;

@@ -18,9 +18,14 @@ struct NodeGroupSpec {
   // Serving DAG workloads only (serving.h; training runs ignore them): each GPU's memory, the
   // node's network bandwidth (Gb/s) and per-transfer latency (us). 0 (latency: < 0) = the
   // serving catalog's default for gpu_type / its network.
+  // Training runs: each GPU's memory for GPU shares (0: not modelled; sim/README.md, "GPU sharing
+  // and CPU-only jobs").
   double gpu_mem_gb = 0.0;
   double net_gbps = 0.0;
   double net_latency_us = -1.0;
+  // Training runs: every GPU of the group is MIG-partitioned with this geometry (mig.h; e.g.
+  // "a100-40gb"); empty = whole GPUs.
+  std::string mig;
 };
 
 // A virtual cluster (tenant) with a GPU quota.

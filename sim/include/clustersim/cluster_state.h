@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -61,6 +62,11 @@ class ClusterState {
     double mem_gb_per_gpu = 0.0;
     double storage_mbps_per_gpu = 0.0;
     bool models_resources = false;
+    // Its MIG geometry (mig.h; kMigGeometries index), -1: whole GPUs. A node in MIG mode has no
+    // free whole GPUs, ever: its GPUs go to MIG slices only.
+    std::int8_t mig = -1;
+    // Each GPU's memory in MB for GPU shares (0: not modelled).
+    std::int32_t gpu_mem_mb = 0;
   };
 
   explicit ClusterState(const ClusterSpec& spec);
@@ -96,6 +102,10 @@ class ClusterState {
   bool room_on_nodes(const PlacementRequest& request, std::size_t nodes) const;
   // The same on an empty node (used to reject impossible jobs).
   int hostable_when_empty(const Node& node, const PlacementRequest& request) const;
+  // GPUs in MIG mode (taken from every whole-GPU figure from the start), and the compute slices
+  // jobs hold on them now.
+  int mig_gpus() const { return mig_gpus_; }
+  int held_mig_compute() const { return held_mig_compute_; }
   // CPU, memory and storage bandwidth a share of `gpus` GPUs on `node` takes for this request.
   double cpus_for(const Node& node, const PlacementRequest& request, int gpus) const;
   double mem_for(const Node& node, const PlacementRequest& request, int gpus) const;
@@ -130,7 +140,22 @@ class ClusterState {
   // never see it.
   static constexpr int kMilliPerGpu = 1000;
   void enable_gpu_shares();
-  bool shares_gpus() const { return !gpu_base_.empty(); }
+  bool shares_gpus() const { return !used_milli_.empty(); }
+  // GPU memory in the share ledger, counted in whole MB (GB x 1000, rounded).
+  static std::int32_t gpu_mem_mb(double gb) {
+    return static_cast<std::int32_t>(std::llround(gb * 1000.0));
+  }
+  // Whether shares are kept in memory too (some node models GPU memory), and what shares hold.
+  bool shares_gpu_mem() const { return !used_mem_mb_.empty(); }
+  std::int32_t used_mem_mb(std::uint32_t node, int gpu) const {
+    return used_mem_mb_[gpu_base_[node] + static_cast<std::uint32_t>(gpu)];
+  }
+  // Whether `mem_mb` more of GPU memory fits on GPU `gpu` of `node` (always where not modelled).
+  bool share_mem_fits(std::uint32_t node, int gpu, std::int32_t mem_mb) const {
+    const std::int32_t capacity = nodes_[node].gpu_mem_mb;
+    return capacity <= 0 || mem_mb <= 0 ||
+           (shares_gpu_mem() ? used_mem_mb(node, gpu) : 0) + mem_mb <= capacity;
+  }
   // Thousandths of GPU `gpu` of `node` held by shares.
   int used_milli(std::uint32_t node, int gpu) const {
     return used_milli_[gpu_base_[node] + static_cast<std::uint32_t>(gpu)];
@@ -139,7 +164,9 @@ class ClusterState {
   // `node`: CPUs and memory as asked (> 0), else the share of the node's proportional amounts
   // (none for a CPU-only job); storage bandwidth the share of the node's; 0 of what the node does
   // not model.
-  Grant share_grant(std::uint32_t node, int milli, int gpu, double cpus, double mem_gb) const {
+  // GPU memory: `gpu_mem_gb` of the share's GPU where the node models it.
+  Grant share_grant(std::uint32_t node, int milli, int gpu, double cpus, double mem_gb,
+                    double gpu_mem_gb = 0.0) const {
     const Node& n = nodes_[node];
     const double share = static_cast<double>(milli) / kMilliPerGpu;
     Grant grant;
@@ -149,8 +176,19 @@ class ClusterState {
     grant.storage_mbps = n.storage_mbps_per_gpu * share;
     grant.milli = milli;
     grant.gpu = milli > 0 ? gpu : -1;
+    if (milli > 0 && n.gpu_mem_mb > 0) grant.gpu_mem_mb = gpu_mem_mb(gpu_mem_gb);
     return grant;
   }
+  // ---- MIG slices (mig.h) --------------------------------------------------------------------
+  // The memory slices taken on GPU `gpu` of a MIG node (bit i: slice i).
+  std::uint8_t mig_used(std::uint32_t node, int gpu) const {
+    return mig_masks_[gpu_base_[node] + static_cast<std::uint32_t>(gpu)];
+  }
+  // The grant of MIG `profile` (mig.h id) at memory slice `start` of GPU `gpu` of `node`: CPUs
+  // and memory as asked (> 0), else its compute slices / 7 of the node's per-GPU amounts; storage
+  // bandwidth that share of the node's.
+  Grant mig_grant(std::uint32_t node, int gpu, int profile, int start, double cpus,
+                  double mem_gb) const;
   // The most thousandths free on one partly used GPU of `gpu_type` (-1: any type); 0 if none.
   int max_share_room(int gpu_type) const;
   // Whether a share of `milli` thousandths could find a GPU of `gpu_type` (-1: any) now, CPUs
@@ -244,8 +282,13 @@ class ClusterState {
   double allocated_storage_mbps_ = 0.0;
   bool models_cpus_ = false;
   bool models_mem_ = false;
-  std::vector<std::uint32_t> gpu_base_;   // by node: its first GPU in used_milli_ (shares only)
-  std::vector<std::int16_t> used_milli_;  // by GPU
+  void index_gpus();
+  std::vector<std::uint32_t> gpu_base_;    // by node: its first GPU in the per-GPU vectors below
+  std::vector<std::int16_t> used_milli_;   // by GPU (shares only)
+  std::vector<std::int32_t> used_mem_mb_;  // by GPU (shares, where GPU memory is modelled)
+  std::vector<std::uint8_t> mig_masks_;    // by GPU (MIG nodes only)
+  int mig_gpus_ = 0;
+  int held_mig_compute_ = 0;
   // Partly used GPUs by type and room: [type * 1000 + room] (room = 1000 - used, 0..999), and
   // each type's largest room with a GPU (0: none).
   std::vector<int> room_count_;

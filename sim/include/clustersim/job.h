@@ -20,9 +20,14 @@ struct JobSpec {
   std::string model;       // workload class, e.g. "resnet50"; empty = unknown
   std::string vc;          // virtual cluster (tenant); empty = the default VC
   std::string user;
-  double cpus = 0.0;     // CPU cores requested in total; 0 = proportional to GPUs
-  double mem_gb = 0.0;   // host memory requested in total; 0 = proportional to GPUs
-  int priority = 0;      // larger = more important (used by policies that honour it)
+  double cpus = 0.0;    // CPU cores requested in total; 0 = proportional to GPUs
+  double mem_gb = 0.0;  // host memory requested in total; 0 = proportional to GPUs
+  int priority = 0;     // larger = more important (used by policies that honour it)
+  // GPU memory it needs on each GPU (GB); 0 = not stated. Where the cluster models GPU memory
+  // ([cluster] gpu_mem_gb), GPU shares co-locate only while their memory fits too (a whole GPU
+  // always gives its job all of it), and a job needing more than any GPU it may use is refused
+  // at load. (A float in the padding after priority: the spec does not grow.)
+  float gpu_mem_gb = 0.0f;
   std::string gpu_type;  // required GPU type; empty = any
   // Elastic jobs ([mechanisms] elastic): the GPU counts it may run with (0 = rigid: num_gpus).
   int min_gpus = 0;
@@ -43,6 +48,11 @@ struct JobSpec {
   // of one GPU with a share < 1000 then shares a GPU); the placement study ([workload] departures
   // = "none", placement_study.h) packs shares onto GPUs.
   int gpu_milli = 1000;
+  // A MIG slice it runs on: a profile id of mig.h (mig_profile_id("1g.10gb"); num_gpus 1); 0 =
+  // none. It runs only on GPUs of MIG-partitioned node groups ([cluster] mig) whose geometry
+  // offers the profile, at its compute slices / 7 of the whole GPU's speed. (In the padding after
+  // gpu_milli.)
+  std::uint8_t mig_profile = 0;
   // GPU models it may run on, '|'-separated (openb's gpu_spec); empty = any. gpu_type is set
   // only when it names exactly one.
   std::string gpu_spec;

@@ -29,6 +29,9 @@ struct JobState {
   int vc = 0;         // index into the cluster's VCs (0 when the cluster has none)
   int gpu_type = -1;  // required type id, -1 = any
   JobPhase phase = JobPhase::kPending;
+  // A job on a MIG slice: its profile (mig.h id; it then holds 0 whole GPUs); 0: none. (Here it
+  // fits the padding after phase.)
+  std::uint8_t mig = 0;
   // With GPU sharing ([sharing]): the share of one GPU it asks for, in thousandths (its spec's
   // gpu_milli < 1000; it then holds 0 whole GPUs); 0: whole GPUs or none. (Here it fits the
   // padding after phase.)
@@ -49,7 +52,7 @@ struct JobState {
   // Copies of its spec's request, so that starting a job reads no JobSpec: the GPUs it asks for
   // (an elastic job may hold others), and whether it states its own CPUs or memory.
   bool own_request = false;
-  int requested_gpus = 0;  // 0: a CPU-only job, or a share of one GPU (milli > 0)
+  int requested_gpus = 0;  // 0: a CPU-only job, a share of one GPU (milli > 0) or a MIG slice
   // Mechanisms ([mechanisms]): the work left as of the last saved state (a failure rolls back
   // to it), and the running since that save: seconds, and GPU-seconds (what a failure loses).
   double saved_remaining = 0.0;

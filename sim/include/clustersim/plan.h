@@ -14,7 +14,10 @@ namespace clustersim {
 // What a job holds on one node. CPU, memory and storage are 0 where the node does not model them.
 // A whole-GPU job's grants have gpus >= 1 and milli 0. With GPU sharing ([sharing]), a fractional
 // job holds one grant of gpus 0 and `milli` thousandths of GPU `gpu` of the node; a CPU-only job
-// (0 GPUs) holds one grant of gpus 0 and milli 0. (GPU memory joins here when it is modelled.)
+// (0 GPUs) holds one grant of gpus 0 and milli 0. Where GPU memory is modelled, a share also
+// holds `gpu_mem_mb` of its GPU's memory. A job on a MIG slice holds one grant of gpus 0, milli
+// 0, GPU `gpu` and the slice's memory slices `mig_mask` (bit i: memory slice i) with its
+// `mig_compute` compute slices.
 struct Grant {
   std::uint32_t node = 0;
   int gpus = 0;  // whole GPUs
@@ -22,7 +25,10 @@ struct Grant {
   double mem_gb = 0.0;
   double storage_mbps = 0.0;
   int milli = 0;  // a share of one GPU in thousandths (1..999); 0: none
-  int gpu = -1;   // the node's GPU the share is on (0-based); -1 without a share
+  int gpu = -1;   // the node's GPU the share (or MIG slice) is on (0-based); -1 without one
+  std::int32_t gpu_mem_mb = 0;   // a share's GPU memory in MB (0: none, or not modelled)
+  std::uint8_t mig_mask = 0;     // a MIG slice's memory slices (0: none)
+  std::uint8_t mig_compute = 0;  // its compute slices (of 7)
 };
 
 class Plan {

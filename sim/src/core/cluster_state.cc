@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "clustersim/mig.h"
+
 namespace clustersim {
 
 ClusterState::ClusterState(const ClusterSpec& spec) {
@@ -16,6 +18,11 @@ ClusterState::ClusterState(const ClusterSpec& spec) {
       throw std::invalid_argument("cluster: gpus_per_node must be in 1..64");
     if (group.cpus_per_node < 0 || group.mem_gb_per_node < 0 || group.storage_mbps_per_node < 0)
       throw std::invalid_argument("cluster: negative node resources");
+    const int mig = group.mig.empty() ? -1 : mig_geometry_id(group.mig);
+    if (!group.mig.empty() && mig < 0)
+      throw std::invalid_argument("cluster: group '" + group.name + "': unknown MIG geometry '" +
+                                  group.mig + "'");
+    if (group.gpu_mem_gb < 0.0) throw std::invalid_argument("cluster: negative GPU memory");
     int type = find_gpu_type(group.gpu_type);
     if (type < 0) {
       type = static_cast<int>(gpu_type_names_.size());
@@ -34,6 +41,12 @@ ClusterState::ClusterState(const ClusterSpec& spec) {
       node.mem_gb_per_gpu = node.mem_gb / node.gpus;
       node.storage_mbps_per_gpu = node.storage_mbps / node.gpus;
       node.models_resources = node.cpus > 0.0 || node.mem_gb > 0.0 || node.storage_mbps > 0.0;
+      node.mig = static_cast<std::int8_t>(mig);
+      node.gpu_mem_mb = gpu_mem_mb(group.gpu_mem_gb);
+      if (mig >= 0) {  // no whole GPU is ever free on it
+        node.free_gpus = 0;
+        mig_gpus_ += node.gpus;
+      }
       nodes_.push_back(node);
       total_by_type_[type] += node.gpus;
       total_gpus_ += node.gpus;
@@ -45,8 +58,10 @@ ClusterState::ClusterState(const ClusterSpec& spec) {
     }
   }
   num_racks_ = nodes_.back().rack + 1;
-  free_gpus_ = total_gpus_;
+  free_gpus_ = total_gpus_ - mig_gpus_;
   free_by_type_ = total_by_type_;
+  for (const Node& node : nodes_)
+    if (node.mig >= 0) free_by_type_[node.gpu_type] -= node.gpus;
   nodes_per_rack_ = spec.nodes_per_rack;
   for (const Node& node : nodes_) max_gpus_per_node_ = std::max(max_gpus_per_node_, node.gpus);
   types_.resize(gpu_type_names_.size());
@@ -65,6 +80,20 @@ ClusterState::ClusterState(const ClusterSpec& spec) {
   indexed_free_.assign(nodes_.size(), 0);
   counted_inconsistent_.assign(nodes_.size(), 0);
   for (std::uint32_t i = 0; i < node_count; ++i) reindex(i);
+  if (mig_gpus_ > 0) {
+    index_gpus();
+    mig_masks_.assign(static_cast<std::size_t>(total_gpus_), 0);
+  }
+}
+
+void ClusterState::index_gpus() {
+  if (!gpu_base_.empty()) return;
+  gpu_base_.resize(nodes_.size());
+  std::uint32_t base = 0;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    gpu_base_[i] = base;
+    base += static_cast<std::uint32_t>(nodes_[i].gpus);
+  }
 }
 
 void ClusterState::track_free_gpu_prefix_sums() {
@@ -256,6 +285,7 @@ bool ClusterState::room_on_nodes(const PlacementRequest& request, std::size_t co
 
 int ClusterState::hostable_when_empty(const Node& node, const PlacementRequest& request) const {
   if (request.gpu_type >= 0 && node.gpu_type != request.gpu_type) return 0;
+  if (node.mig >= 0) return 0;  // its GPUs go to MIG slices only
   int gpus = node.gpus;
   if (node.cpus > 0.0)
     gpus =
@@ -289,15 +319,25 @@ Grant ClusterState::grant_for(std::uint32_t index, const PlacementRequest& reque
 bool ClusterState::fits(const Grant& grant) const {
   const Node& node = nodes_[grant.node];
   int whole = grant.gpus;
-  if (grant.milli != 0 || grant.gpus == 0) {  // a share or a CPU-only grant
+  if (grant.milli != 0 || grant.gpus == 0) {  // a share, a MIG slice or a CPU-only grant
     if (grant.gpus != 0) return false;
     if (grant.milli != 0) {
       if (!shares_gpus() || grant.milli < 0 || grant.milli >= kMilliPerGpu || grant.gpu < 0 ||
-          grant.gpu >= node.gpus)
+          grant.gpu >= node.gpus || grant.mig_mask != 0 || node.mig >= 0)
         return false;
       const int used = used_milli(grant.node, grant.gpu);
       if (used + grant.milli > kMilliPerGpu) return false;
+      if (grant.gpu_mem_mb < 0 || (grant.gpu_mem_mb > 0 && node.gpu_mem_mb <= 0) ||
+          !share_mem_fits(grant.node, grant.gpu, grant.gpu_mem_mb))
+        return false;
       if (used == 0) whole = 1;
+    } else if (grant.mig_mask != 0) {
+      if (node.mig < 0 || grant.gpu < 0 || grant.gpu >= node.gpus || grant.mig_compute <= 0 ||
+          grant.mig_compute > kMigComputeSlices ||
+          (mig_used(grant.node, grant.gpu) & grant.mig_mask) != 0)
+        return false;
+    } else if (grant.gpu_mem_mb != 0 || grant.gpu >= 0) {
+      return false;
     }
   }
   return grant.gpus >= 0 && whole <= node.free_gpus &&
@@ -308,15 +348,12 @@ bool ClusterState::fits(const Grant& grant) const {
 
 void ClusterState::enable_gpu_shares() {
   if (shares_gpus()) return;
-  if (free_gpus_ != total_gpus_)
+  if (free_gpus_ != total_gpus_ - mig_gpus_)
     throw std::logic_error("cluster: GPU shares are enabled before any grant");
-  gpu_base_.resize(nodes_.size());
-  std::uint32_t base = 0;
-  for (std::size_t i = 0; i < nodes_.size(); ++i) {
-    gpu_base_[i] = base;
-    base += static_cast<std::uint32_t>(nodes_[i].gpus);
-  }
-  used_milli_.assign(base, 0);
+  index_gpus();
+  used_milli_.assign(static_cast<std::size_t>(total_gpus_), 0);
+  for (const Node& node : nodes_)
+    if (node.gpu_mem_mb > 0) used_mem_mb_.assign(static_cast<std::size_t>(total_gpus_), 0);
   room_count_.assign(gpu_type_names_.size() * kMilliPerGpu, 0);
   max_room_.assign(gpu_type_names_.size(), 0);
 }
@@ -339,10 +376,35 @@ int ClusterState::max_share_room(int gpu_type) const {
   return *std::max_element(max_room_.begin(), max_room_.end());
 }
 
+Grant ClusterState::mig_grant(std::uint32_t node, int gpu, int profile, int start, double cpus,
+                              double mem_gb) const {
+  const Node& n = nodes_[node];
+  const int compute = mig_compute_slices(profile);
+  const double share = static_cast<double>(compute) / kMigComputeSlices;
+  Grant grant;
+  grant.node = node;
+  if (n.cpus > 0.0) grant.cpus = cpus > 0.0 ? cpus : n.cpus_per_gpu * share;
+  if (n.mem_gb > 0.0) grant.mem_gb = mem_gb > 0.0 ? mem_gb : n.mem_gb_per_gpu * share;
+  grant.storage_mbps = n.storage_mbps_per_gpu * share;
+  grant.gpu = gpu;
+  grant.mig_mask = mig_mask(n.mig, profile, start);
+  grant.mig_compute = static_cast<std::uint8_t>(compute);
+  return grant;
+}
+
 // The whole GPUs a grant takes from (or gives back to) the free count: its own, or the one its
 // share is on when it is the first share taken (the last given back) there. Updates the shares.
+// (A MIG slice takes none: its GPU is never free.)
 int ClusterState::take_share(const Grant& grant) {
-  if (grant.milli == 0) return grant.gpus;
+  if (grant.milli == 0) {
+    if (grant.mig_mask != 0) {
+      mig_masks_[gpu_base_[grant.node] + static_cast<std::uint32_t>(grant.gpu)] |= grant.mig_mask;
+      held_mig_compute_ += grant.mig_compute;
+    }
+    return grant.gpus;
+  }
+  if (grant.gpu_mem_mb != 0)
+    used_mem_mb_[gpu_base_[grant.node] + static_cast<std::uint32_t>(grant.gpu)] += grant.gpu_mem_mb;
   std::int16_t& used = used_milli_[gpu_base_[grant.node] + static_cast<std::uint32_t>(grant.gpu)];
   const bool first = used == 0;
   move_room(nodes_[grant.node].gpu_type, used, used + grant.milli);
@@ -353,7 +415,16 @@ int ClusterState::take_share(const Grant& grant) {
 }
 
 int ClusterState::give_back_share(const Grant& grant) {
-  if (grant.milli == 0) return grant.gpus;
+  if (grant.milli == 0) {
+    if (grant.mig_mask != 0) {
+      mig_masks_[gpu_base_[grant.node] + static_cast<std::uint32_t>(grant.gpu)] &=
+          static_cast<std::uint8_t>(~grant.mig_mask);
+      held_mig_compute_ -= grant.mig_compute;
+    }
+    return grant.gpus;
+  }
+  if (grant.gpu_mem_mb != 0)
+    used_mem_mb_[gpu_base_[grant.node] + static_cast<std::uint32_t>(grant.gpu)] -= grant.gpu_mem_mb;
   std::int16_t& used = used_milli_[gpu_base_[grant.node] + static_cast<std::uint32_t>(grant.gpu)];
   move_room(nodes_[grant.node].gpu_type, used, used - grant.milli);
   used = static_cast<std::int16_t>(used - grant.milli);
@@ -386,7 +457,12 @@ void ClusterState::release(const Grant& grant) {
       nodes_[grant.node].free_gpus + grant.gpus > nodes_[grant.node].gpus ||
       (grant.milli != 0 &&
        (!shares_gpus() || grant.gpus != 0 || grant.gpu < 0 ||
-        grant.gpu >= nodes_[grant.node].gpus || used_milli(grant.node, grant.gpu) < grant.milli)))
+        grant.gpu >= nodes_[grant.node].gpus || used_milli(grant.node, grant.gpu) < grant.milli ||
+        (grant.gpu_mem_mb != 0 &&
+         (!shares_gpu_mem() || used_mem_mb(grant.node, grant.gpu) < grant.gpu_mem_mb)))) ||
+      (grant.mig_mask != 0 &&
+       (nodes_[grant.node].mig < 0 || grant.gpu < 0 || grant.gpu >= nodes_[grant.node].gpus ||
+        (mig_used(grant.node, grant.gpu) & grant.mig_mask) != grant.mig_mask)))
     throw std::logic_error("cluster: release of unallocated GPUs on node " +
                            std::to_string(grant.node));
   Node& node = nodes_[grant.node];

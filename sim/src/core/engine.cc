@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "clustersim/mig.h"
 #include "clustersim/random.h"
 #include "metrics/summary_stats.h"
 
@@ -180,6 +181,18 @@ void Engine::load_job(std::uint32_t i, JobAdmission& admission) {
   job.spec = &spec;
   job.index = i;
   job.gpus = job.requested_gpus = spec.num_gpus;
+  if (spec.mig_profile != 0) {  // a MIG slice: 0 whole GPUs
+    const int profile = spec.mig_profile;
+    if (profile > static_cast<int>(kMigProfileNames.size()))
+      throw std::invalid_argument("job '" + spec.id + "': mig_profile " + std::to_string(profile) +
+                                  " is no profile of mig.h");
+    if (spec.num_gpus != 1 || spec.gpu_milli != ClusterState::kMilliPerGpu)
+      throw std::invalid_argument("job '" + spec.id +
+                                  "': a MIG slice is one GPU's (num_gpus 1, no share)");
+    job.mig = static_cast<std::uint8_t>(profile);
+    job.gpus = job.requested_gpus = 0;
+    ++small_jobs_;
+  }
   // A share of one GPU runs as a share only with sharing on; else on a whole GPU (as before).
   if (options_.sharing.enabled() && spec.num_gpus == 1 && spec.gpu_milli >= 1 &&
       spec.gpu_milli < ClusterState::kMilliPerGpu) {
@@ -196,7 +209,8 @@ void Engine::load_job(std::uint32_t i, JobAdmission& admission) {
   record.submit_time = spec.submit_time;
   record.num_gpus = spec.num_gpus;
   if (!std::isfinite(spec.submit_time) || !(spec.duration > 0.0) || !std::isfinite(spec.duration) ||
-      spec.num_gpus < 0 || spec.cpus < 0.0 || spec.mem_gb < 0.0)
+      spec.num_gpus < 0 || spec.cpus < 0.0 || spec.mem_gb < 0.0 || !(spec.gpu_mem_gb >= 0.0) ||
+      !std::isfinite(spec.gpu_mem_gb))
     throw std::invalid_argument("job '" + spec.id +
                                 "': invalid submit time, duration, GPUs, CPUs or memory");
   if (spec.gpu_milli < 1 || spec.gpu_milli > ClusterState::kMilliPerGpu)
@@ -229,6 +243,13 @@ void Engine::load_job(std::uint32_t i, JobAdmission& admission) {
   if (auto rejection = admission.check(job, *this)) {
     if (job.vc < 0) job.vc = 0;
     reject_or_throw(job, rejection->field, rejection->why);
+  } else if (const std::string why = gpu_mem_refusal(job); !why.empty()) {
+    reject_or_throw(job, "gpu_mem_gb", why);
+  } else if (job.mig != 0 && !fits_an_empty_node(job)) {
+    reject_or_throw(job, "mig_profile",
+                    "no MIG node (of its GPU type; [cluster] mig) offers profile " +
+                        std::string(mig_profile_name(spec.mig_profile)) +
+                        " with the CPUs and memory it asks for");
   } else if (job.requested_gpus == 0 && !fits_an_empty_node(job)) {
     reject_or_throw(job, spec.num_gpus == 0 ? "cpus" : "gpu_milli",
                     "no node (of its GPU type) has the CPUs and memory it asks for" +
@@ -238,15 +259,67 @@ void Engine::load_job(std::uint32_t i, JobAdmission& admission) {
   }
 }
 
+// The GPU memory a job states (gpu_mem_gb) against the GPUs it may use: "" if it fits (or the
+// cluster models no GPU memory there), else why not. A share's GPU is checked at placement, so
+// one GPU with room is enough; a whole GPU gives its job all of its memory, but whole-GPU
+// placement does not look at memory, so every GPU a whole-GPU job may get must hold it. A MIG
+// slice has its profile's memory.
+std::string Engine::gpu_mem_refusal(const JobState& job) const {
+  const double need = job.spec->gpu_mem_gb;
+  if (!(need > 0.0) || (job.requested_gpus == 0 && job.milli == 0 && job.mig == 0)) return "";
+  const auto gb = [](double value) {
+    std::string text = std::to_string(value);
+    text.erase(text.find_last_not_of('0') + 1);
+    if (text.back() == '.') text.pop_back();
+    return text + " GB";
+  };
+  if (job.mig != 0) {
+    double most = 0.0;
+    for (const auto& node : cluster_.nodes())
+      if (node.mig >= 0 && (job.gpu_type < 0 || node.gpu_type == job.gpu_type))
+        most = std::max(most, mig_slice(node.mig, job.mig).mem_gb);
+    if (most == 0.0 || need <= most) return "";  // (no node offers it: refused for that)
+    return "needs " + gb(need) + " of GPU memory; its MIG profile " +
+           std::string(mig_profile_name(job.mig)) + " has " + gb(most);
+  }
+  const std::int32_t need_mb = ClusterState::gpu_mem_mb(need);
+  std::int32_t most = 0, least = std::numeric_limits<std::int32_t>::max();
+  bool unmodelled = false;
+  for (const auto& node : cluster_.nodes()) {
+    if (node.mig >= 0 || (job.gpu_type >= 0 && node.gpu_type != job.gpu_type)) continue;
+    unmodelled = unmodelled || node.gpu_mem_mb <= 0;
+    if (node.gpu_mem_mb <= 0) continue;
+    most = std::max(most, node.gpu_mem_mb);
+    least = std::min(least, node.gpu_mem_mb);
+  }
+  if (most == 0) return "";  // not modelled on its GPUs
+  if (need_mb > most && !unmodelled)
+    return "needs " + gb(need) + " of GPU memory per GPU; the largest GPU" +
+           (job.gpu_type >= 0 ? " of its type" : "") + " has " + gb(most / 1000.0);
+  if (job.milli == 0 && (need_mb > least || unmodelled))
+    return "needs " + gb(need) + " of GPU memory per GPU, and some GPUs it may be placed on have " +
+           (unmodelled ? "no modelled memory" : gb(least / 1000.0)) +
+           ": whole-GPU placement does not check GPU memory (name a gpu_type whose GPUs hold it)";
+  return "";
+}
+
 bool Engine::fits_an_empty_node(const JobState& job) const {
   constexpr double kEpsilon = ClusterState::kResourceEpsilon;
   for (std::uint32_t i = 0; i < cluster_.nodes().size(); ++i) {
     const auto& node = cluster_.node(i);
     if (job.gpu_type >= 0 && node.gpu_type != job.gpu_type) continue;
-    const Grant grant = cluster_.share_grant(i, job.milli, 0, job.spec->cpus, job.spec->mem_gb);
-    if (job.milli == 0 && node.cpus <= 0.0) continue;  // a CPU-only job needs modelled CPUs
+    if (job.mig != 0 && (node.mig < 0 || mig_slice(node.mig, job.mig).size == 0)) continue;
+    if (job.milli != 0 && node.mig >= 0) continue;  // a share takes no MIG GPU
+    const Grant grant =
+        job.mig != 0 ? cluster_.mig_grant(i, 0, job.mig, mig_first_start(node.mig, job.mig, 0),
+                                          job.spec->cpus, job.spec->mem_gb)
+                     : cluster_.share_grant(i, job.milli, 0, job.spec->cpus, job.spec->mem_gb,
+                                            job.spec->gpu_mem_gb);
+    if (job.milli == 0 && job.mig == 0 && node.cpus <= 0.0)
+      continue;  // a CPU-only job needs modelled CPUs
     if (grant.cpus <= node.cpus + kEpsilon && grant.mem_gb <= node.mem_gb + kEpsilon &&
-        grant.storage_mbps <= node.storage_mbps + kEpsilon)
+        grant.storage_mbps <= node.storage_mbps + kEpsilon &&
+        (node.gpu_mem_mb <= 0 || grant.gpu_mem_mb <= node.gpu_mem_mb))
       return true;
   }
   return false;
@@ -334,8 +407,10 @@ void Engine::check_change(const Plan& plan, const Plan::Change& change) {
   if (job.requested_gpus == 0) {  // a CPU-only or fractional job: one grant, its share
     const Grant& grant = grants.front();
     if (grants.size() != 1 || grant.node >= cluster_.nodes().size() || grant.gpus != 0 ||
-        grant.milli != job.milli || (job.milli > 0 && grant.gpu < 0))
-      fail("gets other than one grant of its share (or of CPUs only)");
+        grant.milli != job.milli || (job.milli > 0 && grant.gpu < 0) ||
+        (job.mig != 0) != (grant.mig_mask != 0) ||
+        (job.mig != 0 && grant.mig_compute != mig_compute_slices(job.mig)))
+      fail("gets other than one grant of its share, MIG slice or CPUs");
     if (job.gpu_type >= 0 && cluster_.node(grant.node).gpu_type != job.gpu_type)
       fail("gets GPUs of another type than it asks for");
     return;
@@ -346,8 +421,11 @@ void Engine::check_change(const Plan& plan, const Plan::Change& change) {
                        : -1;
   for (std::size_t g = 0; g < grants.size(); ++g) {
     const Grant& grant = grants[g];
-    if (grant.node >= cluster_.nodes().size() || grant.gpus <= 0 || grant.milli != 0)
-      fail("gets an empty grant or one on no node");
+    if (grant.node >= cluster_.nodes().size() || grant.gpus <= 0 || grant.milli != 0 ||
+        grant.mig_mask != 0 || grant.gpu_mem_mb != 0)
+      fail(grant.mig_mask != 0 || grant.gpu_mem_mb != 0
+               ? "gets whole GPUs with a MIG slice or share memory"
+               : "gets an empty grant or one on no node");
     if (cluster_.node(grant.node).gpu_type != type) fail("would mix GPU types");
     for (std::size_t h = 0; h < g; ++h)
       if (grants[h].node == grant.node) fail("gets one node twice");
@@ -491,7 +569,9 @@ void Engine::release_to_ledger(const JobState& job) {
 
 double Engine::share_rate(const JobState& job, int* others) const {
   *others = 0;
-  if (job.milli == 0) return 1.0;  // CPU-only: rate 1
+  if (job.milli == 0)  // CPU-only: rate 1; a MIG slice: its compute slices of 7 (isolated)
+    return job.mig == 0 ? 1.0
+                        : static_cast<double>(mig_compute_slices(job.mig)) / kMigComputeSlices;
   const Grant& mine = grants_of(job.index).front();
   const SharingOptions& sharing = options_.sharing;
   double rate = 1.0;
@@ -674,6 +754,9 @@ void Engine::fold_held(JobState& job) {
   if (job.milli != 0)  // a share's GPU-seconds: in its record, not in the whole-GPU ledger's
     records_[job.index].gpu_seconds +=
         job.milli * (now_ - job.held_since) / ClusterState::kMilliPerGpu;
+  if (job.mig != 0)  // a MIG slice's: its compute slices of 7
+    records_[job.index].gpu_seconds +=
+        mig_compute_slices(job.mig) * (now_ - job.held_since) / kMigComputeSlices;
   held_gpu_seconds_ += held;
   if (!type_gpu_seconds_.empty())
     type_gpu_seconds_[job.index * type_count_ + static_cast<std::size_t>(type_held(job.index))] +=
@@ -983,8 +1066,9 @@ void Engine::integrate_until(Time now) {
   queue_length_integral_ += waiting * (now - last_batch_time_);
   // GPUs jobs hold (a node down is held by its outage, not by a job).
   // GPUs taken by shares are accounted by the shares (held_milli), not as whole GPUs.
-  const int busy =
-      cluster_.total_gpus() - cluster_.free_gpus() - offline_gpus_ - cluster_.shared_gpus();
+  // GPUs in MIG mode, by the compute slices held on them (held_mig_compute).
+  const int busy = cluster_.total_gpus() - cluster_.free_gpus() - offline_gpus_ -
+                   cluster_.shared_gpus() - cluster_.mig_gpus();
   if (now > last_batch_time_) ledger_gpu_seconds_ += busy * (now - last_batch_time_);
   const Time from = std::max(last_batch_time_, measure_from_);
   if (now > from) {
@@ -993,6 +1077,8 @@ void Engine::integrate_until(Time now) {
     if (cluster_.held_milli() != 0)
       busy_gpu_integral_ +=
           static_cast<double>(cluster_.held_milli()) * dt / ClusterState::kMilliPerGpu;
+    if (cluster_.held_mig_compute() != 0)
+      busy_gpu_integral_ += cluster_.held_mig_compute() * dt / kMigComputeSlices;
     cpu_integral_ += cluster_.allocated_cpus() * dt;
     mem_integral_ += cluster_.allocated_mem_gb() * dt;
     storage_integral_ += cluster_.allocated_storage_mbps() * dt;
@@ -1153,7 +1239,7 @@ void Engine::check_invariants() const {
   constexpr double kTolerance = 1e-6;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const auto& node = nodes[i];
-    int shared_here = 0;
+    int shared_here = node.mig >= 0 ? node.gpus : 0;  // GPUs in MIG mode are never free
     for (int g = 0; cluster_.shares_gpus() && g < node.gpus; ++g)
       shared_here += cluster_.used_milli(static_cast<std::uint32_t>(i), g) > 0 ? 1 : 0;
     if (node.free_gpus < 0 || used[i] + shared_here + node.free_gpus != node.gpus)
@@ -1194,13 +1280,52 @@ void Engine::check_invariants() const {
                                  " drifted or over-allocated");
         shared_here += held > 0 ? 1 : 0;
       }
-      if (shared_here + used[i] + nodes[i].free_gpus != nodes[i].gpus)
+      if (shared_here + used[i] + nodes[i].free_gpus + (nodes[i].mig >= 0 ? nodes[i].gpus : 0) !=
+          nodes[i].gpus)
         throw std::logic_error("invariant: shared GPUs of node " + std::to_string(i) +
                                " are counted as free or held");
       shared += shared_here;
     }
     if (shared != cluster_.shared_gpus())
       throw std::logic_error("invariant: shared GPU count drifted");
+    if (cluster_.shares_gpu_mem()) {  // each GPU's shares' memory: what its holders hold
+      std::vector<std::int32_t> mem(base.back(), 0);
+      for (std::uint32_t index : holders_)
+        for (const Grant& grant : grants_of(index))
+          if (grant.milli != 0)
+            mem[base[grant.node] + static_cast<std::uint32_t>(grant.gpu)] += grant.gpu_mem_mb;
+      for (std::uint32_t i = 0; i < nodes.size(); ++i)
+        for (int g = 0; g < nodes[i].gpus; ++g) {
+          const std::int32_t held = mem[base[i] + static_cast<std::uint32_t>(g)];
+          if (held != cluster_.used_mem_mb(i, g) ||
+              (nodes[i].gpu_mem_mb > 0 && held > nodes[i].gpu_mem_mb))
+            throw std::logic_error("invariant: GPU memory of shares on node " + std::to_string(i) +
+                                   " drifted or over-allocated");
+        }
+    }
+  }
+  if (cluster_.mig_gpus() > 0) {  // each MIG GPU's slices: its holders', never overlapping
+    std::vector<std::uint32_t> base(nodes.size() + 1, 0);
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      base[i + 1] = base[i] + static_cast<std::uint32_t>(nodes[i].gpus);
+    std::vector<std::uint8_t> masks(base.back(), 0);
+    int compute = 0;
+    for (std::uint32_t index : holders_)
+      for (const Grant& grant : grants_of(index)) {
+        if (grant.mig_mask == 0) continue;
+        std::uint8_t& mask = masks[base[grant.node] + static_cast<std::uint32_t>(grant.gpu)];
+        if ((mask & grant.mig_mask) != 0)
+          throw std::logic_error("invariant: MIG slices overlap on node " +
+                                 std::to_string(grant.node));
+        mask = static_cast<std::uint8_t>(mask | grant.mig_mask);
+        compute += grant.mig_compute;
+      }
+    for (std::uint32_t i = 0; i < nodes.size(); ++i)
+      for (int g = 0; nodes[i].mig >= 0 && g < nodes[i].gpus; ++g)
+        if (masks[base[i] + static_cast<std::uint32_t>(g)] != cluster_.mig_used(i, g))
+          throw std::logic_error("invariant: MIG slices of node " + std::to_string(i) + " drifted");
+    if (compute != cluster_.held_mig_compute())
+      throw std::logic_error("invariant: held MIG compute slices drifted");
   }
   cluster_.check_index();
   for (std::size_t v = 0; v < vc.size(); ++v)
@@ -1283,6 +1408,8 @@ void Engine::finish_time_fairness(RunMetrics& m) const {
         best_speed = std::max(best_speed, type_speeds_[job.index * type_count_ + t]);
       if (best_speed <= 0.0) best_speed = 1.0;  // CPU-only or a share: rate 1 alone
     }
+    if (job.mig != 0)  // alone on its MIG slice: its compute slices of 7
+      best_speed = static_cast<double>(mig_compute_slices(job.mig)) / kMigComputeSlices;
     const double alone =
         job.work / best_speed * std::max(1.0, job.requested_gpus * sharing / total);
     const double rho = jct / alone;

@@ -157,6 +157,7 @@ class Engine final : public View, public Host {
   void set_rate(JobState& job);
   // CPU-only and fractional jobs (JobState::requested_gpus 0; sim/README.md, "GPU sharing").
   bool fits_an_empty_node(const JobState& job) const;
+  std::string gpu_mem_refusal(const JobState& job) const;     // GPU memory stated: "" if it fits
   double share_rate(const JobState& job, int* others) const;  // and the jobs sharing its GPU
   void index_pair_table(std::size_t from);                    // jobs from `from` on
   double pair_factor(std::uint32_t job, std::uint32_t other) const;

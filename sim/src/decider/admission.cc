@@ -13,8 +13,11 @@ Admission::Admission(const SimOptions& options, const ClusterState& cluster)
       vcs_(options.cluster.vcs),
       mode_(options.scheduler.vc_quota),
       quotas_enforced_(!options.cluster.vcs.empty()) {
-  for (int type = 0; type < static_cast<int>(cluster.gpu_type_names().size()); ++type)
-    most_gpus_of_one_type_ = std::max(most_gpus_of_one_type_, cluster.total_gpus(type));
+  // Whole GPUs by type: GPUs in MIG mode ([cluster] mig) go to MIG slices only.
+  whole_gpus_.assign(cluster.gpu_type_names().size(), 0);
+  for (const auto& node : cluster.nodes())
+    if (node.mig < 0) whole_gpus_[static_cast<std::size_t>(node.gpu_type)] += node.gpus;
+  for (int gpus : whole_gpus_) most_gpus_of_one_type_ = std::max(most_gpus_of_one_type_, gpus);
 }
 
 std::optional<JobAdmission::Rejection> Admission::check(const JobState& job, const View& view) {
@@ -25,8 +28,9 @@ std::optional<JobAdmission::Rejection> Admission::check(const JobState& job, con
     return Rejection{"gpu_type", "the cluster has no GPUs of type '" + spec.gpu_type + "'"};
   // A job never mixes GPU types, so it must fit within one type.
   const int types = static_cast<int>(cluster_.gpu_type_names().size());
-  const int room_of_one_type =
-      job.gpu_type < 0 ? most_gpus_of_one_type_ : cluster_.total_gpus(job.gpu_type);
+  const int room_of_one_type = job.gpu_type < 0
+                                   ? most_gpus_of_one_type_
+                                   : whole_gpus_[static_cast<std::size_t>(job.gpu_type)];
   if (job.gpus > room_of_one_type)
     return Rejection{"num_gpus", "it needs " + std::to_string(job.gpus) +
                                      " GPUs, the cluster has " + std::to_string(room_of_one_type) +

@@ -48,6 +48,7 @@ class Admission final : public JobAdmission {
   VcQuotaMode mode_;
   bool quotas_enforced_;
   std::vector<double> quota_, weight_;
+  std::vector<int> whole_gpus_;    // by type, GPUs in MIG mode left out
   int most_gpus_of_one_type_ = 0;  // an untyped job's limit (a job never mixes types)
   std::vector<int> room_by_type_;  // scratch
 };

@@ -1,8 +1,10 @@
 #include "decider/placement_stage.h"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 
+#include "clustersim/mig.h"
 #include "decider/type_choice.h"
 #include "options/declare.h"
 
@@ -29,8 +31,9 @@ PlacementStage::PlacementStage(const SimOptions& options, const View& view)
   relative_speed_sum_.assign(cluster.gpu_type_names().size(), 0.0);
   type_gpus_per_node_.assign(cluster.gpu_type_names().size(), 1);
   for (const auto& node : cluster.nodes())
-    type_gpus_per_node_[static_cast<std::size_t>(node.gpu_type)] =
-        std::max(type_gpus_per_node_[static_cast<std::size_t>(node.gpu_type)], node.gpus);
+    if (node.mig < 0)  // (GPUs in MIG mode take no whole-GPU job)
+      type_gpus_per_node_[static_cast<std::size_t>(node.gpu_type)] =
+          std::max(type_gpus_per_node_[static_cast<std::size_t>(node.gpu_type)], node.gpus);
 }
 
 PlacementRequest PlacementStage::base_request(const JobState& job) {
@@ -127,12 +130,17 @@ bool PlacementStage::room_on_fewest_nodes(std::uint32_t job) {
 
 // A share goes to the partly used GPU it fits most tightly (the most thousandths used; ties: the
 // lowest node, then GPU), else to a free GPU of the node with the fewest free GPUs (ties: the
-// lowest node), keeping whole GPUs free for whole-GPU jobs. A CPU-only job goes to the first node
-// (of its type) with its CPUs and memory free. O(nodes x GPUs) per attempt.
+// lowest node), keeping whole GPUs free for whole-GPU jobs; where GPU memory is modelled, only
+// GPUs with its memory free count. A CPU-only job goes to the first node (of its type) with its
+// CPUs and memory free. O(nodes x GPUs) per attempt.
 bool PlacementStage::start_small(std::uint32_t index, Plan& plan) const {
   const JobState& job = jobs()[index];
+  if (job.mig != 0) return start_mig(index, plan);
   const ClusterState& cluster = this->cluster();
   const int milli = job.milli;
+  const double gpu_mem_gb = job.spec->gpu_mem_gb;
+  // GPU memory counts only where a node models it (share_grant leaves it 0 elsewhere).
+  const std::int32_t mem_mb = gpu_mem_gb > 0.0 ? ClusterState::gpu_mem_mb(gpu_mem_gb) : 0;
   std::uint32_t best_node = NodeBitset::kNone;
   int best_gpu = -1, best_used = 0, best_free = 0;
   // Whether a partly used GPU has room for it (else only nodes with a free GPU can take it).
@@ -152,12 +160,16 @@ bool PlacementStage::start_small(std::uint32_t index, Plan& plan) const {
       plan.add_grant(grant);
       return true;
     }
+    if (node.mig >= 0) continue;  // a share takes no GPU in MIG mode
+    const std::int32_t mem = node.gpu_mem_mb > 0 ? mem_mb : 0;
+    if (mem > node.gpu_mem_mb && node.gpu_mem_mb > 0) continue;
     int free_gpu = -1;
     for (int g = 0; g < node.gpus; ++g) {
       const int used = cluster.used_milli(i, g);
       if (used == 0) {
         if (free_gpu < 0) free_gpu = g;
-      } else if (used + milli <= ClusterState::kMilliPerGpu && used > best_used) {
+      } else if (used + milli <= ClusterState::kMilliPerGpu && used > best_used &&
+                 (mem == 0 || cluster.share_mem_fits(i, g, mem))) {
         best_node = i;
         best_gpu = g;
         best_used = used;
@@ -173,7 +185,46 @@ bool PlacementStage::start_small(std::uint32_t index, Plan& plan) const {
   }
   if (best_node == NodeBitset::kNone) return false;
   plan.set(index);
-  plan.add_grant(cluster.share_grant(best_node, milli, best_gpu, job.spec->cpus, job.spec->mem_gb));
+  plan.add_grant(cluster.share_grant(best_node, milli, best_gpu, job.spec->cpus, job.spec->mem_gb,
+                                     gpu_mem_gb));
+  return true;
+}
+
+// A MIG slice goes to the GPU in MIG mode (of its type, whose geometry offers its profile, on a
+// node with its CPUs and memory free) with the most memory slices taken where the profile has a
+// free allowed start (ties: the lowest node, then GPU), at the lowest such start, keeping empty
+// GPUs for the large profiles. O(MIG nodes x GPUs) per attempt.
+bool PlacementStage::start_mig(std::uint32_t index, Plan& plan) const {
+  const JobState& job = jobs()[index];
+  const ClusterState& cluster = this->cluster();
+  std::uint32_t best_node = NodeBitset::kNone;
+  int best_gpu = -1, best_start = -1, best_used = -1;
+  for (std::uint32_t i = 0; i < cluster.nodes().size(); ++i) {
+    const auto& node = cluster.node(i);
+    if (node.mig < 0 || (job.gpu_type >= 0 && node.gpu_type != job.gpu_type) ||
+        mig_slice(node.mig, job.mig).size == 0)
+      continue;
+    const Grant grant = cluster.mig_grant(i, 0, job.mig, 0, job.spec->cpus, job.spec->mem_gb);
+    constexpr double kEpsilon = ClusterState::kResourceEpsilon;
+    if (grant.cpus > node.free_cpus + kEpsilon || grant.mem_gb > node.free_mem_gb + kEpsilon ||
+        grant.storage_mbps > node.free_storage_mbps + kEpsilon)
+      continue;
+    for (int g = 0; g < node.gpus; ++g) {
+      const std::uint8_t used = cluster.mig_used(i, g);
+      const int taken = std::popcount(used);
+      if (taken <= best_used) continue;
+      const int start = mig_first_start(node.mig, job.mig, used);
+      if (start < 0) continue;
+      best_node = i;
+      best_gpu = g;
+      best_start = start;
+      best_used = taken;
+    }
+  }
+  if (best_node == NodeBitset::kNone) return false;
+  plan.set(index);
+  plan.add_grant(cluster.mig_grant(best_node, best_gpu, job.mig, best_start, job.spec->cpus,
+                                   job.spec->mem_gb));
   return true;
 }
 

@@ -33,9 +33,11 @@ class PlacementStage final : public AllocationContext {
   // condition for a placement there).
   std::size_t fewest_nodes(int gpu_type, int gpus) const;
   bool room_on_fewest_nodes(std::uint32_t job);
-  // A CPU-only or fractional job (JobState::requested_gpus 0): sets its grant in `plan` and
+  // A CPU-only, fractional or MIG job (JobState::requested_gpus 0): sets its grant in `plan` and
   // returns true, or false when nothing fits now (sim/README.md, "GPU sharing").
   bool start_small(std::uint32_t job, Plan& plan) const;
+  // A job on a MIG slice (JobState::mig; sim/README.md, "MIG partitions"), by start_small.
+  bool start_mig(std::uint32_t job, Plan& plan) const;
   // The type an untyped job would start on now (the first of types_to_try), or -1 if none has
   // room; a typed job's own type.
   int start_type(std::uint32_t job);

@@ -883,6 +883,13 @@ void check_placement_study(RunConfig& config, const toml::table& root) {
   if (static_cast<std::size_t>(config.sim.cluster.total_nodes()) != listed_with_gpus)
     refuse("cluster", "node_list",
            "the placement study places on the node list alone: leave out nodes and node groups");
+  for (const NodeGroupSpec& group : config.sim.cluster.groups) {
+    if (!group.mig.empty())
+      refuse("cluster", "mig", "cannot act in the placement study: it packs GPU shares only");
+    if (group.gpu_mem_gb > 0.0)
+      refuse("cluster", "gpu_mem_gb",
+             "cannot act in the placement study: its pods state no GPU memory");
+  }
   if (!workload.trace_path)
     refuse("workload", "departures", "\"none\" (the placement study) needs a trace");
   if (!is_study_placement(placement))

@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "clustersim/mig.h"
 #include "clustersim/simulator.h"
 #include "options/declare.h"
 
@@ -41,6 +42,22 @@ void declare_cluster_keys(KeyRegistry& keys) {
       .range(0.0, 1e9)
       .training_only()
       .doc("Storage bandwidth (MB/s) of each node; 0 = not modelled.");
+  group(
+      "mig", [](auto& g) -> auto& { return g.mig; })
+      .choices([] {
+        std::vector<std::string> names;
+        for (const MigGeometry& geometry : kMigGeometries) names.emplace_back(geometry.name);
+        return names;
+      }())
+      .training_only()
+      .default_note("none (whole GPUs)")
+      .doc(
+          "Every GPU of these nodes in MIG mode with this geometry: 8 memory and 7 compute "
+          "slices, cut into slices that jobs ask for by `mig_profile` (`a100-40gb`: 1g.5gb, "
+          "1g.10gb, 2g.10gb, 3g.20gb, 4g.20gb, 7g.40gb; `a100-80gb` and `h100-80gb`: 1g.10gb, "
+          "1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb), placed at NVIDIA's allowed starts; such "
+          "GPUs never go to whole-GPU or shared jobs "
+          "([`sim/README.md`](sim/README.md#mig-partitions)).");
   field<SimOptions>(
       keys, "cluster.nodes_per_rack", [](auto& o) -> auto& { return o.cluster.nodes_per_rack; })
       .range(1, 1 << 20)

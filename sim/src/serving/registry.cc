@@ -47,11 +47,17 @@ void declare_serving_keys(KeyRegistry& keys) {
         .component("serving")
         .dag_only();
   };
-  group(
-      "gpu_mem_gb", [](auto& g) -> auto& { return g.gpu_mem_gb; })
+  // Both kinds of workload: the serving engine's model cache, and GPU shares' memory in a
+  // training run.
+  field<NodeGroupSpec>(
+      keys, "cluster.gpu_mem_gb", [](auto& g) -> auto& { return g.gpu_mem_gb; })
+      .component("serving")
       .range(1e-9, 1e6)
-      .default_note("the catalog's, for `gpu_type`")
-      .doc("Each GPU's memory (GB): the model cache (also per node group).");
+      .default_note("DAG: the catalog's, for `gpu_type`; training: not modelled")
+      .doc(
+          "Each GPU's memory (GB), also per node group. DAG: the model cache. Training: GPU "
+          "shares on a GPU must fit in it with their `gpu_mem_gb` too "
+          "([`sim/README.md`](sim/README.md#gpu-sharing-and-cpu-only-jobs)).");
   group(
       "net_gbps", [](auto& g) -> auto& { return g.net_gbps; })
       .range(1e-9, 1e9)

@@ -148,9 +148,10 @@ void Simulation::assemble(Parts& parts) {
         options_, *parts.admission, *parts.placement, parts.mechanisms.built_in_decider);
     parts.decider = parts.built_in.get();
   }
-  if (engine.small_jobs() > 0) {
-    // CPU-only and fractional jobs start through the built-in decider's own path and are never
-    // moved: what would move them (mechanisms, other deciders, rebalancing) is refused.
+  if (engine.small_jobs() > 0 || engine.cluster().mig_gpus() > 0) {
+    // CPU-only, fractional and MIG jobs start through the built-in decider's own path and are
+    // never moved: what would move them (mechanisms, other deciders, rebalancing) is refused.
+    // So is a cluster with GPUs in MIG mode (cluster.mig) there: those paths know whole GPUs.
     std::string why;
     if (!parts.built_in)
       why =
@@ -162,9 +163,12 @@ void Simulation::assemble(Parts& parts) {
           "preemption (scheduler.preemption, preemptive policies) off";
     else if (options_.scheduler.allocation != "proportional" || options_.make_allocation)
       why = "need scheduler.allocation = \"proportional\"";
+    if (!why.empty() && engine.small_jobs() == 0)
+      throw std::invalid_argument("cluster.mig: " + std::to_string(engine.cluster().mig_gpus()) +
+                                  " GPUs in MIG mode; MIG slices " + why);
     if (!why.empty())
       throw std::invalid_argument("the workload has " + std::to_string(engine.small_jobs()) +
-                                  " CPU-only (0-GPU) or fractional jobs; they " + why);
+                                  " CPU-only (0-GPU), fractional or MIG jobs; they " + why);
   }
   engine.set_decider(parts.decider);
   // Timer kinds are registered in this order (host.h): mechanisms for any decider (the

@@ -1,8 +1,12 @@
 // The native CSV trace: a header row naming the columns (any order), one job per row.
 //
 //   job_id,submit_time,num_gpus,duration[,model,vc,user,cpus,mem_gb,priority,gpu_type,
-//                                         min_gpus,max_gpus,checkpoint_interval_s]
+//                                         min_gpus,max_gpus,checkpoint_interval_s,
+//                                         gpu_mem_gb,mig_profile]
 //
+// gpu_mem_gb is the GPU memory the job needs on each GPU (GB; checked where the cluster models
+// GPU memory). mig_profile asks for a MIG slice (mig.h, e.g. 1g.10gb; num_gpus 1) instead of a
+// whole GPU.
 // num_gpus is a whole number (0: a CPU-only job, which needs cpus > 0) or a share of one GPU in
 // (0, 1) in thousandths (0.5: JobSpec::gpu_milli 500; it shares a GPU with [sharing] on, else it
 // runs on a whole GPU).
@@ -21,6 +25,7 @@
 #include <vector>
 
 #include "clustersim/error.h"
+#include "clustersim/mig.h"
 #include "clustersim/workload.h"
 #include "workload/internal/row_collector.h"
 #include "workload/internal/text_parsing.h"
@@ -47,16 +52,19 @@ enum Column : int {
   kMinGpus,
   kMaxGpus,
   kCheckpointInterval,
+  kGpuMemGb,
+  kMigProfile,
   kColumnCount
 };
 constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
-    "job_id",   "submit_time",
-    "num_gpus", "duration",
-    "model",    "vc",
-    "user",     "cpus",
-    "mem_gb",   "priority",
-    "gpu_type", "min_gpus",
-    "max_gpus", "checkpoint_interval_s"};
+    "job_id",     "submit_time",
+    "num_gpus",   "duration",
+    "model",      "vc",
+    "user",       "cpus",
+    "mem_gb",     "priority",
+    "gpu_type",   "min_gpus",
+    "max_gpus",   "checkpoint_interval_s",
+    "gpu_mem_gb", "mig_profile"};
 constexpr int kRequiredColumns = kDuration + 1;  // job_id .. duration
 
 bool is_ignored_line(std::string_view line) {
@@ -178,10 +186,25 @@ Workload read_native_csv(std::istream& in, const std::string& source_name,
           case kCheckpointInterval:
             job.checkpoint_interval_s = field.non_negative(name, text);
             break;
+          case kGpuMemGb:
+            job.gpu_mem_gb = static_cast<float>(field.non_negative(name, text));
+            break;
+          case kMigProfile: {
+            const std::string profile(workload_internal::trim(text));
+            job.mig_profile = static_cast<std::uint8_t>(mig_profile_id(profile));
+            if (job.mig_profile == 0)
+              field.fail(name,
+                         "unknown MIG profile '" + profile + "' (" + mig_profile_list() + ")");
+            break;
+          }
           default:
             break;
         }
       }
+      if (job.mig_profile != 0 && (job.num_gpus != 1 || job.gpu_milli < 1000))
+        field.fail("mig_profile", "a MIG slice is one GPU's: num_gpus must be 1");
+      if (job.mig_profile != 0 && (job.min_gpus > 0 || job.max_gpus > 0))
+        field.fail("min_gpus", "a MIG job cannot be elastic");
       if (job.num_gpus == 0 && !(job.cpus > 0.0))
         field.fail("num_gpus", "0 GPUs (a CPU-only job) needs cpus > 0");
       if ((job.num_gpus == 0 || job.gpu_milli < 1000) && (job.min_gpus > 0 || job.max_gpus > 0))

@@ -256,5 +256,117 @@ TEST(Sharing, RefusedWhereTheyCannotAct) {
   EXPECT_THROW(simulate(options, {share("a", 0, 500, 10)}), std::invalid_argument);
 }
 
+// --- GPU memory in the share ledger -----------------------------------------------------------
+
+JobSpec share_mem(const std::string& id, Time submit, int milli, double gpu_mem_gb,
+                  double duration) {
+  JobSpec spec = share(id, submit, milli, duration);
+  spec.gpu_mem_gb = gpu_mem_gb;
+  return spec;
+}
+
+// The field an ImpossibleJobError names ("" if none was thrown).
+std::string refused_field(const SimOptions& options, const std::vector<JobSpec>& jobs) {
+  try {
+    simulate(options, jobs);
+  } catch (const ImpossibleJobError& error) {
+    return error.field();
+  }
+  return "";
+}
+
+TEST(SharingMemory, ASecondShareWaitsWhenItsMemoryDoesNotFit) {
+  // One GPU of 16 GB, no interference (rate 1). a (0.3, 10 GB) starts at 0. b (0.3, 10 GB):
+  // thousandths fit (600) but memory does not (10 + 10 > 16): it waits. c (0.3, 6 GB) fits
+  // beside a (600 thousandths, 16 GB: exactly full) and starts at 0 (backfill), ends at 50. At
+  // 50 b still does not fit beside a (10 + 10 > 16); at 100 a leaves: b runs 100..200.
+  SimOptions options = small_cluster(1, 1);
+  options.sharing.interference = Interference::kNone;
+  options.cluster.groups[0].gpu_mem_gb = 16;
+  const std::vector<JobSpec> jobs = {share_mem("a", 0, 300, 10, 100),
+                                     share_mem("b", 0, 300, 10, 100),
+                                     share_mem("c", 0, 300, 6, 50)};
+  const RunResult result = simulate(options, jobs);
+  EXPECT_DOUBLE_EQ(result.jobs[0].finish_time, 100.0);
+  EXPECT_DOUBLE_EQ(result.jobs[1].queue_delay, 100.0);
+  EXPECT_DOUBLE_EQ(result.jobs[1].finish_time, 200.0);
+  EXPECT_DOUBLE_EQ(result.jobs[2].finish_time, 50.0);
+  // Without GPU memory modelled the same jobs share by thousandths alone (900): all start at 0.
+  options.cluster.groups[0].gpu_mem_gb = 0;
+  const RunResult unmodelled = simulate(options, jobs);
+  EXPECT_DOUBLE_EQ(unmodelled.jobs[1].finish_time, 100.0);
+  EXPECT_DOUBLE_EQ(unmodelled.jobs[2].finish_time, 50.0);
+}
+
+TEST(SharingMemory, AShareGoesToAFreeGpuWhenThePartlyUsedOneLacksMemory) {
+  // Two GPUs of 16 GB. a (0.5, 12 GB) takes GPU 0; b (0.3, 8 GB) would fit GPU 0 by thousandths
+  // (800, the tightest) but not by memory (20 > 16): it takes GPU 1. c (0.4, 4 GB) fits GPU 0
+  // (900, 16 GB) and GPU 1 (700, 12 GB): the tightest, GPU 0.
+  SimOptions options = small_cluster(1, 2);
+  options.sharing.interference = Interference::kNone;
+  options.cluster.groups[0].gpu_mem_gb = 16;
+  std::vector<int> used_milli, used_mb;
+  options.observer = [&](const AllocationContext& context) {
+    if (!used_milli.empty()) return;
+    for (int gpu = 0; gpu < 2; ++gpu) {
+      used_milli.push_back(context.cluster().used_milli(0, gpu));
+      used_mb.push_back(context.cluster().used_mem_mb(0, gpu));
+    }
+  };
+  simulate(options, {share_mem("a", 0, 500, 12, 100), share_mem("b", 0, 300, 8, 100),
+                     share_mem("c", 0, 400, 4, 100)});
+  EXPECT_EQ(used_milli, (std::vector<int>{900, 300}));
+  EXPECT_EQ(used_mb, (std::vector<int>{16000, 8000}));
+}
+
+TEST(SharingMemory, AJobNeedingMoreThanAnyGpuIsRefusedNamingTheField) {
+  SimOptions options = small_cluster(1, 2);
+  options.sharing.interference = Interference::kNone;
+  options.cluster.groups[0].gpu_mem_gb = 16;
+  EXPECT_EQ(refused_field(options, {share_mem("a", 0, 500, 20, 10)}), "gpu_mem_gb");
+  JobSpec whole = job("w", 0, 1, 10);
+  whole.gpu_mem_gb = 24;
+  EXPECT_EQ(refused_field(options, {whole}), "gpu_mem_gb");
+  whole.gpu_mem_gb = 16;  // a whole GPU gives its job all of its memory
+  EXPECT_EQ(refused_field(options, {whole}), "");
+  options.reject_impossible = true;
+  const RunResult result = simulate(options, {share_mem("a", 0, 500, 20, 10), whole});
+  EXPECT_EQ(result.metrics.rejected, 1u);
+  EXPECT_EQ(result.metrics.jobs, 1u);
+}
+
+TEST(SharingMemory, AWholeGpuJobMustFitEveryGpuItMayGet) {
+  // Groups of 16 GB and 40 GB GPUs: whole-GPU placement does not look at memory, so a job of
+  // 24 GB naming no type is refused; naming the 40 GB type, it runs.
+  SimOptions options = small_cluster(1, 1);
+  options.cluster.groups[0].gpu_mem_gb = 16;
+  options.cluster.groups[0].gpu_type = "small";
+  NodeGroupSpec big = options.cluster.groups[0];
+  big.name = "big";
+  big.gpu_type = "big";
+  big.gpu_mem_gb = 40;
+  options.cluster.groups.push_back(big);
+  JobSpec whole = job("w", 0, 1, 10);
+  whole.gpu_mem_gb = 24;
+  EXPECT_EQ(refused_field(options, {whole}), "gpu_mem_gb");
+  whole.gpu_type = "big";
+  EXPECT_EQ(refused_field(options, {whole}), "");
+}
+
+TEST(SharingMemory, MixedWorkloadKeepsTheMemoryLedgerConsistent) {
+  // Shares with memory needs beside whole-GPU jobs under load, invariants (each GPU's memory =
+  // its shares') checked after every batch.
+  auto jobs = random_jobs(600, 10.0, 300.0, {1, 2, 4}, 11);
+  for (std::size_t i = 0; i < jobs.size(); i += 2) {
+    jobs[i].num_gpus = 1;
+    jobs[i].gpu_milli = 200 + 100 * static_cast<int>(i % 6);
+    jobs[i].gpu_mem_gb = 4.0 + static_cast<double>(i % 5) * 3.5;
+  }
+  SimOptions options = constant_sharing(4, 4, 0.8);
+  options.cluster.groups[0].gpu_mem_gb = 24;
+  const RunResult result = simulate(options, jobs);
+  EXPECT_EQ(result.metrics.jobs, jobs.size());
+}
+
 }  // namespace
 }  // namespace clustersim

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "clustersim/error.h"
+#include "clustersim/mig.h"
 #include "clustersim/workload.h"
 #include "workload_test_util.h"
 
@@ -123,6 +124,23 @@ TEST(NativeCsvReader, ReadsCpuOnlyAndFractionalJobs) {
   expect_csv_error(h + "a,0,2.5,10\n", 2, "num_gpus");
   expect_csv_error("job_id,submit_time,num_gpus,duration,min_gpus\na,0,0.5,10,1\n", 2,
                    "min_gpus");  // a share cannot be elastic
+}
+
+TEST(NativeCsvReader, ReadsGpuMemoryAndMigProfiles) {
+  const Workload w = read_csv_text(
+      "job_id,submit_time,num_gpus,duration,gpu_mem_gb,mig_profile\n"
+      "s,0,0.5,10,12.5,\nm,0,1,10,,3g.40gb\nw,0,2,10,,\n");
+  ASSERT_EQ(w.jobs.size(), 3u);
+  EXPECT_EQ(w.jobs[0].gpu_mem_gb, 12.5);
+  EXPECT_EQ(w.jobs[0].mig_profile, 0);
+  EXPECT_EQ(w.jobs[1].mig_profile, mig_profile_id("3g.40gb"));
+  EXPECT_EQ(w.jobs[1].gpu_mem_gb, 0.0);
+  EXPECT_EQ(w.jobs[2].gpu_mem_gb, 0.0);
+  const std::string h = "job_id,submit_time,num_gpus,duration,gpu_mem_gb,mig_profile\n";
+  expect_csv_error(h + "a,0,1,10,-2,\n", 2, "gpu_mem_gb");
+  expect_csv_error(h + "a,0,1,10,,3g.30gb\n", 2, "mig_profile");  // no such profile
+  expect_csv_error(h + "a,0,2,10,,1g.10gb\n", 2, "mig_profile");  // a slice is one GPU's
+  expect_csv_error(h + "a,0,0.5,10,,1g.10gb\n", 2, "mig_profile");
 }
 
 TEST(NativeCsvReader, SkipInvalidCountsAndKeepsReasons) {

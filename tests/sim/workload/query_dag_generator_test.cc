@@ -419,9 +419,10 @@ TEST(QueryDagConfig, ServingKeys) {
   EXPECT_EQ(defaults.groups[0].net_latency_us, catalog.network.net_latency_us);
   EXPECT_EQ(plain.sim.serving.task_placement, "compass");
   EXPECT_EQ(plain.sim.serving.cache, "lru");
-  // On a training workload they would be ignored: refused, naming the key.
+  // On a training workload they would be ignored: refused, naming the key. (gpu_mem_gb acts
+  // there too: GPU shares' memory.)
   for (const std::string& line :
-       {std::string("[cluster]\nnodes = 1\ngpu_mem_gb = 16\n[workload]\ngenerator = \"philly\"\n"),
+       {std::string("[cluster]\nnodes = 1\nnet_gbps = 16\n[workload]\ngenerator = \"philly\"\n"),
         std::string("[cluster]\nnodes = 1\n[workload]\ngenerator = \"philly\"\n"
                     "[scheduler]\ncache = \"lru\"\n"),
         std::string("[cluster]\nnodes = 1\n[workload]\ngenerator = \"philly\"\n"

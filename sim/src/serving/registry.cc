@@ -124,7 +124,7 @@ void declare_serving_keys(KeyRegistry& keys) {
       .doc(
           "Serving may preempt running training jobs (the least attained service first; they pay "
           "their checkpoint) when a ready task finds no idle GPU in its pool and none free; "
-          "`false`: it only takes GPUs training leaves free.");
+          "`false`: it keeps to its base pool and the GPUs training leaves free.");
   mixed(
       "gpus", [](auto& o) -> auto& { return o.serving.gpus; })
       .range(1, 1 << 24)

@@ -940,6 +940,9 @@ void parse_mixed(RunConfig& config, const toml::table& root) {
     refuse("serving.config", "'" + config.sim.serving.config +
                                  "' describes another cluster: a mixed run needs the same node "
                                  "groups (nodes, gpus_per_node, gpu_type) in both configs");
+  if (config.sim.serving.gpus > config.sim.cluster.total_gpus())
+    refuse("serving.gpus", "the base pool cannot have more GPUs than the cluster's " +
+                               std::to_string(config.sim.cluster.total_gpus()));
   if (config.sim.window)
     refuse("metrics.steady_state",
            "a mixed run measures every training job: set [metrics] steady_state = \"off\" "
@@ -1157,7 +1160,11 @@ ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workloa
     try {
       mechanism = make_mixed_serving(options, std::move(queries), std::move(setup));
     } catch (const std::invalid_argument& error) {
-      throw InputError(config.source_name, 0, "serving", error.what());
+      // "serving.gpus: ..." (a base pool that cannot hold a model) names its key.
+      const std::string what = error.what();
+      const std::string key = what.rfind("serving.", 0) == 0 ? what.substr(0, what.find(':'))
+                                                             : std::string("serving.config");
+      throw InputError(config.source_name, 0, key, what);
     }
     MixedServing& mixed = *mechanism;
     RunConfig training = config;  // the Simulation runs the training side; serving joins it

@@ -44,6 +44,10 @@ std::string render(const Tables& tables) {
   return text;
 }
 
+// The serving config of a mixed config built on training_base().
+constexpr const char* kServingConfig =
+    "[cluster]\nnodes = 2\n[workload]\ngenerator = \"query_dag\"\nqueries = 20\n";
+
 Tables training_base() {
   return {{"cluster", {{"nodes", "2"}}}, {"workload", {{"generator", "\"philly\""}}}};
 }
@@ -141,6 +145,9 @@ void meet_condition(const KeyDecl& key, Tables& tables) {
     tables["workload"].erase("generator");
     tables["workload"].erase("queries");
     section[name] = "\"t.csv\"";
+  } else if (other->name == "serving.config") {  // a mixed config: kServingConfig in its folder
+    section[name] = "\"serving.toml\"";
+    tables["metrics"]["steady_state"] = "\"off\"";
   } else if (key.when->values.empty()) {
     if (!section.count(name)) section[name] = "\"" + std::string("philly") + "\"";
   } else {
@@ -237,7 +244,7 @@ TEST(Options, EveryKeyIsDeclaredOnceWithADocAndAnOwner) {
   for (const KeyDecl& key : simulator_keys().keys()) EXPECT_TRUE(keys.find(key.name)) << key.name;
   EXPECT_EQ(keys.tables(),
             (std::vector<std::string>{"cluster", "workload", "scheduler", "throughput",
-                                      "mechanisms", "sharing", "metrics", "debug"}));
+                                      "mechanisms", "sharing", "serving", "metrics", "debug"}));
 }
 
 // Each bound key, set to a value other than its default, reaches its field; left out, its field
@@ -268,6 +275,12 @@ TEST(Options, EveryBoundKeyRoundTripsAndItsDefaultIsTheParsersDefault) {
     // The pair table is read with the config: the sample path must hold one.
     if (key.name == "sharing.table")
       std::ofstream(std::get<std::string>(value)) << "model,other,factor\n*,*,0.9\n";
+    // A mixed config's serving config, on the base's cluster.
+    std::ofstream(dir.path() / "serving.toml") << kServingConfig;
+    if (key.name == "serving.config") {
+      std::ofstream(std::get<std::string>(value)) << kServingConfig;
+      tables["metrics"]["steady_state"] = "\"off\"";
+    }
     tables[section][name] = toml_text(value);
     const std::string text = render(tables);
     RunConfig config;

@@ -88,6 +88,10 @@ struct RunConfig {
   // [cluster] node_list: the nodes as listed (openb format); the cluster's node groups come from
   // it, and the placement study places on it. Null otherwise.
   std::shared_ptr<const NodeList> node_list;
+  // [serving] config: a mixed run's serving config (a DAG workload on the same node groups),
+  // parsed; its queries run beside this training workload (serving.h, make_mixed_serving). Null
+  // otherwise.
+  std::shared_ptr<const RunConfig> serving;
 };
 
 // Parses config text. `base_dir` resolves relative paths. `overrides` are "section.key=value"
@@ -120,7 +124,9 @@ ServingSetup serving_setup(const RunConfig& config, const Workload& workload);
 void apply_seed(RunConfig& config, std::uint64_t seed);
 
 // Simulates `config` on `workload` (as load_workload made it): a Simulation (simulation.h) run to
-// its end. A DAG workload runs on the serving engine (simulate_serving, serving.h). With a
+// its end. A DAG workload runs on the serving engine (simulate_serving, serving.h); a mixed
+// config ([serving] config) runs its queries beside the training workload, on the Simulation's
+// clock and ledger (make_mixed_serving), the serving metrics joining the training ones. With a
 // window on a generated workload, arrivals continue until the window has drained: while the
 // window outlives the arrivals, the workload grows to twice the jobs (generators are
 // prefix-stable, so the jobs so far are unchanged) and the run goes on. The result is thus the

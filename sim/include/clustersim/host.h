@@ -59,6 +59,12 @@ class Host {
   // it is back when each has ended.
   virtual void node_down(std::uint32_t node) = 0;
   virtual void node_up(std::uint32_t node) = 0;
+  // Capacity held outside jobs (a mixed run's serving pool: sim/README.md, "Training and serving
+  // on one cluster"): `gpus` free whole GPUs of `node` are taken from the ledger (only the GPUs,
+  // not the node's CPUs or memory) until given back. Jobs never see them; giving them back is a
+  // release like a job's. PlanError when they are not free (hold) or not held (release).
+  virtual void hold_gpus(std::uint32_t node, int gpus) = 0;
+  virtual void release_gpus(std::uint32_t node, int gpus) = 0;
 };
 
 }  // namespace clustersim

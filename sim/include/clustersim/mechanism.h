@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string_view>
 
 #include "clustersim/host.h"
@@ -24,11 +25,19 @@ class Mechanism : public TimerClient {
   virtual std::string_view name() const = 0;
   // Once, before the first event: keep the host, register timer kinds.
   virtual void attach(Host& host) = 0;
-  // At the first event (the workload's first arrival): schedule the first timers.
+  // At the first event (the workload's first arrival, or earlier: begins_at): schedule the first
+  // timers.
   virtual void start() {}
+  // A mechanism whose first timer may come before the workload's first arrival (a mixed run's
+  // first query) says when: the clock then starts there. Metrics still measure the jobs from
+  // their first arrival.
+  virtual Time begins_at() const { return std::numeric_limits<Time>::infinity(); }
   void on_timer(const Timer& timer) override { (void)timer; }
   // A job began running (it started, resumed after a pause, or changed what it holds).
   virtual void on_job_running(std::uint32_t job) { (void)job; }
+  // A stopped (preempted) job finished saving its checkpoint and gave back what it held; it
+  // waits again. The ledger has its resources back, before any decision of this instant.
+  virtual void on_checkpointed(std::uint32_t job) { (void)job; }
   // Its timers never run out (failures): the run then ends when no job is left.
   virtual bool endless() const { return false; }
   virtual void report(RunMetrics& metrics) const { (void)metrics; }

@@ -103,6 +103,10 @@ struct RunMetrics {
   std::uint64_t evictions = 0;
   double bytes_moved = 0;           // task outputs sent between nodes
   double query_slo_attainment = 0;  // fraction of queries with latency <= query_slo_s
+  // Training and serving on one cluster (mixed runs; serving.h, make_mixed_serving; 0 otherwise).
+  std::uint64_t serving_preemptions = 0;  // training jobs preempted to give serving their GPUs
+  double serving_gpu_seconds = 0;         // GPUs the serving pool held x time
+  double serving_busy_gpu_seconds = 0;    // model loads + compute of serving tasks
   // The measured population (every run): the window's jobs (every job without one) and the time
   // range over which the time averages run (makespan = measure_end - measure_start).
   double measure_start = 0;        // the first measured job's submission

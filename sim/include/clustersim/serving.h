@@ -18,9 +18,11 @@
 //   - a query ends when its last task does.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "clustersim/job.h"
+#include "clustersim/mechanism.h"
 #include "clustersim/metrics.h"
 #include "clustersim/simulator.h"
 #include "clustersim/workload.h"
@@ -51,5 +53,26 @@ struct ServingSetup {
 // std::logic_error when a policy returns a GPU that cannot hold the task's model.
 RunResult simulate_serving(const SimOptions& options, const Workload& workload,
                            const ServingSetup& setup);
+
+// Training and serving on one cluster (sim/README.md, "Training and serving on one cluster"):
+// the serving engine as a mechanism of a training Simulation, on the training engine's clock
+// and ledger. Its pool of GPUs is claimed from the ledger (Host::hold_gpus): options.serving.gpus
+// GPUs (the first in GPU order) for the whole run, more when a ready task finds no idle pool GPU
+// that fits its model (a free GPU of the first node that has one; else, with
+// options.serving.priority, the GPUs of the running training job with the least attained
+// service, preempted: it pays its checkpoint, and its GPUs join the pool when it has saved);
+// a GPU beyond the base pool goes back when it has nothing to do, its resident models with it.
+// The cluster is the training run's (same node groups and GPUs as `setup`). The clock starts at
+// the first training arrival or the first query, whichever comes first (Mechanism::begins_at).
+class MixedServing : public Mechanism {
+ public:
+  // After the run: the serving records (RunResult::queries, ::tasks) and metrics (queries,
+  // query_latency_*, task_*, cache and transfer metrics, serving_*) into the training result.
+  virtual void collect(RunResult& result) const = 0;
+};
+// `options`: the serving policies (task_placement, cache, ...), query_slo_s, priority and gpus.
+// Throws std::invalid_argument for a pool that cannot hold some task's model.
+std::unique_ptr<MixedServing> make_mixed_serving(const SimOptions& options, Workload queries,
+                                                 ServingSetup setup);
 
 }  // namespace clustersim

@@ -87,6 +87,12 @@ struct ServingOptions {
   double reschedule_threshold = 1.5;       // compass: CompassOptions::reschedule_threshold
   bool compass_keep_joins = false;         // compass: CompassOptions::keep_join_plans
   double query_slo_s = 0.0;                // > 0: RunMetrics::query_slo_attainment against it
+  // A mixed run's serving ([serving] with a training workload; serving.h, make_mixed_serving):
+  // its serving config (the queries, policies and SLO; a path, resolved by the config parser),
+  // whether serving may preempt training for GPUs, and the GPUs its pool always holds.
+  std::string config;
+  bool priority = true;
+  int gpus = 1;
 };
 
 // GPU sharing ([sharing]; sim/README.md, "GPU sharing"): jobs asking for a share of one GPU

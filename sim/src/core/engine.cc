@@ -101,6 +101,7 @@ void Engine::load(std::span<const JobSpec> specs, JobAdmission& admission) {
     node_holders_.resize(cluster_.nodes().size());
     down_count_.assign(cluster_.nodes().size(), 0);
     offline_grant_.assign(cluster_.nodes().size(), Grant{});
+    held_gpus_.assign(cluster_.nodes().size(), 0);
   }
   overheads_.load(n);
 
@@ -931,6 +932,7 @@ void Engine::finish_checkpoint(std::uint32_t index) {
   fold_held(job);
   requeue(job);
   if (!touched_gpus_.empty()) rerate_touched();
+  for (Mechanism* mechanism : mechanisms_) mechanism->on_checkpointed(index);
   if (decider_) decider_->on_released();
 }
 
@@ -979,6 +981,26 @@ void Engine::node_up(std::uint32_t node) {
   if (decider_) decider_->on_released();
 }
 
+void Engine::hold_gpus(std::uint32_t node, int gpus) {
+  if (node >= cluster_.nodes().size() || gpus <= 0 || cluster_.node(node).free_gpus < gpus)
+    throw PlanError("hold_gpus: node " + std::to_string(node) + " has not " + std::to_string(gpus) +
+                    " free GPUs");
+  cluster_.allocate(Grant{node, gpus});
+  held_gpus_[node] += gpus;
+  held_gpus_total_ += gpus;
+}
+
+void Engine::release_gpus(std::uint32_t node, int gpus) {
+  if (node >= cluster_.nodes().size() || gpus <= 0 || held_gpus_[node] < gpus)
+    throw PlanError("release_gpus: node " + std::to_string(node) + " holds fewer than " +
+                    std::to_string(gpus) + " GPUs outside jobs");
+  cluster_.release(Grant{node, gpus});
+  held_gpus_[node] -= gpus;
+  held_gpus_total_ -= gpus;
+  jobs_came_or_went_ = true;
+  if (decider_) decider_->on_released();
+}
+
 // --- Timers -----------------------------------------------------------------------------------
 
 TimerKind Engine::add_timer_kind(TimerClient& client, TimerPhase phase) {
@@ -1021,6 +1043,8 @@ void Engine::begin() {
     return;
   }
   first_submit_ = last_batch_time_ = now_ = jobs_[arrival_order_.front()].submit;
+  for (const Mechanism* mechanism : mechanisms_)
+    last_batch_time_ = now_ = std::min(now_, mechanism->begins_at());
   measure_from_ = first_submit_;
   if (options_.window) {
     measure_from_ = std::numeric_limits<double>::infinity();
@@ -1065,10 +1089,11 @@ void Engine::integrate_until(Time now) {
   const double waiting = static_cast<double>(waiting_.size());
   queue_length_integral_ += waiting * (now - last_batch_time_);
   // GPUs jobs hold (a node down is held by its outage, not by a job).
-  // GPUs taken by shares are accounted by the shares (held_milli), not as whole GPUs.
-  // GPUs in MIG mode, by the compute slices held on them (held_mig_compute).
+  // GPUs taken by shares are accounted by the shares (held_milli), not as whole GPUs; GPUs in
+  // MIG mode, by the compute slices held on them (held_mig_compute); GPUs held outside jobs (a
+  // serving pool) are not jobs' either.
   const int busy = cluster_.total_gpus() - cluster_.free_gpus() - offline_gpus_ -
-                   cluster_.shared_gpus() - cluster_.mig_gpus();
+                   cluster_.shared_gpus() - cluster_.mig_gpus() - held_gpus_total_;
   if (now > last_batch_time_) ledger_gpu_seconds_ += busy * (now - last_batch_time_);
   const Time from = std::max(last_batch_time_, measure_from_);
   if (now > from) {
@@ -1152,7 +1177,7 @@ void Engine::conclude_rarely() {
       events_.push(now_ + options_.sample_interval_s, sample_rank_);
   }
   if (holders_.empty() && next_arrival_ == arrival_order_.size() && !waiting_.empty() &&
-      !(decider_ && decider_->expects_wakeup()) && offline_nodes_ == 0)
+      !(decider_ && decider_->expects_wakeup()) && offline_nodes_ == 0 && held_gpus_total_ == 0)
     throw std::logic_error("simulation stalled: jobs wait but nothing can ever free resources");
 }
 
@@ -1227,7 +1252,7 @@ void Engine::check_invariants() const {
     if (down_count_[i] == 0) continue;
     ++offline;
     const Grant& outage = offline_grant_[i];
-    if (!node_holders_[i].empty() || outage.gpus != nodes[i].gpus)
+    if (!node_holders_[i].empty() || outage.gpus + held_gpus_[i] != nodes[i].gpus)
       throw std::logic_error("invariant: a node that is down hosts a job");
     used[i] += outage.gpus;
     cpus[i] += outage.cpus;
@@ -1235,6 +1260,7 @@ void Engine::check_invariants() const {
     storage[i] += outage.storage_mbps;
   }
   if (offline != offline_nodes_) throw std::logic_error("invariant: offline node count drifted");
+  for (std::size_t i = 0; i < held_gpus_.size(); ++i) used[i] += held_gpus_[i];
   int free = 0;
   constexpr double kTolerance = 1e-6;
   for (std::size_t i = 0; i < nodes.size(); ++i) {

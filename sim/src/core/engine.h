@@ -124,6 +124,8 @@ class Engine final : public View, public Host {
   void schedule(Time time, TimerKind kind, std::uint32_t subject, std::uint32_t tag) override;
   void node_down(std::uint32_t node) override;
   void node_up(std::uint32_t node) override;
+  void hold_gpus(std::uint32_t node, int gpus) override;
+  void release_gpus(std::uint32_t node, int gpus) override;
 
  private:
   void load_job(std::uint32_t index, JobAdmission& admission);
@@ -256,6 +258,9 @@ class Engine final : public View, public Host {
   std::size_t offline_nodes_ = 0;
   int offline_gpus_ = 0;
   std::vector<Grant> offline_grant_;
+  // GPUs held outside jobs (hold_gpus: a mixed run's serving pool), by node, and in all.
+  std::vector<int> held_gpus_;
+  int held_gpus_total_ = 0;
 
   // Measurement.
   std::vector<Sample> samples_;

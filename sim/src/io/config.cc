@@ -914,6 +914,56 @@ void check_placement_study(RunConfig& config, const toml::table& root) {
   workload.reader.every_pod = true;
 }
 
+// A mixed config ([serving] config beside a training workload): its serving config, and what
+// cannot act in a mixed run refused, naming the key.
+void parse_mixed(RunConfig& config, const toml::table& root) {
+  const auto refuse = [&](const std::string& key, const std::string& why) {
+    std::size_t line = 0;
+    const auto dot = key.find('.');
+    if (const toml::table* table = root[key.substr(0, dot)].as_table())
+      if (const toml::node* node = table->get(key.substr(dot + 1)))
+        line = node->source().begin.line;
+    throw InputError(config.source_name, line, key, why);
+  };
+  RunConfig serving;
+  try {
+    serving = load_run_config(config.sim.serving.config);
+  } catch (const InputError& error) {
+    refuse("serving.config", std::string("cannot read the serving config: ") + error.what());
+  }
+  if (!serving.workload.serving_catalog)
+    refuse("serving.config", "'" + config.sim.serving.config +
+                                 "' is not a serving config (its workload needs format = "
+                                 "\"dag\" or generator = \"query_dag\")");
+  if (serving.serving)
+    refuse("serving.config", "'" + config.sim.serving.config + "' is itself a mixed config");
+  const auto& mine = config.sim.cluster.groups;
+  const auto& theirs = serving.sim.cluster.groups;
+  bool same = mine.size() == theirs.size();
+  for (std::size_t i = 0; same && i < mine.size(); ++i)
+    same = mine[i].nodes == theirs[i].nodes && mine[i].gpus_per_node == theirs[i].gpus_per_node &&
+           mine[i].gpu_type == theirs[i].gpu_type;
+  if (!same)
+    refuse("serving.config", "'" + config.sim.serving.config +
+                                 "' describes another cluster: a mixed run needs the same node "
+                                 "groups (nodes, gpus_per_node, gpu_type) in both configs");
+  if (config.sim.serving.gpus > config.sim.cluster.total_gpus())
+    refuse("serving.gpus", "the base pool cannot have more GPUs than the cluster's " +
+                               std::to_string(config.sim.cluster.total_gpus()));
+  if (config.sim.window)
+    refuse("metrics.steady_state",
+           "a mixed run measures every training job: set [metrics] steady_state = \"off\" "
+           "(and no [workload] window)");
+  if (config.sim.sharing.enabled())
+    refuse("sharing.interference",
+           "cannot act in a mixed run yet: serving holds whole GPUs of the ledger");
+  if (config.sim.mechanisms.fails())
+    refuse(config.sim.mechanisms.mtbf_h > 0.0 ? "mechanisms.mtbf_h" : "mechanisms.failure_trace",
+           "cannot act in a mixed run yet (a failed node would take GPUs serving is waiting "
+           "for)");
+  config.serving = std::make_shared<const RunConfig>(std::move(serving));
+}
+
 }  // namespace
 
 RunConfig parse_run_config(const toml::table& root, const std::string& source_name,
@@ -935,6 +985,7 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
   parse_throughput(parse, root, config);
   parse_mechanisms(parse, root, config);
   parse_sharing(parse, root, config);
+  parse_table(parse, root, "serving", Targets{.sim = &config.sim});
   std::vector<std::string> steady_keys_set;
   {
     TableReader metrics(subtable(root, "metrics", source_name), "metrics", source_name);
@@ -953,6 +1004,7 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
                      "sets the time scale itself: give target_load or time_scale, not both");
   check_placement_study(config, root);
   io_internal::plan_measurement(config, steady_keys_set);
+  if (!config.sim.serving.config.empty()) parse_mixed(config, root);
   return config;
 }
 
@@ -1102,6 +1154,34 @@ ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workloa
     run.result = simulate_serving(config.sim, *workload, serving_setup(config, *workload));
     describe_population(std::nullopt, workload->jobs, run.result);
     run.workload = std::move(workload);
+    return run;
+  }
+  if (config.serving) {  // training and serving on one cluster (serving.h, make_mixed_serving)
+    const RunConfig& serving = *config.serving;
+    Workload queries = load_workload(serving);
+    ServingSetup setup = serving_setup(serving, queries);
+    SimOptions options = serving.sim;
+    options.serving.priority = config.sim.serving.priority;
+    options.serving.gpus = config.sim.serving.gpus;
+    std::unique_ptr<MixedServing> mechanism;
+    try {
+      mechanism = make_mixed_serving(options, std::move(queries), std::move(setup));
+    } catch (const std::invalid_argument& error) {
+      // "serving.gpus: ..." (a base pool that cannot hold a model) names its key.
+      const std::string what = error.what();
+      const std::string key = what.rfind("serving.", 0) == 0 ? what.substr(0, what.find(':'))
+                                                             : std::string("serving.config");
+      throw InputError(config.source_name, 0, key, what);
+    }
+    MixedServing& mixed = *mechanism;
+    RunConfig training = config;  // the Simulation runs the training side; serving joins it
+    training.serving.reset();
+    Simulation simulation(training, std::move(workload));
+    simulation.add_mechanism(std::move(mechanism));
+    run.result = simulation.run();
+    mixed.collect(run.result);
+    run.workload = simulation.workload();
+    count_row_changes(*run.workload, run.result.metrics);
     return run;
   }
   Simulation simulation(config, std::move(workload));

@@ -98,7 +98,8 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
   // else that saves or restores a job, never pays them (a trace's own checkpoint_interval_s
   // column may save: traces are not judged here).
   const bool saves = preempts(sim.scheduler) || m.fails() || m.checkpoint_interval_s > 0.0 ||
-                     m.migrates() || m.elastic || m.preempt_on_arrival;
+                     m.migrates() || m.elastic || m.preempt_on_arrival ||
+                     (config.serving && sim.serving.priority);  // serving preempts training
   if (!saves && !config.workload.trace_path) {
     for (const auto& [key, seconds] :
          {std::pair{"scheduler.checkpoint_s", sim.scheduler.checkpoint_s},

@@ -31,6 +31,9 @@ Simulation::Simulation(const RunConfig& config, std::shared_ptr<const Workload> 
   if (workload_->dag)
     throw std::invalid_argument(
         "a DAG workload runs on the serving engine (simulate_config), not on a Simulation");
+  if (config.serving)
+    throw std::invalid_argument(
+        "a mixed config ([serving] config) runs with simulate_config, not on a Simulation");
   auto source = std::make_shared<RunConfig>(config);
   keep_alive_ = source;  // the throughput model options_.throughput points to
   // A window on a generated workload must drain while jobs keep arriving: it grows. An

@@ -16,10 +16,11 @@ namespace clustersim {
 namespace {
 
 // Tables in config order; a section not listed sorts last.
-constexpr std::string_view kSectionOrder[] = {
-    "cluster",    "cluster.node_group[]", "workload", "scheduler",
-    "throughput", "mechanisms",           "sharing",  "metrics",
-    "debug"};
+constexpr std::string_view kSectionOrder[] = {"cluster",    "cluster.node_group[]",
+                                              "workload",   "scheduler",
+                                              "throughput", "mechanisms",
+                                              "sharing",    "serving",
+                                              "metrics",    "debug"};
 
 std::size_t section_rank(std::string_view section) {
   for (std::size_t i = 0; i < std::size(kSectionOrder); ++i)

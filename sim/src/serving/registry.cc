@@ -104,6 +104,40 @@ void declare_serving_keys(KeyRegistry& keys) {
       "metrics.query_slo_s", [](auto& o) -> auto& { return o.serving.query_slo_s; })
       .range(0.0, 1e12)
       .doc("`query_slo_attainment` = share of queries with latency <= this (0 = not computed).");
+
+  // Training and serving on one cluster (mixed_serving.cc): [serving] beside a training workload.
+  const auto mixed = [&](std::string name, auto ref) {
+    return field<SimOptions>(keys, "serving." + std::move(name), ref)
+        .component("serving (mixed)")
+        .training_only()
+        .refusal(
+            "only beside a training workload (a mixed run); a DAG workload runs on the serving "
+            "engine alone");
+  };
+  mixed(
+      "config", [](auto& o) -> auto& { return o.serving.config; })
+      .path()
+      .default_note("none: training only")
+      .doc(
+          "A serving config (a DAG workload: `format = \"dag\"` or `generator = "
+          "\"query_dag\"`, on the same node groups) whose queries run beside this training "
+          "workload on one cluster, one clock, one GPU ledger; its serving policies and "
+          "`query_slo_s` apply ([`sim/README.md`](sim/README.md#training-and-serving-on-one-"
+          "cluster)).");
+  mixed(
+      "priority", [](auto& o) -> auto& { return o.serving.priority; })
+      .when("serving.config", {})
+      .doc(
+          "Serving may preempt running training jobs (the least attained service first; they pay "
+          "their checkpoint) when a ready task finds no idle GPU in its pool and none free; "
+          "`false`: it keeps to its base pool and the GPUs training leaves free.");
+  mixed(
+      "gpus", [](auto& o) -> auto& { return o.serving.gpus; })
+      .range(1, 1 << 24)
+      .when("serving.config", {})
+      .doc(
+          "GPUs the serving pool holds all along (the first in GPU order; its models must fit "
+          "them); more are taken on demand and given back when idle.");
 }
 
 }  // namespace options

@@ -1,4 +1,6 @@
-// The serving engine: queries' tasks as events (serving.h gives the execution model).
+// The serving engine: queries' tasks as events (serving.h gives the execution model). Its state
+// and verbs are ServingCore (serving_core.h); simulate_serving drives them with its own clock
+// here, a mixed run with the training engine's (mixed_serving.cc).
 //
 // Like the training engine, it *applies* and policies *decide*: at each instant the engine
 // gathers the tasks that became ready, asks the placement policy for each one's GPU (a plan of
@@ -15,92 +17,29 @@
 #include <stdexcept>
 #include <string>
 
-#include "clustersim/model_cache.h"
 #include "clustersim/options.h"
-#include "clustersim/serving.h"
-#include "clustersim/task_placement.h"
 #include "core/event_queue.h"
 #include "metrics/summary_stats.h"
+#include "serving/serving_core.h"
 
 namespace clustersim {
 
-namespace {
+namespace serving_internal {
 
-constexpr std::uint32_t kNone = ~std::uint32_t{0};
+ServingCore::ServingCore(const SimOptions& options, const Workload& workload,
+                         const ServingSetup& setup, FinishClock& clock)
+    : options_(options), jobs_(workload.jobs), dag_(*workload.dag), setup_(setup), clock_(clock) {
+  check_inputs();
+  CompassOptions compass;
+  compass.reschedule_threshold = options.serving.reschedule_threshold;
+  compass.keep_join_plans = options.serving.compass_keep_joins;
+  placement_ = make_task_placement(options.serving.task_placement, compass);
+  cache_policy_ = make_cache_policy(options.serving.cache, options.serving.cache_lookahead);
+  build_cluster();
+  build_tasks();
+}
 
-class ServingEngine {
- public:
-  ServingEngine(const SimOptions& options, const Workload& workload, const ServingSetup& setup)
-      : options_(options), jobs_(workload.jobs), dag_(*workload.dag), setup_(setup) {
-    check_inputs();
-    CompassOptions compass;
-    compass.reschedule_threshold = options.serving.reschedule_threshold;
-    compass.keep_join_plans = options.serving.compass_keep_joins;
-    placement_ = make_task_placement(options.serving.task_placement, compass);
-    cache_policy_ = make_cache_policy(options.serving.cache, options.serving.cache_lookahead);
-    build_cluster();
-    build_tasks();
-  }
-
-  RunResult run();
-
- private:
-  void check_inputs() const;
-  void build_cluster();
-  void build_tasks();
-
-  QueryPlanInput query_input(std::size_t query) const;
-  void arrive(std::uint32_t query, Time now);
-  void finish(std::uint32_t task, Time now);
-  void place_ready(Time now);
-  void start_idle_gpus(Time now);
-  void start_head(std::uint32_t gpu, Time now);
-  RunResult collect() const;
-
-  const SimOptions& options_;
-  const std::vector<JobSpec>& jobs_;
-  const DagInfo& dag_;
-  const ServingSetup& setup_;
-  std::unique_ptr<TaskPlacementPolicy> placement_;
-  std::unique_ptr<CachePolicy> cache_policy_;
-
-  // Cluster: per GPU (node order, then GPU order within the node) and per node.
-  std::vector<GpuView> gpu_view_;
-  std::vector<NodeView> node_view_;
-  std::vector<ModelCache> caches_;
-  std::vector<std::uint32_t> running_;     // task on the GPU now, or kNone
-  std::vector<std::uint32_t> queue_head_;  // first queued (not started) task, or kNone
-  std::vector<std::uint32_t> queue_tail_;
-  std::vector<std::uint8_t> start_pending_;  // in to_start_ already
-  std::vector<std::uint32_t> to_start_;      // GPUs that may start a task this instant
-  ServingView view_;
-
-  // Tasks (workload order).
-  DagChildren children_;
-  std::vector<std::uint32_t> local_parents_;  // DagInfo::parents, local to each query
-  std::vector<double> compute_s_;             // jobs_[t].duration
-  std::vector<double> rank_;                  // upward rank (fixed: placement-independent)
-  std::vector<std::uint32_t> unfinished_parents_;
-  std::vector<std::uint32_t> next_in_queue_;
-  std::vector<int> planned_gpu_;
-  std::vector<double> inputs_ready_;
-  std::vector<TaskRecord> tasks_;
-  std::vector<std::uint32_t> unfinished_tasks_;  // per query
-  std::vector<QueryRecord> queries_;
-
-  // Per instant scratch (reused).
-  std::vector<std::uint32_t> ready_;
-  std::vector<ParentOutput> parent_outputs_;
-  std::vector<int> upcoming_models_;
-  std::vector<int> evicted_;
-
-  internal::EventQueue events_;
-  std::uint64_t events_processed_ = 0;
-  std::uint64_t loads_ = 0, hits_ = 0, evictions_ = 0;
-  double bytes_moved_ = 0.0;
-};
-
-void ServingEngine::check_inputs() const {
+void ServingCore::check_inputs() const {
   if (dag_.task_count() != jobs_.size())
     throw std::invalid_argument("simulate_serving: the DAG does not match the jobs");
   if (setup_.task_model.size() != jobs_.size())
@@ -127,7 +66,7 @@ void ServingEngine::check_inputs() const {
     throw std::invalid_argument("simulate_serving: cache_lookahead must be >= 0");
 }
 
-void ServingEngine::build_cluster() {
+void ServingCore::build_cluster() {
   for (std::size_t gi = 0; gi < options_.cluster.groups.size(); ++gi) {
     const NodeGroupSpec& group = options_.cluster.groups[gi];
     const ServingSetup::Group& defaults = setup_.groups[gi];
@@ -141,11 +80,13 @@ void ServingEngine::build_cluster() {
         gpu.h2d_gbps = defaults.h2d_gbps;
         gpu_view_.push_back(gpu);
         caches_.emplace_back(defaults.gpu_mem_gb);
+        capacity_gb_.push_back(defaults.gpu_mem_gb);
       }
     }
   }
   if (gpu_view_.empty()) throw std::invalid_argument("simulate_serving: the cluster has no GPUs");
   const std::size_t gpus = gpu_view_.size();
+  usable_.assign(gpus, 1);
   running_.assign(gpus, kNone);
   queue_head_.assign(gpus, kNone);
   queue_tail_.assign(gpus, kNone);
@@ -156,7 +97,7 @@ void ServingEngine::build_cluster() {
   view_.model_footprint_gb = setup_.model_footprint_gb;
 }
 
-void ServingEngine::build_tasks() {
+void ServingCore::build_tasks() {
   const std::size_t n = jobs_.size();
   children_ = dag_children(dag_);
   compute_s_.resize(n);
@@ -188,12 +129,11 @@ void ServingEngine::build_tasks() {
   }
   ready_.reserve(n < 1024 ? n : 1024);
   upcoming_models_.reserve(static_cast<std::size_t>(options_.serving.cache_lookahead));
-  events_.reserve(gpu_view_.size() + 1);
 }
 
 // A query's tasks as planners see them: spans into the engine's per-task arrays (parents local to
 // the query; parent_begin keeps DagInfo's offsets, which index local_parents_ as a whole).
-QueryPlanInput ServingEngine::query_input(std::size_t query) const {
+QueryPlanInput ServingCore::query_input(std::size_t query) const {
   const std::uint32_t first = dag_.task_begin[query], end = dag_.task_begin[query + 1];
   return {{setup_.task_model.data() + first, end - first},
           {compute_s_.data() + first, end - first},
@@ -202,7 +142,7 @@ QueryPlanInput ServingEngine::query_input(std::size_t query) const {
           local_parents_};
 }
 
-void ServingEngine::arrive(std::uint32_t query, Time now) {
+void ServingCore::arrive(std::uint32_t query, Time now) {
   const std::uint32_t first = dag_.task_begin[query], end = dag_.task_begin[query + 1];
   view_.now = now;
   std::span<int> planned(planned_gpu_.data() + first, end - first);
@@ -218,7 +158,7 @@ void ServingEngine::arrive(std::uint32_t query, Time now) {
   }
 }
 
-void ServingEngine::finish(std::uint32_t task, Time now) {
+void ServingCore::finish(std::uint32_t task, Time now) {
   const auto gpu = static_cast<std::uint32_t>(tasks_[task].gpu);
   running_[gpu] = kNone;
   GpuView& view = gpu_view_[gpu];
@@ -245,7 +185,7 @@ void ServingEngine::finish(std::uint32_t task, Time now) {
 // The plan of this instant: each ready task's GPU, in decreasing upward rank (then task index),
 // each decision seeing the placements before it. Applying an entry enqueues the task, starts its
 // input transfers and extends the GPU's projected end of work.
-void ServingEngine::place_ready(Time now) {
+void ServingCore::place_ready(Time now) {
   if (ready_.empty()) return;
   std::sort(ready_.begin(), ready_.end(), [&](std::uint32_t a, std::uint32_t b) {
     return rank_[a] != rank_[b] ? rank_[a] > rank_[b] : a < b;
@@ -257,14 +197,20 @@ void ServingEngine::place_ready(Time now) {
       const std::uint32_t p = dag_.parents[i];
       parent_outputs_.push_back({tasks_[p].gpu, dag_.output_mb[p]});
     }
-    const ReadyTask ready{t,
-                          dag_.query_of[t],
-                          setup_.task_model[t],
-                          compute_s_[t],
-                          dag_.input_mb[t],
-                          dag_.output_mb[t],
-                          parent_outputs_,
-                          planned_gpu_[t]};
+    ReadyTask ready{t,
+                    dag_.query_of[t],
+                    setup_.task_model[t],
+                    compute_s_[t],
+                    dag_.input_mb[t],
+                    dag_.output_mb[t],
+                    parent_outputs_,
+                    planned_gpu_[t]};
+    if (hook_) {
+      hook_->before_place(ready);
+      // A plan made when its GPU was in the pool: void once the GPU has left it.
+      if (ready.planned_gpu >= 0 && !model_fits(view_, ready.planned_gpu, ready.model))
+        ready.planned_gpu = -1;
+    }
     const int gpu = placement_->place(view_, ready);
     // The rule every policy must keep: an existing GPU that can hold the task's model.
     if (gpu < 0 || gpu >= static_cast<int>(gpu_view_.size()) ||
@@ -299,17 +245,17 @@ void ServingEngine::place_ready(Time now) {
   ready_.clear();
 }
 
-void ServingEngine::start_idle_gpus(Time now) {
+void ServingCore::start_idle_gpus(Time now) {
   // GPU order, whatever order they were touched in: deterministic and rank-independent.
   std::sort(to_start_.begin(), to_start_.end());
   for (const std::uint32_t gpu : to_start_) {
     start_pending_[gpu] = 0;
-    if (running_[gpu] == kNone && queue_head_[gpu] != kNone) start_head(gpu, now);
+    if (running_[gpu] == kNone && queue_head_[gpu] != kNone && usable_[gpu]) start_head(gpu, now);
   }
   to_start_.clear();
 }
 
-void ServingEngine::start_head(std::uint32_t gpu, Time now) {
+void ServingCore::start_head(std::uint32_t gpu, Time now) {
   const std::uint32_t t = queue_head_[gpu];
   queue_head_[gpu] = next_in_queue_[t];
   if (queue_head_[gpu] == kNone) queue_tail_[gpu] = kNone;
@@ -346,37 +292,27 @@ void ServingEngine::start_head(std::uint32_t gpu, Time now) {
   record.compute_start = std::max(now + record.load_s, inputs_ready_[t]);
   record.finish = record.compute_start + compute_s_[t];
   if (queue_head_[gpu] == kNone) gpu_view_[gpu].free_at = record.finish;
-  events_.push(record.finish, /*rank=*/0, t);
+  clock_.schedule_finish(t, record.finish);
 }
 
-RunResult ServingEngine::run() {
-  // Queries in arrival order (file order among equal times).
-  std::vector<std::uint32_t> arrivals(dag_.query_count());
-  std::iota(arrivals.begin(), arrivals.end(), 0u);
-  std::stable_sort(arrivals.begin(), arrivals.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return dag_.arrival_time[a] < dag_.arrival_time[b];
-  });
-  std::size_t next_arrival = 0;
-  while (next_arrival < arrivals.size() || !events_.empty()) {
-    Time now = events_.empty() ? dag_.arrival_time[arrivals[next_arrival]] : events_.top().time;
-    if (next_arrival < arrivals.size())
-      now = std::min(now, dag_.arrival_time[arrivals[next_arrival]]);
-    // One instant: finishes free GPUs and ready children, then arrivals, then decisions.
-    while (!events_.empty() && events_.top().time == now) {
-      finish(events_.pop().subject(), now);
-      ++events_processed_;
-    }
-    while (next_arrival < arrivals.size() && dag_.arrival_time[arrivals[next_arrival]] == now) {
-      arrive(arrivals[next_arrival++], now);
-      ++events_processed_;
-    }
-    place_ready(now);
-    start_idle_gpus(now);
+void ServingCore::set_pool(std::uint32_t gpu, bool in_pool, bool usable, Time free_at) {
+  GpuView& view = gpu_view_[gpu];
+  if (!in_pool && view.mem_gb >= 0.0) {
+    // Its memory goes back with it: the models resident on it are gone.
+    caches_[gpu] = ModelCache(capacity_gb_[gpu]);
+    view.resident = caches_[gpu].resident();
   }
-  return collect();
+  view.mem_gb = in_pool ? capacity_gb_[gpu] : -1.0;
+  view.free_at = free_at;
+  const bool was_usable = usable_[gpu] != 0;
+  usable_[gpu] = usable ? 1 : 0;
+  if (usable && !was_usable && !start_pending_[gpu]) {
+    start_pending_[gpu] = 1;
+    to_start_.push_back(gpu);
+  }
 }
 
-RunResult ServingEngine::collect() const {
+RunResult ServingCore::collect() const {
   RunResult result;
   RunMetrics& m = result.metrics;
   const std::size_t n = jobs_.size();
@@ -424,7 +360,6 @@ RunResult ServingEngine::collect() const {
   // Nothing is rolled back or paid as a mechanism overhead: gpu_seconds = useful_gpu_seconds.
   m.useful_gpu_seconds = m.gpu_seconds;
   m.goodput = m.gpu_seconds > 0.0 ? 1.0 : 0.0;
-  m.events = events_processed_;
 
   std::vector<double> latencies;
   latencies.reserve(queries_.size());
@@ -451,6 +386,58 @@ RunResult ServingEngine::collect() const {
   m.bytes_moved = bytes_moved_;
   result.queries = queries_;
   result.tasks = tasks_;
+  return result;
+}
+
+}  // namespace serving_internal
+
+namespace {
+
+// simulate_serving's driver: its own clock over every GPU of the cluster.
+class ServingEngine final : public serving_internal::FinishClock {
+ public:
+  ServingEngine(const SimOptions& options, const Workload& workload, const ServingSetup& setup)
+      : dag_(*workload.dag), core_(options, workload, setup, *this) {
+    events_.reserve(core_.gpu_count() + 1);
+  }
+  void schedule_finish(std::uint32_t task, Time time) override {
+    events_.push(time, /*rank=*/0, task);
+  }
+  RunResult run();
+
+ private:
+  const DagInfo& dag_;
+  serving_internal::ServingCore core_;
+  internal::EventQueue events_;
+  std::uint64_t events_processed_ = 0;
+};
+
+RunResult ServingEngine::run() {
+  // Queries in arrival order (file order among equal times).
+  std::vector<std::uint32_t> arrivals(dag_.query_count());
+  std::iota(arrivals.begin(), arrivals.end(), 0u);
+  std::stable_sort(arrivals.begin(), arrivals.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return dag_.arrival_time[a] < dag_.arrival_time[b];
+  });
+  std::size_t next_arrival = 0;
+  while (next_arrival < arrivals.size() || !events_.empty()) {
+    Time now = events_.empty() ? dag_.arrival_time[arrivals[next_arrival]] : events_.top().time;
+    if (next_arrival < arrivals.size())
+      now = std::min(now, dag_.arrival_time[arrivals[next_arrival]]);
+    // One instant: finishes free GPUs and ready children, then arrivals, then decisions.
+    while (!events_.empty() && events_.top().time == now) {
+      core_.finish(events_.pop().subject(), now);
+      ++events_processed_;
+    }
+    while (next_arrival < arrivals.size() && dag_.arrival_time[arrivals[next_arrival]] == now) {
+      core_.arrive(arrivals[next_arrival++], now);
+      ++events_processed_;
+    }
+    core_.place_ready(now);
+    core_.start_idle_gpus(now);
+  }
+  RunResult result = core_.collect();
+  result.metrics.events = events_processed_;
   return result;
 }
 

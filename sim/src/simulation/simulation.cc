@@ -37,6 +37,8 @@ class CheckedHost final : public Host {
   }
   void node_down(std::uint32_t node) override { engine_.node_down(node); }
   void node_up(std::uint32_t node) override { engine_.node_up(node); }
+  void hold_gpus(std::uint32_t node, int gpus) override { engine_.hold_gpus(node, gpus); }
+  void release_gpus(std::uint32_t node, int gpus) override { engine_.release_gpus(node, gpus); }
 
  private:
   internal::Engine& engine_;

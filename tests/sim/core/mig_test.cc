@@ -16,6 +16,7 @@ namespace {
 
 using testing::job;
 using testing::random_jobs;
+using testing::refused_field;
 using testing::small_cluster;
 
 JobSpec slice(const std::string& id, Time submit, const std::string& profile, double duration) {
@@ -30,15 +31,6 @@ SimOptions mig_cluster(int gpus, const std::string& geometry = "a100-40gb") {
   SimOptions options = small_cluster(1, gpus);
   options.cluster.groups[0].mig = geometry;
   return options;
-}
-
-std::string refused_field(const SimOptions& options, const std::vector<JobSpec>& jobs) {
-  try {
-    simulate(options, jobs);
-  } catch (const ImpossibleJobError& error) {
-    return error.field();
-  }
-  return "";
 }
 
 TEST(MigGeometry, AllowedStartsFollowNvidiasPlacements) {

@@ -14,6 +14,7 @@ namespace {
 
 using testing::job;
 using testing::random_jobs;
+using testing::refused_field;
 using testing::small_cluster;
 
 JobSpec share(const std::string& id, Time submit, int milli, double duration,
@@ -263,16 +264,6 @@ JobSpec share_mem(const std::string& id, Time submit, int milli, double gpu_mem_
   JobSpec spec = share(id, submit, milli, duration);
   spec.gpu_mem_gb = gpu_mem_gb;
   return spec;
-}
-
-// The field an ImpossibleJobError names ("" if none was thrown).
-std::string refused_field(const SimOptions& options, const std::vector<JobSpec>& jobs) {
-  try {
-    simulate(options, jobs);
-  } catch (const ImpossibleJobError& error) {
-    return error.field();
-  }
-  return "";
 }
 
 TEST(SharingMemory, ASecondShareWaitsWhenItsMemoryDoesNotFit) {

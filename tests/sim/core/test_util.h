@@ -28,6 +28,16 @@ inline std::string numbered(const char* prefix, std::size_t i) {
   return id;
 }
 
+// The field an ImpossibleJobError names when `jobs` are simulated ("" if none is thrown).
+inline std::string refused_field(const SimOptions& options, const std::vector<JobSpec>& jobs) {
+  try {
+    simulate(options, jobs);
+  } catch (const ImpossibleJobError& error) {
+    return error.field();
+  }
+  return "";
+}
+
 inline JobSpec job(const std::string& id, Time submit, int gpus, double duration,
                    const std::string& vc = "") {
   JobSpec spec;

@@ -519,7 +519,8 @@ int main(int argc, char** argv) {
     rates.device = info.name;
     rates.dataset = model.dataset;
     rates.time_utc = "";
-    rates.report_path = report_path;
+    // The file name only: a profile goes into git, and the report's folder is this machine's.
+    rates.report_path = std::filesystem::path(report_path).filename().string();
     rates.batch = batch;
     rates.gpu_sps = gpu_sps;
     rates.h2d_sps = h2d_sps;

@@ -16,9 +16,16 @@ calibrate.sh) and torch_reference.json from the same node, and prints Markdown t
        stages     the composition min(GPU, loader(C)) fed with PyTorch's own stage rates (its
                   GPU-only run and its DataLoader-only run at C workers): checks the pipeline
                   model itself, apart from how fast our stage benchmarks are.
-     Each with its relative error (predicted / measured - 1), and the mean and max of |error|.
+       committed  with --profiles DIR: what the simulator reads, the profile file's own row
+                  at C cores per GPU (interpolated as the simulator does) at its last memory
+                  column (the whole dataset cached); cold also min(fetch(0)). It carries the
+                  framework factor calibrate.sh applied (measurements.framework_factor), which
+                  may differ from this node's f above: each is one measurement of a noisy ratio.
+     Each with its relative error (predicted / measured - 1), the mean and max of |error| and
+     how many points are within 10%.
 
     compare.py --calibration DIR --torch torch_reference.json [--models resnet50,resnet18]
+               [--profiles DIR]
 """
 import argparse
 import json
@@ -58,6 +65,13 @@ def stage_row(report, cpus, factor=1.0):
     return min(gpu, h2d, prep * factor)
 
 
+def profile_full_cache(profile, cpus):
+    """A profile file's samples/s per GPU at `cpus` cores per GPU with the whole dataset cached
+    (its last memory column), interpolated over the CPU rows as the simulator reads it."""
+    rows = [r[-1] for r in profile["throughput"]]
+    return interp(profile["cpus_per_gpu"], rows, cpus)
+
+
 def err(pred, meas):
     return pred / meas - 1.0
 
@@ -71,11 +85,14 @@ def main():
     ap.add_argument("--calibration", required=True, help="calibrate.sh's reports directory")
     ap.add_argument("--torch", required=True, help="torch_reference.py's JSON")
     ap.add_argument("--models", default="resnet50,resnet18")
+    ap.add_argument("--profiles", default="", help="profile folder (e.g. profiles/h200): adds "
+                    "the committed profile's own prediction")
     a = ap.parse_args()
     ref = load(a.torch)
     corpus_bytes = ref["corpus"]["mean_bytes"]
     models = a.models.split(",")
     reports = {m: load(os.path.join(a.calibration, f"{m}.report.json")) for m in models}
+    profiles = {m: load(os.path.join(a.profiles, f"{m}.json")) for m in models} if a.profiles else {}
     loader = {row["workers"]: row["samples_per_s"]
               for m in ref["models"].values() for row in m.get("loader", [])}
 
@@ -101,9 +118,11 @@ def main():
         print(f"| {w} | {ours:.0f} | {loader[w]:.0f} | {loader[w] / ours:.3f} |")
 
     print("\nEnd to end (samples/s), predicted vs PyTorch measured:\n")
-    print("| model | workers | cache | measured | profile | error | +factor | error | stages | error |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    errors = {"profile": [], "factor": [], "stages": []}
+    extra_head = " committed | error |" if profiles else ""
+    print("| model | workers | cache | measured | profile | error | +factor | error | stages | error |"
+          + extra_head)
+    print("|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if profiles else ""))
+    errors = {"profile": [], "factor": [], "stages": [], "committed": []}
     for m in models:
         rep = reports[m]
         fetch0 = rep["storage"]["read_mb_per_s"] * 1e6 / corpus_bytes
@@ -120,13 +139,22 @@ def main():
                 errors["profile"].append(abs(e1))
                 errors["factor"].append(abs(e2))
                 errors["stages"].append(abs(e3))
+                extra = ""
+                if m in profiles:
+                    p4 = profile_full_cache(profiles[m], w)
+                    if cache == "cold":
+                        p4 = min(p4, fetch0)
+                    e4 = err(p4, meas)
+                    errors["committed"].append(abs(e4))
+                    extra = f" {p4:.0f} | {fmt_err(e4)} |"
                 print(f"| {m} | {w} | {cache} | {meas:.0f} | {p1:.0f} | {fmt_err(e1)} | {p2:.0f} | "
-                      f"{fmt_err(e2)} | {p3:.0f} | {fmt_err(e3)} |")
+                      f"{fmt_err(e2)} | {p3:.0f} | {fmt_err(e3)} |" + extra)
     print()
     for k, v in errors.items():
         if v:
+            within = sum(1 for e in v if e <= 0.10)
             print(f"- {k}: mean |error| {100 * sum(v) / len(v):.1f}%, max {100 * max(v):.1f}% "
-                  f"over {len(v)} points")
+                  f"over {len(v)} points; {within} within 10%")
 
 
 if __name__ == "__main__":

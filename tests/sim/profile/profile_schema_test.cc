@@ -264,17 +264,19 @@ TEST(ShippedProfiles, AllLoadAndAreConsistent) {
   EXPECT_NEAR(profile_rate(*lib.find("resnet18"), rich), 62.5 / ((1 - h) * 0.11544) / 800.0, 1e-9);
 }
 
-// The measured H100 profiles load, say they are measured on which device, sit at rate 1.0 at
-// their reference, and keep growing with cores where the stage benchmarks said so.
-TEST(ShippedProfiles, MeasuredH100ProfilesLoad) {
+// The measured profiles (H100, H200) load, say on which device they were measured, sit at rate
+// 1.0 at their reference, and keep growing with cores where the stage benchmarks said so.
+void expect_measured_profiles(const std::string& type, const std::string& device,
+                              std::size_t models) {
+  SCOPED_TRACE(type);
   const std::string root = std::string(CLUSTERSIM_SOURCE_DIR) + "/profiles";
-  const ProfileLibrary lib = load_profile_dir(root + "/h100");
-  ASSERT_TRUE(lib.by_gpu_type.contains("h100"));
-  const std::string h100 = "h100";
-  for (const auto& [name, p] : lib.by_gpu_type.at("h100")) {
+  const ProfileLibrary lib = load_profile_dir(root + "/" + type);
+  ASSERT_TRUE(lib.by_gpu_type.contains(type));
+  EXPECT_EQ(lib.by_gpu_type.at(type).size(), models);
+  for (const auto& [name, p] : lib.by_gpu_type.at(type)) {
     SCOPED_TRACE(name);
     EXPECT_EQ(p.provenance_kind, "measured");
-    EXPECT_NE(p.provenance_source.find("H100"), std::string::npos);
+    EXPECT_NE(p.provenance_source.find(device), std::string::npos);
     Allocation ref;
     ref.gpus = 1;
     ref.nodes = 1;
@@ -282,8 +284,9 @@ TEST(ShippedProfiles, MeasuredH100ProfilesLoad) {
     ref.mem_gb = p.ref_mem_gb_per_gpu;
     EXPECT_NEAR(profile_rate(p, ref), 1.0, 1e-12);
   }
-  const Profile* resnet50 = lib.find("resnet50", &h100);
+  const Profile* resnet50 = lib.find("resnet50", &type);
   ASSERT_NE(resnet50, nullptr);
+  EXPECT_EQ(resnet50->gpu_type, type);
   Allocation rich;
   rich.gpus = 1;
   rich.nodes = 1;
@@ -291,6 +294,11 @@ TEST(ShippedProfiles, MeasuredH100ProfilesLoad) {
   rich.mem_gb = resnet50->ref_mem_gb_per_gpu;
   EXPECT_GT(profile_rate(*resnet50, rich), 4.0);  // 16 cores vs the 3 of the reference
 }
+
+TEST(ShippedProfiles, MeasuredH100ProfilesLoad) { expect_measured_profiles("h100", "H100", 11); }
+
+// Four models measured in a 15-minute lease (profiles/README.md, "H200, measured").
+TEST(ShippedProfiles, MeasuredH200ProfilesLoad) { expect_measured_profiles("h200", "H200", 4); }
 
 // A job on a GPU type without profiles uses the v100 ones, also where the folder holds other
 // types (results from before those shipped stay the same); a type with its own uses its own.

@@ -5,7 +5,7 @@
 #
 #   gpu_kernels/calibrate.sh [--gpu-type NAME] [--models all|m1,m2,...] [--corpus-dir DIR]
 #                            [--out-dir DIR] [--reports-dir DIR] [--build-dir DIR]
-#                            [--jpeg-root DIR] [--framework-factor F] [--quick]
+#                            [--jpeg-root DIR] [--framework-factor F] [--quick] [--host-only]
 #                            [-- extra clustersim-profile options]
 #
 #   --gpu-type NAME    profiles' gpu_type (default: from the device name, e.g. h100)
@@ -24,6 +24,8 @@
 #   --skip-pipeline-validation  no ckb_pipeline table (predicted vs measured, host-only)
 #   --quick            shorter measurement limits (--max-time 4, 0.5 s trials, 1 GB dataset)
 #   --skip-stage-benchmarks  no standalone ckb_* tables (each profile measures its own stages)
+#   --host-only        build without CUDA (-DCKBENCH_CUDA=OFF): the CPU stages only, then exit 3;
+#                      for a node without a GPU (nvcc's compiler checks alone take minutes)
 #   --smoke            tests the script itself: tiny limits, text pipeline only (numbers mean
 #                      nothing)
 #
@@ -34,7 +36,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 gpu_type="" models="all" corpus_dir="" out_dir="" reports_dir="" build_dir="" jpeg_root="" quick=0
-stage_benchmarks=1 framework_factor="" pipeline_validation=1
+stage_benchmarks=1 framework_factor="" pipeline_validation=1 host_only=0
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -50,6 +52,7 @@ while [ $# -gt 0 ]; do
     --quick) quick=1; shift ;;
     --skip-stage-benchmarks) stage_benchmarks=0; shift ;;
     --smoke) quick=2; shift ;;
+    --host-only) host_only=1; shift ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "calibrate.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -75,6 +78,7 @@ log() { echo "[$(date '+%H:%M:%S')] calibrate: $*"; }
 # 1. Build (CUDA only; the JPEG pipeline from the system or --jpeg-root).
 build_dir=${build_dir:-$repo/build-gpu}
 cmake_args=(-S "$here" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release)
+[ $host_only = 1 ] && cmake_args+=(-DCKBENCH_CUDA=OFF)
 if [ -n "$jpeg_root" ]; then
   [ -f "$jpeg_root/include/jpeglib.h" ] || { echo "calibrate.sh: --jpeg-root: no $jpeg_root/include/jpeglib.h" >&2; exit 2; }
   lib=$(ls "$jpeg_root"/lib/libjpeg.a "$jpeg_root"/lib/libjpeg.so 2>/dev/null | head -1)

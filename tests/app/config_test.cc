@@ -278,6 +278,13 @@ TEST(Config, GavelRealisationKeysAndTypeUpgradeWarnedWhereTheyCannotAct) {
             (Keys{"scheduler.allocation_reset_s", "scheduler.type_order"}));
   EXPECT_EQ(warned_keys({"scheduler.policy=\"max_min_fairness\"", "scheduler.rounds=\"exact\""}),
             Keys{});
+  // exact_fill is the exact realisation's: Gavel's rounds fill leftover GPUs themselves.
+  EXPECT_EQ(warned_keys({"scheduler.exact_fill=\"idle\""}), Keys{"scheduler.exact_fill"});
+  EXPECT_EQ(warned_keys({"scheduler.policy=\"max_min_fairness\"", "scheduler.exact_fill=\"idle\""}),
+            Keys{"scheduler.exact_fill"});
+  EXPECT_EQ(warned_keys({"scheduler.policy=\"max_min_fairness\"", "scheduler.rounds=\"exact\"",
+                         "scheduler.exact_fill=\"idle\""}),
+            Keys{});
   // Without per-type speeds no type is faster; Gavel's policies choose types themselves.
   EXPECT_EQ(warned_keys({"mechanisms.upgrade_type=true"}), Keys{"mechanisms.upgrade_type"});
   EXPECT_EQ(warned_keys({"mechanisms.upgrade_type=true", "scheduler.policy=\"fifo_perf\""}),

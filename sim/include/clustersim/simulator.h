@@ -72,10 +72,14 @@ struct SchedulerOptions {
   // allocation becomes a schedule ("gavel": rounds of lease_s with whole-step micro-tasks), at
   // most how often it is recomputed (Gavel: 1,920 s), and the order in which a round walks the
   // GPU types ("fixed": the cluster's; "shuffle": anew each round; unset: Gavel's, shuffled for
-  // its heterogeneity-agnostic policies, fixed for the _perf ones and fifo_perf).
+  // its heterogeneity-agnostic policies, fixed for the _perf ones and fifo_perf). exact_fill,
+  // rounds = "exact" only: "none" leaves GPUs no job has a share of idle; "idle" gives them to
+  // waiting jobs without a share there until a share-holder needs them
+  // (decider/exact_time_share_decider.h).
   std::string rounds = "gavel";
   double allocation_reset_s = 1920.0;
   std::string type_order = "gavel";
+  std::string exact_fill = "none";
 };
 
 // Serving DAG workloads (serving.h): how ready tasks are placed and GPU memory is managed.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "clustersim/time_share.h"
@@ -13,10 +14,15 @@ namespace {
 // Fractions below this are the LP solver's noise, not a share: a lease of a millionth of
 // lease_s would only add events.
 constexpr double kNoShare = 1e-6;
+// A filler's lease has no end of its own (the ranking ends it).
+constexpr Time kNoEnd = std::numeric_limits<Time>::infinity();
 }  // namespace
 
 ExactTimeShareDecider::ExactTimeShareDecider(const SimOptions& options, PlacementStage& placement)
-    : options_(options), placement_(placement), lease_s_(options.scheduler.lease_s) {
+    : options_(options),
+      placement_(placement),
+      lease_s_(options.scheduler.lease_s),
+      fill_(options.scheduler.exact_fill == "idle") {
   const std::string& policy = options.scheduler.policy;
   if (!is_time_share_policy(policy))
     throw std::invalid_argument("exact time-share decider: '" + policy +
@@ -25,6 +31,9 @@ ExactTimeShareDecider::ExactTimeShareDecider(const SimOptions& options, Placemen
     throw std::invalid_argument(
         "scheduler.lease_s must be > 0 with rounds = \"exact\" (the period over which each job "
         "gets its fraction)");
+  if (options.scheduler.exact_fill != "none" && !fill_)
+    throw std::invalid_argument("scheduler.exact_fill must be \"none\" or \"idle\", not \"" +
+                                options.scheduler.exact_fill + "\"");
 }
 
 void ExactTimeShareDecider::attach(Host& host) {
@@ -44,6 +53,7 @@ void ExactTimeShareDecider::jobs_added() {
   lease_.resize(n);
   arrival_.resize(n, 0);
   picked_.resize(n, -1);
+  filled_.resize(n, 0);
 }
 
 void ExactTimeShareDecider::on_arrival(std::uint32_t job) {
@@ -70,24 +80,26 @@ double ExactTimeShareDecider::share(std::uint32_t job, int type) const {
 }
 
 // Deficits up to now, under the allocation and the leases held since the last decision (both
-// change only at decisions).
+// change only at decisions); a filler's time is not charged.
 void ExactTimeShareDecider::accrue(Time now) {
   const double elapsed = now - accrued_until_;
   accrued_until_ = now;
   if (elapsed <= 0.0) return;
   for (std::uint32_t job : active_) {
     for (int t = 0; t < types_; ++t) deficit_[cell(job, t)] += share(job, t) * elapsed;
-    if (lease_[job].type >= 0) deficit_[cell(job, lease_[job].type)] -= elapsed;
+    if (lease_[job].type >= 0 && !lease_[job].fill)
+      deficit_[cell(job, lease_[job].type)] -= elapsed;
   }
 }
 
-// A new allocation over the active jobs; running leases are cut to their new length.
+// A new allocation over the active jobs; running leases are cut to their new length (a
+// filler's has none: the ranking decides whether it goes on).
 void ExactTimeShareDecider::solve(Time now) {
   if (active_.empty()) return;
   solve_allocation(view(), options_, active_, allocation_);
   for (std::uint32_t job : active_) {
     Lease& lease = lease_[job];
-    if (lease.type < 0 || lease.end <= now) continue;
+    if (lease.type < 0 || lease.fill || lease.end <= now) continue;
     const Time cut = lease.start + share(job, lease.type) * lease_s_;
     if (cut >= lease.end) continue;
     lease.end = std::max(cut, now);
@@ -95,20 +107,24 @@ void ExactTimeShareDecider::solve(Time now) {
   }
 }
 
-// The ranking: every (job, type) with a share, for the jobs without a lease running on.
+// The ranking: every (job, type) with a share, for the jobs without a lease running on (a
+// running filler's GPUs count as room, as if its lease had ended); with the fill, the fillers'
+// ranking too.
 void ExactTimeShareDecider::rank_candidates(Time now) {
   const ClusterState& cluster = view().cluster();
   for (int t = 0; t < types_; ++t) room_[static_cast<std::size_t>(t)] = cluster.free_gpus(t);
   candidates_.clear();
+  fillers_.clear();
   for (std::uint32_t job : active_) {
     picked_[job] = -1;
+    filled_[job] = 0;
     const JobState& state = view().jobs()[job];
     Lease& lease = lease_[job];
     if (lease.type >= 0 && !state.holds_gpus()) lease = Lease{};  // its node failed
     const bool holds = lease.type >= 0;
     // A lease running on, or one that ended while the job still restores (it cannot be stopped
     // before it runs); a job saving its state after a stop cannot start yet.
-    if (holds && (lease.end > now || state.phase != JobPhase::kRunning)) continue;
+    if (holds && ((!lease.fill && lease.end > now) || state.phase != JobPhase::kRunning)) continue;
     if (!holds && state.phase != JobPhase::kWaiting) continue;
     if (holds) room_[static_cast<std::size_t>(lease.type)] += state.gpus;
     for (int t = 0; t < types_; ++t) {
@@ -116,11 +132,27 @@ void ExactTimeShareDecider::rank_candidates(Time now) {
       candidates_.push_back(
           {std::llround(deficit_[cell(job, t)] * 1e6), holds, arrival_[job], t, job});
     }
+    if (!fill_) continue;
+    // A job that holds GPUs fills on where it is (a move would be a stop); one that waits, on
+    // any type where it can run.
+    for (int t = holds ? lease.type : 0; t < (holds ? lease.type + 1 : types_); ++t) {
+      const double speed = steps_per_second(view(), job, t);
+      if (speed <= 0.0) continue;
+      fillers_.push_back(
+          {holds, std::llround(deficit_[cell(job, t)] * 1e6), arrival_[job], speed, t, job});
+    }
   }
   std::sort(candidates_.begin(), candidates_.end(), [](const Candidate& a, const Candidate& b) {
     if (a.deficit_us != b.deficit_us) return a.deficit_us > b.deficit_us;
     if (a.holds != b.holds) return !a.holds;
     if (a.arrival != b.arrival) return a.arrival < b.arrival;
+    return a.type < b.type;
+  });
+  std::sort(fillers_.begin(), fillers_.end(), [](const Filler& a, const Filler& b) {
+    if (a.holds != b.holds) return a.holds;
+    if (a.deficit_us != b.deficit_us) return a.deficit_us > b.deficit_us;
+    if (a.arrival != b.arrival) return a.arrival < b.arrival;
+    if (a.speed != b.speed) return a.speed > b.speed;
     return a.type < b.type;
   });
 }
@@ -142,6 +174,21 @@ void ExactTimeShareDecider::pick() {
   }
 }
 
+// The fill: the room the ranking left goes to the fillers in their order, reservations aside (a
+// filler's GPUs count as room for every share-holder at the next decision, so it never holds
+// one off).
+void ExactTimeShareDecider::fill() {
+  for (const Filler& f : fillers_) {
+    const auto t = static_cast<std::size_t>(f.type);
+    if (picked_[f.job] >= 0) continue;
+    const int gpus = view().jobs()[f.job].requested_gpus;
+    if (gpus > room_[t]) continue;
+    picked_[f.job] = f.type;
+    filled_[f.job] = 1;
+    room_[t] -= gpus;
+  }
+}
+
 void ExactTimeShareDecider::grant_lease(std::uint32_t job, int type, Time now) {
   lease_[job] = Lease{type, now, now + share(job, type) * lease_s_};
   host_->schedule(lease_[job].end, lease_end_, job);
@@ -156,15 +203,21 @@ void ExactTimeShareDecider::decide(const DecisionPoint& point) {
   }
   rank_candidates(now);
   pick();
-  // Leases that ended: renewed in place where the job keeps its type, else stopped (one plan;
-  // a job whose share is now 0 everywhere is picked nowhere and stops).
+  if (fill_) fill();
+  // Leases that ended, and fillers: renewed in place where the job keeps its type (a filler's
+  // goes on as it is, or becomes a lease of its share), else stopped (one plan; a job whose
+  // share is now 0 everywhere, and that fills nowhere, is picked nowhere and stops).
   plan_.clear();
   for (std::uint32_t job : active_) {
     const Lease& lease = lease_[job];
-    if (lease.type < 0 || lease.end > now || view().jobs()[job].phase != JobPhase::kRunning)
+    if (lease.type < 0 || (!lease.fill && lease.end > now) ||
+        view().jobs()[job].phase != JobPhase::kRunning)
       continue;
     if (picked_[job] == lease.type) {
-      grant_lease(job, lease.type, now);
+      if (!filled_[job])
+        grant_lease(job, lease.type, now);
+      else if (!lease.fill)
+        lease_[job] = Lease{lease.type, now, kNoEnd, true};
     } else {
       plan_.set(job);  // no grants: it stops
       lease_[job] = Lease{};
@@ -174,10 +227,17 @@ void ExactTimeShareDecider::decide(const DecisionPoint& point) {
   // The picked jobs that wait start now, in ranking order, where the placement finds their GPUs
   // (a job just stopped starts only once it has saved its state: checkpoint_s 0).
   for (const Candidate& c : candidates_) {
-    if (picked_[c.job] != c.type || lease_[c.job].type >= 0) continue;
+    if (picked_[c.job] != c.type || filled_[c.job] || lease_[c.job].type >= 0) continue;
     if (view().jobs()[c.job].phase != JobPhase::kWaiting) continue;
     if (start_on_type(*host_, placement_, c.job, c.type, shares_, plan_))
       grant_lease(c.job, c.type, now);
+  }
+  // Then the fillers picked, in their order, on what is left.
+  for (const Filler& f : fillers_) {
+    if (picked_[f.job] != f.type || !filled_[f.job] || lease_[f.job].type >= 0) continue;
+    if (view().jobs()[f.job].phase != JobPhase::kWaiting) continue;
+    if (start_on_type(*host_, placement_, f.job, f.type, shares_, plan_))
+      lease_[f.job] = Lease{f.type, now, kNoEnd, true};
   }
 }
 

@@ -24,9 +24,24 @@
 //    start, as in Gavel's rounds) and the jobs picked start at once on the GPUs that are free;
 //  - a new allocation cuts a running lease to X_new x lease_s from its start: a job whose share
 //    shrank (to 0: it is not in the allocation any more) gives its GPUs up at once.
-// A job never runs on a type where X[j][t] is 0 (below 1e-6, LP noise) or where it cannot run.
-// A lease that ends while its job is still restoring ends when the restore does (only a running
-// job can be stopped).
+// A job never runs on a type where it cannot run, nor, with exact_fill = "none" (the default),
+// where X[j][t] is 0 (below 1e-6, LP noise). A lease that ends while its job is still restoring
+// ends when the restore does (only a running job can be stopped).
+//
+// exact_fill = "idle": the realisation is work-conserving. After the walk above, GPUs of a type
+// still in the room go to fillers: the jobs not picked, waiting or running (a job whose lease
+// ended, or a filler), on any type where they can run, reservations aside. Fillers rank by
+// holding the type already first (a running filler keeps its GPUs: fillers never displace
+// fillers), then deficit on the type, then arrival order, then the faster type, then the
+// cluster's order (Gavel's rounds give leftover GPUs to jobs of priority 0, per type by
+// deficit, then arrival order). A filler holds its GPUs until a share-holder needs them: at
+// every decision a running filler's GPUs count as room for the walk above, as if its lease had
+// just ended, so a share-holder never waits for a filler (only, with checkpoint_s > 0, for it to
+// save its state) and a filler yields at the first instant at which one could take its GPUs;
+// none needs a timer of its own. A filler not kept is stopped: a preemption, checkpoint_s, then
+// restore_s at its next start. Filler time is not charged to deficits (a bonus beyond the
+// allocation, which keeps the shares' catch-up as it is). It applies under fifo_perf too (there
+// it backfills, where Gavel's rounds leave a FIFO job of priority 0 waiting).
 #pragma once
 
 #include <cstdint>
@@ -56,12 +71,22 @@ class ExactTimeShareDecider final : public Decider, public TimerClient {
     int type = -1;  // -1: no lease (the job waits, or saves its state after a stop)
     Time start = 0.0;
     Time end = 0.0;
+    bool fill = false;  // a filler's (exact_fill = "idle"): no end, kept while unneeded
   };
   // A (job, type) the ranking may give GPUs to.
   struct Candidate {
     std::int64_t deficit_us;  // deficit in microseconds: larger first
     bool holds;               // its lease just ended (ranks after a waiting job on a tie)
     std::uint32_t arrival;    // its rank in arrival order
+    int type;
+    std::uint32_t job;
+  };
+  // A (job, type) the fill may give GPUs left over by the ranking to.
+  struct Filler {
+    bool holds;  // it runs there now (ranks first: fillers never displace fillers)
+    std::int64_t deficit_us;
+    std::uint32_t arrival;
+    double speed;  // steps/s there: the faster type first
     int type;
     std::uint32_t job;
   };
@@ -75,6 +100,7 @@ class ExactTimeShareDecider final : public Decider, public TimerClient {
   void solve(Time now);
   void rank_candidates(Time now);
   void pick();
+  void fill();
   void grant_lease(std::uint32_t job, int type, Time now);
 
   const SimOptions& options_;
@@ -84,6 +110,7 @@ class ExactTimeShareDecider final : public Decider, public TimerClient {
   TimerKind lease_end_ = 0;
   int types_ = 0;
   double lease_s_ = 0.0;
+  bool fill_ = false;  // exact_fill = "idle"
 
   std::vector<std::uint32_t> active_;   // arrived and not finished, in arrival order
   std::vector<std::uint32_t> arrival_;  // by job: its rank in arrival order
@@ -93,12 +120,14 @@ class ExactTimeShareDecider final : public Decider, public TimerClient {
   std::vector<double> allocation_, deficit_;  // by (job, type)
   std::vector<Lease> lease_;                  // by job
 
-  // One decision's scratch: the ranking, the room of each type, the reserved types, each
-  // job's picked type (-1: none).
+  // One decision's scratch: the ranking, the fillers' ranking, the room of each type, the
+  // reserved types, each job's picked type (-1: none) and whether it was picked as a filler.
   std::vector<Candidate> candidates_;
+  std::vector<Filler> fillers_;
   std::vector<int> room_;
   std::vector<std::uint8_t> reserved_;
   std::vector<int> picked_;
+  std::vector<std::uint8_t> filled_;
   std::vector<NodeShare> shares_;
   Plan plan_;
 };

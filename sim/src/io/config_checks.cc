@@ -141,7 +141,15 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
       warn("scheduler.allocation_reset_s", not_gavel);
     if (sim.scheduler.type_order != scheduler_defaults.type_order)
       warn("scheduler.type_order", not_gavel);
-  } else if (sim.scheduler.rounds == "exact") {
+    if (sim.scheduler.exact_fill != scheduler_defaults.exact_fill)
+      warn("scheduler.exact_fill", not_gavel);
+  } else if (sim.scheduler.rounds != "exact") {
+    if (sim.scheduler.exact_fill != scheduler_defaults.exact_fill)
+      warn("scheduler.exact_fill",
+           "cannot act: rounds = \"" + sim.scheduler.rounds +
+               "\"; Gavel's rounds give GPUs left over by the allocation to jobs without a "
+               "share of their own (except under fifo_perf)");
+  } else {
     if (sim.scheduler.allocation_reset_s != scheduler_defaults.allocation_reset_s)
       warn("scheduler.allocation_reset_s",
            "cannot act: rounds = \"exact\" re-solves the allocation at every arrival and "

@@ -92,6 +92,18 @@ void declare_policy_keys(KeyRegistry& keys) {
           "Gavel's rounds: the order GPU types are walked in: the cluster's (`fixed`), shuffled "
           "each round (`shuffle`), or Gavel's (shuffled for its heterogeneity-agnostic "
           "policies, fixed for the `_perf` ones and `fifo_perf`).");
+  field<SimOptions>(
+      keys, "scheduler.exact_fill", [](auto& o) -> auto& { return o.scheduler.exact_fill; })
+      .choices({"none", "idle"})
+      .component("policies gavel")
+      .training_only()
+      .doc(
+          "`rounds = \"exact\"`: GPUs left over once every job with a share that fits has its "
+          "lease: `none` leaves them idle, as the allocation says; `idle` gives them to waiting "
+          "jobs that can run there (deficit, then arrival order, then the faster type), which "
+          "hold them until a job with a share needs them (then stopped, at `checkpoint_s` / "
+          "`restore_s` like any preemption; [`sim/README.md`](sim/README.md#gavels-policies-"
+          "allocations-over-jobs-x-gpu-types)).");
   declare_tiresias_keys(keys);
   declare_estimator_keys(keys);
 }

@@ -107,22 +107,25 @@ JobSpec stepped(const std::string& id, Time submit, const std::string& model, do
 // Two B jobs (40 steps: 20 s on the V100 each) with the K80 idle all along: whatever the
 // policy's allocation says of the K80 (isolated gives each job half of it), neither lands there,
 // and the V100 does the 40 s of work without a gap: the last one is done at 40.
+// The same with the fill on: the K80 left over is no B job's to fill either.
 TEST(ExactRounds, AJobThatCannotRunOnATypeNeverLandsThere) {
-  for (const char* policy : {"max_min_fairness", "max_min_fairness_perf", "isolated", "fifo_perf",
-                             "finish_time_fairness_perf"}) {
-    SCOPED_TRACE(policy);
-    SimOptions options = one_gpu_exact();
-    options.scheduler.policy = policy;
-    bool on_k80 = false;
-    options.observer = [&](const AllocationContext& context) {
-      for (std::uint32_t holder : context.holders())
-        on_k80 = on_k80 || context.type_held(holder) == 0;
-    };
-    const RunResult r =
-        run_k80_and_v100(options, {stepped("b0", 0, "B", 40), stepped("b1", 0, "B", 40)});
-    EXPECT_NEAR(std::max(r.jobs[0].jct, r.jobs[1].jct), 40.0, 1e-6);
-    EXPECT_FALSE(on_k80);
-  }
+  for (const char* fill : {"none", "idle"})
+    for (const char* policy : {"max_min_fairness", "max_min_fairness_perf", "isolated", "fifo_perf",
+                               "finish_time_fairness_perf"}) {
+      SCOPED_TRACE(std::string(policy) + ", exact_fill = " + fill);
+      SimOptions options = one_gpu_exact();
+      options.scheduler.policy = policy;
+      options.scheduler.exact_fill = fill;
+      bool on_k80 = false;
+      options.observer = [&](const AllocationContext& context) {
+        for (std::uint32_t holder : context.holders())
+          on_k80 = on_k80 || context.type_held(holder) == 0;
+      };
+      const RunResult r =
+          run_k80_and_v100(options, {stepped("b0", 0, "B", 40), stepped("b1", 0, "B", 40)});
+      EXPECT_NEAR(std::max(r.jobs[0].jct, r.jobs[1].jct), 40.0, 1e-6);
+      EXPECT_FALSE(on_k80);
+    }
 }
 
 // fifo_perf on the two types: x (A, 125 steps) at 0 takes the V100 (X = 1, its fastest); y (A,
@@ -137,6 +140,123 @@ TEST(ExactRounds, FreedGpusAndArrivalsDoNotWaitForARound) {
       run_k80_and_v100(options, {stepped("x", 0, "A", 125), stepped("y", 1, "A", 100)});
   EXPECT_NEAR(r.jobs[0].jct, 12.5, 1e-6);
   EXPECT_NEAR(r.jobs[1].jct, 15.75, 1e-6);
+}
+
+// exact_fill: GPUs left over by the allocation go to waiting jobs without a share, which give
+// them up when a share-holder needs them. fifo_perf's allocation is exact arithmetic: jobs in
+// arrival order each take X = 1 on their fastest type with room, and the first that fits
+// nowhere stops the walk (no job jumps it).
+SimOptions fifo_fill(const char* fill, double checkpoint_s, double restore_s) {
+  SimOptions options = one_gpu_exact();
+  options.scheduler.policy = "fifo_perf";
+  options.scheduler.exact_fill = fill;
+  options.scheduler.checkpoint_s = checkpoint_s;
+  options.scheduler.restore_s = restore_s;
+  return options;
+}
+
+// Two 1-GPU nodes of one type; a (1 GPU, 10 s), w (2 GPUs, 10 s) and c (1 GPU, 30 s) arrive at
+// 0 in that order. fifo_perf: a X = 1, w fits in no room (1 GPU left) and stops the walk: c has
+// no share, and one GPU no job has a share of is left over.
+//  - none: that GPU idles until a is done at 10; then w (X = 1) runs [10, 20], c [20, 50].
+//  - idle, costs 0: c fills it from 0 (w, ranked first by arrival, does not fit). At 10 the
+//    allocation is w X = 1, c none; the filler's GPU counts as room, so w (2 GPUs) is picked
+//    and c, not kept, is stopped (a preemption) and frees it at once: w [10, 20]. c has run 10
+//    s; at 20 it has X = 1 and runs its last 20 s: done at 40.
+//  - idle, checkpoint_s 1, restore_s 2: c fills [0, 10] (a first start: no restore) and, stopped
+//    at 10, saves until 11 on its GPU, so w (picked, 1 GPU free) starts at 11 when c's GPU
+//    frees: [11, 21] (its first start). c restores [21, 23] and runs 20 s: done at 43.
+//    Without the fill no job is ever stopped: 10, 20, 50 as with costs 0.
+TEST(ExactFill, ALeftoverGpuGoesToAJobWithoutAShareUntilAShareHolderNeedsIt) {
+  const std::vector<JobSpec> jobs = {job("a", 0, 1, 10), job("w", 0, 2, 10), job("c", 0, 1, 30)};
+  SimOptions options = fifo_fill("none", 0, 0);
+  options.cluster = testing::small_cluster(2, 1).cluster;
+  for (const double checkpoint : {0.0, 1.0}) {
+    options.scheduler.checkpoint_s = checkpoint;
+    options.scheduler.restore_s = 2 * checkpoint;
+    const RunResult r = simulate(options, jobs);
+    EXPECT_NEAR(r.jobs[0].jct, 10.0, 1e-6);
+    EXPECT_NEAR(r.jobs[1].jct, 20.0, 1e-6);
+    EXPECT_NEAR(r.jobs[2].jct, 50.0, 1e-6);
+    EXPECT_EQ(r.jobs[2].preemptions, 0);
+  }
+  options.scheduler.exact_fill = "idle";
+  options.scheduler.checkpoint_s = options.scheduler.restore_s = 0;
+  RunResult r = simulate(options, jobs);
+  EXPECT_NEAR(r.jobs[0].jct, 10.0, 1e-6);
+  EXPECT_NEAR(r.jobs[1].jct, 20.0, 1e-6);
+  EXPECT_NEAR(r.jobs[2].jct, 40.0, 1e-6);
+  EXPECT_EQ(r.jobs[1].preemptions, 0);
+  EXPECT_EQ(r.jobs[2].preemptions, 1);  // the filler's yield at 10
+  options.scheduler.checkpoint_s = 1;
+  options.scheduler.restore_s = 2;
+  r = simulate(options, jobs);
+  EXPECT_NEAR(r.jobs[0].jct, 10.0, 1e-6);
+  EXPECT_NEAR(r.jobs[1].jct, 21.0, 1e-6);
+  EXPECT_NEAR(r.jobs[2].jct, 43.0, 1e-6);
+  EXPECT_EQ(r.jobs[1].preemptions, 0);
+  EXPECT_EQ(r.jobs[2].preemptions, 1);
+}
+
+// One 1-GPU K80 node and two 1-GPU V100 nodes (the K80 first in the cluster's order). Model A,
+// steps/s: 1 GPU 10 on a V100, 5 on a K80; 2 GPUs 20 and 10.
+RunResult run_k80_and_two_v100(SimOptions options, const std::vector<JobSpec>& jobs) {
+  NodeGroupSpec k80;
+  k80.name = "k80";
+  k80.nodes = 1;
+  k80.gpus_per_node = 1;
+  k80.gpu_type = "k80";
+  NodeGroupSpec v100 = k80;
+  v100.name = "v100";
+  v100.nodes = 2;
+  v100.gpu_type = "v100";
+  options.cluster.groups = {k80, v100};
+  std::istringstream json(R"json({
+    "v100": {"('A', 1)": {"null": 10.0}, "('A', 2)": {"null": 20.0}},
+    "k80":  {"('A', 1)": {"null": 5.0},  "('A', 2)": {"null": 10.0}}})json");
+  TableModelOptions table_options;
+  table_options.reference_type = "v100";
+  const auto model = make_table_throughput_model(
+      std::make_shared<const ThroughputTable>(parse_throughput_table(json, "t.json")),
+      table_options);
+  options.throughput = model.get();
+  return simulate(options, jobs);
+}
+
+// a (100 steps), w (2 GPUs, 200 steps) and c (150 steps), all model A, arrive at 0 in that
+// order. fifo_perf at 0: a X = 1 on a V100 (its fastest); w fits in no type (1 GPU of each
+// left) and stops the walk; c has no share.
+//  - none: a runs [0, 10]; the other V100 and the K80 idle. At 10 (a done): w X = 1 on the
+//    V100s, c X = 1 on the K80: w [10, 20], c 5/s from 10. At 20 (w done) c's share moves to a
+//    V100: stopped after 50 steps, 100 left at 10/s: done at 30. With checkpoint_s 1,
+//    restore_s 2: c saves [20, 21], restores [21, 23], runs [23, 33].
+//  - idle, costs 0: c fills from 0, on the V100 rather than the K80 (the faster type first;
+//    w, ranked before it by arrival, fits nowhere). At 10, c has 50 steps left; w and c (on
+//    the K80) get shares, the filler's V100 counts as room: w is picked for both V100s, c for
+//    the K80: c yields (stopped) and moves there at once: 50 steps at 5/s, done at 20, as w.
+//  - idle, checkpoint_s 1, restore_s 2: c, stopped at 10, saves [10, 11]; at 11 w (deficit 1,
+//    ahead of c's 1 by arrival) starts [11, 21]; c restores [11, 13] on the K80 and runs 8 s
+//    (40 steps) until 21, when w is done and c's share moves to a V100: c saves [21, 22],
+//    restores [22, 24] and runs its last 10 steps in 1 s: done at 25.
+TEST(ExactFill, AFillerTakesItsFasterTypeAndYieldsToShareHoldersAcrossTypes) {
+  JobSpec w = stepped("w", 0, "A", 200);
+  w.num_gpus = 2;
+  const std::vector<JobSpec> jobs = {stepped("a", 0, "A", 100), w, stepped("c", 0, "A", 150)};
+  struct Case {
+    const char* fill;
+    double checkpoint_s, restore_s, w_jct, c_jct;
+    int c_preemptions;
+  };
+  for (const Case& k : {Case{"none", 0, 0, 20, 30, 1}, Case{"none", 1, 2, 20, 33, 1},
+                        Case{"idle", 0, 0, 20, 20, 1}, Case{"idle", 1, 2, 21, 25, 2}}) {
+    SCOPED_TRACE(std::string(k.fill) + ", checkpoint_s " + std::to_string(k.checkpoint_s));
+    const RunResult r = run_k80_and_two_v100(fifo_fill(k.fill, k.checkpoint_s, k.restore_s), jobs);
+    EXPECT_NEAR(r.jobs[0].jct, 10.0, 1e-6);
+    EXPECT_NEAR(r.jobs[1].jct, k.w_jct, 1e-6);
+    EXPECT_NEAR(r.jobs[2].jct, k.c_jct, 1e-6);
+    EXPECT_EQ(r.jobs[1].preemptions, 0);
+    EXPECT_EQ(r.jobs[2].preemptions, k.c_preemptions);
+  }
 }
 
 }  // namespace

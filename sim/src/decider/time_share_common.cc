@@ -1,5 +1,6 @@
 #include "decider/time_share_common.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "clustersim/time_share.h"
@@ -16,7 +17,10 @@ double steps_left(const View& view, std::uint32_t job) {
   const JobState& state = view.jobs()[job];
   const JobSpec& spec = *state.spec;
   if (spec.steps <= 0.0) return state.remaining_at(view.now());
-  return std::round(state.remaining_at(view.now()) * spec.steps / spec.duration);
+  // Gavel's rounds stop jobs at whole steps; rounds = "exact" stops them mid-step, and a job
+  // with part of a step left still needs that step (rounded to 0 steps, the LPs would owe it
+  // nothing and it would never run again). Asked only of jobs not yet done.
+  return std::max(1.0, std::round(state.remaining_at(view.now()) * spec.steps / spec.duration));
 }
 
 void solve_allocation(const View& view, const SimOptions& options,

@@ -73,6 +73,25 @@ TEST(ExactRounds, StopsAndRestartsPayCheckpointAndRestore) {
   EXPECT_EQ(r.jobs[1].preemptions, 2);  // at 11 and 23
 }
 
+// Leases stop jobs between steps, and a job with part of a step left still needs that step:
+// a and b (10 steps of 1 s each) on one GPU under min_total_duration_perf: T = 20, X = 0.5
+// each, leases of 0.5 x 3.2 = 1.6 s alternating as in the first case (a [0, 1.6], b [1.6, 3.2],
+// ..., b [17.6, 19.2]): six leases each, 0.4 steps left each. a's seventh lease ends with its
+// completion at 19.6. b, alone, is owed its last 0.4 steps (rounded to 0 steps the LP owed it
+// nothing and the run stalled): X = 1, done at 20.
+TEST(ExactRounds, AJobWithPartOfAStepLeftIsOwedThatStep) {
+  SimOptions options = one_gpu_exact();
+  options.scheduler.policy = "min_total_duration_perf";
+  options.scheduler.lease_s = 3.2;
+  JobSpec a = job("a", 0, 1, 10), b = job("b", 0, 1, 10);
+  a.steps = b.steps = 10;
+  const RunResult r = simulate(options, {a, b});
+  EXPECT_NEAR(r.jobs[0].jct, 19.6, 1e-6);
+  EXPECT_NEAR(r.jobs[1].jct, 20.0, 1e-6);
+  EXPECT_EQ(r.jobs[0].preemptions, 6);
+  EXPECT_EQ(r.jobs[1].preemptions, 6);
+}
+
 // One 1-GPU node of "k80" and one of "v100". Steps/s: B runs 2 on a V100 and cannot run on a
 // K80; A runs 10 and 5.
 RunResult run_k80_and_v100(SimOptions options, const std::vector<JobSpec>& jobs) {

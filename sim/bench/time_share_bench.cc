@@ -2,9 +2,10 @@
 // GPU types (target: < 50 ms for the LP policies): per policy, the best wall time of 5 solves and
 // the median of their thread CPU times (CLP runs on one thread; on a shared machine the CPU time
 // is the steadier of the two).
-//   build/bin/clustersim_time_share_bench [jobs] [--cold]
+//   build/bin/clustersim_time_share_bench [jobs] [--cold] [--no-tie-break]
 // --cold: every LP starts from CLP's slack basis (no price crash, timeshare/price_crash.h): the
-// code path before the crash, for before/after comparisons.
+// code path before the crash, for before/after comparisons. --no-tie-break: the LP policies
+// return their first optimal vertex (time_share.h's tie-break off), as before the tie-break.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -64,19 +65,22 @@ double thread_cpu_ms() {
 int main(int argc, char** argv) {
   using namespace clustersim;
   int jobs = 1000;
-  bool cold = false;
+  bool cold = false, tie_break = true;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--cold")
       cold = true;
+    else if (std::string(argv[i]) == "--no-tie-break")
+      tie_break = false;
     else
       jobs = std::atoi(argv[i]);
   }
   timeshare::TimeShareLp::set_crash_enabled(!cold);
   for (const int classes : {80, 0}) {
-    const TimeShareProblem p = problem(jobs, classes);
-    std::printf("%d jobs, 3 types, %s%s\n", jobs,
+    TimeShareProblem p = problem(jobs, classes);
+    p.tie_break = tie_break;
+    std::printf("%d jobs, 3 types, %s%s%s\n", jobs,
                 classes > 0 ? "80 job kinds (as Gavel's traces)" : "every job different",
-                cold ? " (cold: slack basis)" : "");
+                cold ? " (cold: slack basis)" : "", tie_break ? "" : " (no tie-break)");
     std::printf("  %-28s %10s %12s %6s %18s\n", "policy", "ms (best)", "CPU ms (med)", "LPs",
                 "objective");
     for (const std::string& policy : time_share_policy_names()) {

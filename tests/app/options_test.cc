@@ -384,6 +384,11 @@ TEST(Options, ConditionsNameTheKeyTheyNeed) {
                         "[throughput]\non_missing = \"neutral\"\n")
                 .message(),
             "only with model = \"profile\" or \"table\"");
+  // The LP tie-break is refused with a policy that is not one of the six LPs.
+  EXPECT_EQ(parse_error("[cluster]\nnodes = 2\n[workload]\ngenerator = \"philly\"\n"
+                        "[scheduler]\npolicy = \"fifo_perf\"\ntie_break = \"none\"\n")
+                .field(),
+            "scheduler.tie_break");
 }
 
 // ---- validate(): options built in C++ -----------------------------------------------------------

@@ -80,6 +80,10 @@ struct SchedulerOptions {
   double allocation_reset_s = 1920.0;
   std::string type_order = "gavel";
   std::string exact_fill = "none";
+  // The LP policies' tie-break (time_share.h): "throughput", a lexicographic second stage that
+  // picks one allocation among the optimal ones whatever the simplex starts from; "none": the
+  // first optimal vertex CLP reaches (the results before the tie-break).
+  std::string tie_break = "throughput";
 };
 
 // Serving DAG workloads (serving.h): how ready tasks are placed and GPU memory is managed.

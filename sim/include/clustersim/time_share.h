@@ -21,6 +21,39 @@
 //   isolated                each job gets cap_t / n of each type (scaled so that it fits)
 //   fifo_perf               jobs in arrival order each take their fastest type with room
 //                           (Gavel's FIFO in "perf" mode), X = 1 there
+//
+// The tie-break (TimeShareProblem::tie_break; [scheduler] tie_break). The six max-min, finish-time
+// fairness and min-total-duration LPs have optima that are far from unique (min_total_duration
+// pins only the last job to finish; max-min only the worst-off jobs; the agnostic forms do not
+// see which type a job's time is on), and which optimal vertex CLP returns depends on where the
+// simplex starts (the slack basis or price_crash.h's). With the tie-break on, a second,
+// lexicographic stage picks one allocation among the optimal ones: the policy's objective is kept
+// within kTieBreakTolerance (1e-7, relative) of its optimum, which keeps the stage feasible to
+// CLP's tolerances, and then
+//   min_total_duration[_perf], finish_time_fairness[_perf]: max sum_j sum_t thr[j][t] X[j][t] /
+//       remaining_j, the sum of the jobs' rates of progress (1 / the time each job's remaining
+//       steps take at its rate): every job runs as fast as the capacity the optimum leaves
+//       allows instead of idling towards the makespan or its rho, and the capacity left over
+//       goes first to the jobs nearest to finishing (per GPU-second), which is what shortens
+//       mean JCT; the weights differ between jobs of one kind (their remaining steps do), so
+//       every job's rate is pinned, even among jobs of one kind (nothing left: weight 0);
+//   max_min_fairness[_perf]: max the sum of the jobs' normalised throughputs (the quantities the
+//       LP's min is over, sum_t gpus_j thr[j][t] X[j][t] / (w_j prop_j)): Pareto-efficient
+//       among the max-min-fair allocations (no job can gain without another losing), one LP
+//       where Gavel's water-filling variant (max_min_fairness_water_filling.py) re-solves the
+//       max-min for the non-bottleneck jobs after finding them with a MILP per level.
+// A third stage keeps the second's objective within the same tolerance and pins what the second
+// leaves open. The second fixes each job's rate (its throughput), but jobs of one speed ratio
+// (one kind) can still trade types at equal rates: one takes more of a slow type, the other
+// more of a fast one. Perf forms: minimise sum_j k_j m_j sum_t X[j][t] (m_j: the job's fastest
+// throughput; k_j: its second-stage weight, 1 / remaining_j, resp. gpus_j / (w_j prop_j) for
+// max-min), a price on time, so the jobs nearest to finishing take their rate on their fastest
+// types; agnostic forms: the second stage's sum with the jobs' real throughputs (per
+// type), which only splits each job's time (fixed agnostically) over the types, by real speed.
+// Each stage starts from the last stage's optimal basis (primal simplex: only the objective and
+// one bound or row changed), so the tie-break costs a fraction of the first solve. With the
+// tie-break off, the first optimal vertex is returned, as before.
+// max_sum_throughput_perf, isolated and fifo_perf have no tie-break.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +72,7 @@ struct TimeShareProblem {
   std::vector<double> remaining;    // steps left (min_total_duration, finish_time_fairness)
   std::vector<double> elapsed;      // seconds since arrival (finish_time_fairness)
   std::vector<double> total_steps;  // whole work (finish_time_fairness's isolated time)
+  bool tie_break = true;            // the lexicographic second stage (above)
   std::size_t jobs() const { return gpus.size(); }
 };
 
@@ -54,5 +88,10 @@ struct TimeShare {
 TimeShare solve_time_share(std::string_view policy, const TimeShareProblem& problem);
 std::vector<std::string> time_share_policy_names();
 bool is_time_share_policy(std::string_view policy);
+// The policies with a tie-break (above): the max-min, finish-time fairness and min total
+// duration LPs, agnostic and _perf.
+std::vector<std::string> time_share_tie_break_policies();
+// The relative tolerance to which each tie-break stage keeps the last stage's optimum.
+inline constexpr double kTieBreakTolerance = 1e-7;
 
 }  // namespace clustersim

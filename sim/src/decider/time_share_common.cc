@@ -30,6 +30,7 @@ void solve_allocation(const View& view, const SimOptions& options,
   const Time now = view.now();
   TimeShareProblem problem;
   problem.types = types;
+  problem.tie_break = options.scheduler.tie_break != "none";
   for (int t = 0; t < types; ++t) problem.capacity.push_back(cluster.total_gpus(t));
   for (std::uint32_t job : active) {
     const JobState& state = view.jobs()[job];

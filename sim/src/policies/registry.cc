@@ -104,6 +104,20 @@ void declare_policy_keys(KeyRegistry& keys) {
           "hold them until a job with a share needs them (then stopped, at `checkpoint_s` / "
           "`restore_s` like any preemption; [`sim/README.md`](sim/README.md#gavels-policies-"
           "allocations-over-jobs-x-gpu-types)).");
+  field<SimOptions>(
+      keys, "scheduler.tie_break", [](auto& o) -> auto& { return o.scheduler.tie_break; })
+      .choices({"throughput", "none"})
+      .when("scheduler.policy", time_share_tie_break_policies())
+      .component("policies gavel")
+      .training_only()
+      .doc(
+          "Gavel's LP policies have many optimal allocations, and which one the simplex returns "
+          "depends on where it starts; `throughput`: a second, lexicographic stage keeps the "
+          "policy's optimum (to 1e-7) and maximises the jobs' summed rates of progress "
+          "(`min_total_duration`, `finish_time_fairness`) or normalised throughputs (max-min), "
+          "then, agnostic forms, splits each job's time over the types by its real speeds; "
+          "`none`: the first optimal vertex ([`sim/README.md`](sim/README.md#gavels-policies-"
+          "allocations-over-jobs-x-gpu-types)).");
   declare_tiresias_keys(keys);
   declare_estimator_keys(keys);
 }

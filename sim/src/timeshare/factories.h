@@ -15,6 +15,15 @@ TimeShare min_total_duration(const TimeShareProblem& problem, bool perf);
 TimeShare finish_time_fairness(const TimeShareProblem& problem, bool perf);
 TimeShare isolated(const TimeShareProblem& problem);
 TimeShare fifo_perf(const TimeShareProblem& problem);
+// The tie-break's objectives (time_share.h), per X column, 0 where thr[j][t] = 0. Second stage:
+// k_j thr[j][t], each job's throughput as the policy sees it, weighted. Third stage: agnostic
+// (`real` given), k_j real[j][t] / (what the policy sees per step/s) (the same sum at the real
+// speeds); perf, -k_j / m_j (m_j: the job's fastest throughput): its time at a price.
+std::vector<double> tie_break_objective(int types, const std::vector<double>& thr,
+                                        const std::vector<double>& k);
+std::vector<double> tie_break_third(int types, const std::vector<double>& thr,
+                                    const std::vector<double>* real, const std::vector<double>& k);
+
 // Isolated throughput of each job (its throughput under `isolated`).
 std::vector<double> isolated_throughputs(const TimeShareProblem& problem);
 

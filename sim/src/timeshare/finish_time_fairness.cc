@@ -138,6 +138,27 @@ TimeShare finish_time_fairness(const TimeShareProblem& problem, bool perf) {
   }
   if (!have_best) return shares;
   best.objective = high;
+  if (!p.tie_break) return best;
+  const double fixed = high * (1.0 + kTieBreakTolerance);
+  for (std::size_t j = 0; j < jobs; ++j)
+    if (row_of[j] >= 0) lp.set_row_bounds(row_of[j], demand(j, fixed) / fastest[j], 1e30);
+  lp.set_extra_lower(0.0);
+  TimeShare stage = best;
+  double scale = 0.0;
+  for (std::size_t j = 0; j < jobs; ++j)
+    if (counts(j)) scale += p.remaining[j] / fastest[j];
+  scale = scale > 0.0 ? scale / static_cast<double>(jobs) : 1.0;
+  std::vector<double> k(jobs, 0.0);  // rates of progress, scaled near 1
+  for (std::size_t j = 0; j < jobs; ++j)
+    if (p.remaining[j] > 0.0) k[j] = scale / p.remaining[j];
+  if (lp.maximise(stage) && lp.reoptimise(tie_break_objective(p.types, p.throughput, k), stage)) {
+    best.x = stage.x;
+    lp.fix_objective(kTieBreakTolerance);
+    if (lp.reoptimise(
+            tie_break_third(p.types, p.throughput, perf ? nullptr : &problem.throughput, k), stage))
+      best.x = stage.x;
+  }
+  best.lps = stage.lps;
   return best;
 }
 

@@ -2,6 +2,7 @@
 
 #include <ClpSimplex.hpp>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -221,6 +222,55 @@ void TimeShareLp::set_row_bounds(int row, double lower, double upper) {
     model_->setRowLower(row, lower);
     model_->setRowUpper(row, upper);
   }
+}
+
+void TimeShareLp::set_extra_lower(double lower) {
+  if (!has_extra_) throw std::logic_error("time share LP: no extra column");
+  column_lower_.back() = lower;
+  if (model_) model_->setColumnLower(static_cast<int>(columns_.size() - 1), lower);
+}
+
+void TimeShareLp::fix_objective(double tolerance) {
+  if (!model_ || !model_->isProvenOptimal())
+    throw std::logic_error("time share LP: fix_objective needs an optimal solve");
+  const double optimum = model_->objectiveValue();
+  const double floor = optimum - tolerance * std::fabs(optimum);
+  std::vector<int> index;
+  std::vector<double> value;
+  for (std::size_t c = 0; c < columns_.size(); ++c)
+    if (objective_[c] != 0.0) {
+      index.push_back(static_cast<int>(c));
+      value.push_back(objective_[c]);
+    }
+  if (index.empty()) return;
+  if (index.size() == 1 && value[0] > 0.0) {
+    const auto c = static_cast<std::size_t>(index[0]);
+    column_lower_[c] = std::max(column_lower_[c], floor / value[0]);
+    model_->setColumnLower(index[0], column_lower_[c]);
+    return;
+  }
+  const int row = static_cast<int>(row_lower_.size());
+  for (std::size_t i = 0; i < index.size(); ++i)
+    columns_[static_cast<std::size_t>(index[i])].push_back({row, value[i]});
+  row_lower_.push_back(floor);
+  row_upper_.push_back(std::numeric_limits<double>::max());
+  model_->addRow(static_cast<int>(index.size()), index.data(), value.data(), floor, COIN_DBL_MAX);
+  model_->setRowStatus(row, ClpSimplex::basic);
+}
+
+bool TimeShareLp::reoptimise(const std::vector<double>& objective, TimeShare& out) {
+  const std::size_t n = jobs_ * static_cast<std::size_t>(types_);
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    objective_[c] = c < n ? objective[c] : 0.0;
+    model_->setObjectiveCoefficient(static_cast<int>(c), objective_[c]);
+  }
+  model_->primal();
+  ++out.lps;
+  if (!model_->isProvenOptimal()) return false;
+  const double* solution = model_->getColSolution();
+  out.x.assign(n, 0.0);
+  for (std::size_t c = 0; c < n; ++c) out.x[c] = std::clamp(solution[c], 0.0, 1.0);
+  return true;
 }
 
 double TimeShareLp::extra_value() const {

@@ -5,7 +5,10 @@
 // extra column alone in the objective), from the basis of the capacity rows' Lagrangian prices
 // (else, or if that solve fails, from the slack basis). The loaded model is kept: after
 // set_row_bounds, maximise re-solves from the last optimal basis (dual simplex; only the bounds
-// changed, so that basis stays dual feasible).
+// changed, so that basis stays dual feasible). The tie-break's stages (time_share.h) follow an
+// optimal maximise: fix_objective keeps the objective near its optimum, reoptimise maximises
+// another one from the basis reached (primal simplex; only the objective changed, so that basis
+// stays primal feasible).
 #pragma once
 
 #include <memory>
@@ -38,6 +41,17 @@ class TimeShareLp {
   bool maximise(TimeShare& out);
   // Changes a row's bounds (also in the loaded model, for the next maximise).
   void set_row_bounds(int row, double lower, double upper);
+  // The extra column's lower bound (also in the loaded model).
+  void set_extra_lower(double lower);
+  // After an optimal maximise: the objective just maximised, c . x, may from now on lose at most
+  // `tolerance` x |its optimum| (a lower bound on the extra column where the objective is that
+  // column alone, as in every LP policy's first stage; else a new row over the objective's
+  // columns, whose slack enters the basis).
+  void fix_objective(double tolerance);
+  // Replaces the objective by `objective` (per X column, jobs x types; the extra column's becomes
+  // 0) and maximises it from the current basis with CLP's primal simplex. Fills out.x as maximise
+  // does (out.objective is left alone: it stays the policy's); false when not proven optimal.
+  bool reoptimise(const std::vector<double>& objective, TimeShare& out);
   // After an optimal maximise: the extra column's value and a row's dual value (the objective's
   // rate of change per unit of the row's bound, >= 0 for a binding >= row of a maximisation).
   double extra_value() const;

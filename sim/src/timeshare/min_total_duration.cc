@@ -8,6 +8,11 @@
 // s' = s S with S the mean of remaining_j / m_j, so that every coefficient and s' are near 1.
 // (Unscaled, with remaining steps ~1e5 and s ~1e-5, CLP stopped "optimal" up to 1% short of the
 // optimum, with job rows violated by ~1e-5.)
+//
+// Tie-break (time_share.h): T is kept within 1e-7 of its optimum and the sum of the jobs' rates
+// of progress, sum_t thr[j][t] X[j][t] / remaining_j, maximised; then that sum is kept and the
+// same sum at the real speeds maximised (agnostic) or sum_j sum_t X[j][t] m_j / remaining_j
+// minimised (perf).
 #include <algorithm>
 
 #include "timeshare/factories.h"
@@ -38,7 +43,21 @@ TimeShare min_total_duration(const TimeShareProblem& problem, bool perf) {
   TimeShare out;
   lp.maximise(out);
   out.objective /= scale;
-  return out;  // objective: 1 / T
+  if (!out.optimal || !p.tie_break) return out;  // objective: 1 / T
+  std::vector<double> k(p.jobs(), 0.0);          // rates of progress, scaled near 1
+  for (std::size_t j = 0; j < p.jobs(); ++j)
+    if (p.remaining[j] > 0.0) k[j] = scale / p.remaining[j];
+  TimeShare stage = out;
+  lp.fix_objective(kTieBreakTolerance);
+  if (lp.reoptimise(tie_break_objective(p.types, p.throughput, k), stage)) {
+    out.x = stage.x;
+    lp.fix_objective(kTieBreakTolerance);
+    if (lp.reoptimise(
+            tie_break_third(p.types, p.throughput, perf ? nullptr : &problem.throughput, k), stage))
+      out.x = stage.x;
+  }
+  out.lps = stage.lps;
+  return out;
 }
 
 }  // namespace clustersim::timeshare

@@ -62,7 +62,35 @@ bool is_time_share_policy(std::string_view policy) {
   return false;
 }
 
+std::vector<std::string> time_share_tie_break_policies() {
+  return {"max_min_fairness",          "max_min_fairness_perf", "finish_time_fairness",
+          "finish_time_fairness_perf", "min_total_duration",    "min_total_duration_perf"};
+}
+
 namespace timeshare {
+
+std::vector<double> tie_break_objective(int types, const std::vector<double>& thr,
+                                        const std::vector<double>& k) {
+  const auto n = static_cast<std::size_t>(types);
+  std::vector<double> objective(thr.size(), 0.0);
+  for (std::size_t j = 0; j < k.size(); ++j)
+    for (std::size_t t = 0; t < n; ++t) objective[j * n + t] = k[j] * thr[j * n + t];
+  return objective;
+}
+
+std::vector<double> tie_break_third(int types, const std::vector<double>& thr,
+                                    const std::vector<double>* real, const std::vector<double>& k) {
+  const auto n = static_cast<std::size_t>(types);
+  std::vector<double> objective(thr.size(), 0.0);
+  for (std::size_t j = 0; j < k.size(); ++j) {
+    double fastest = 0.0;
+    for (std::size_t t = 0; t < n; ++t) fastest = std::max(fastest, thr[j * n + t]);
+    for (std::size_t t = 0; t < n; ++t)
+      if (thr[j * n + t] > 0.0)
+        objective[j * n + t] = real ? k[j] * (*real)[j * n + t] : -k[j] * fastest;
+  }
+  return objective;
+}
 
 std::vector<double> agnostic_throughputs(const TimeShareProblem& p, bool ones) {
   std::vector<double> thr = p.throughput;

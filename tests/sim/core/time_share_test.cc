@@ -22,19 +22,20 @@ TimeShareProblem two_types() {
 // (a binds), job 0 gets (4p + (1 - p)) / 2 = (1 + 3p) / 2 and job 1 (2q + (1 - q)) / (4/3) =
 // 0.75 (2 - p). Equal at 1 + 3p = 3 - 1.5p: p = 4/9, z = 7/6.
 TEST(TimeShare, TwoTypeMaxMinAllocationInClosedForm) {
+  // (The optimum is unique; the tie-break keeps z to 1e-7 relative, so X moves by up to ~1e-7.)
   const TimeShare s = solve_time_share("max_min_fairness_perf", two_types());
   ASSERT_TRUE(s.optimal);
   EXPECT_NEAR(s.objective, 7.0 / 6.0, 1e-9);
-  EXPECT_NEAR(s.x[0], 4.0 / 9.0, 1e-9);  // job 0 on a
-  EXPECT_NEAR(s.x[1], 5.0 / 9.0, 1e-9);  // job 0 on b
-  EXPECT_NEAR(s.x[2], 5.0 / 9.0, 1e-9);  // job 1 on a
-  EXPECT_NEAR(s.x[3], 4.0 / 9.0, 1e-9);  // job 1 on b
+  EXPECT_NEAR(s.x[0], 4.0 / 9.0, 1e-6);  // job 0 on a
+  EXPECT_NEAR(s.x[1], 5.0 / 9.0, 1e-6);  // job 0 on b
+  EXPECT_NEAR(s.x[2], 5.0 / 9.0, 1e-6);  // job 1 on a
+  EXPECT_NEAR(s.x[3], 4.0 / 9.0, 1e-6);  // job 1 on b
   // Priority weight 2 on job 0: (1 + 3p) / 4 = 0.75 (2 - p): p = 5/6, z = 7/8.
   TimeShareProblem weighted = two_types();
   weighted.weight = {2.0, 1.0};
   const TimeShare w = solve_time_share("max_min_fairness_perf", weighted);
   EXPECT_NEAR(w.objective, 7.0 / 8.0, 1e-9);
-  EXPECT_NEAR(w.x[0], 5.0 / 6.0, 1e-9);
+  EXPECT_NEAR(w.x[0], 5.0 / 6.0, 1e-6);
 }
 
 TEST(TimeShare, AJobNeverGetsTimeOnATypeItCannotRunOn) {
@@ -60,8 +61,10 @@ TEST(TimeShare, MinTotalDurationIsExact) {
   p.remaining = {300, 100};
   const TimeShare s = solve_time_share("min_total_duration_perf", p);
   EXPECT_NEAR(1.0 / s.objective, 300.0 / 3.5, 1e-6);
-  EXPECT_NEAR(s.x[0], 5.0 / 6.0, 1e-9);
-  EXPECT_EQ(s.lps, 1);
+  EXPECT_NEAR(s.x[0], 5.0 / 6.0, 1e-6);
+  EXPECT_EQ(s.lps, 3);  // one LP, and the tie-break's two stages
+  p.tie_break = false;
+  EXPECT_EQ(solve_time_share("min_total_duration_perf", p).lps, 1);
 }
 
 TEST(TimeShare, FifoPerfTakesTheFastestTypeWithRoomInArrivalOrder) {
@@ -134,6 +137,55 @@ TEST(TimeShare, FinishTimeFairnessCountsAJobWithNothingLeftAtItsElapsedTime) {
   const TimeShare s = solve_time_share("finish_time_fairness_perf", p);
   EXPECT_NEAR(s.objective, 2.0, 2e-6);
   EXPECT_GE(s.objective, 2.0 - 1e-9);
+}
+
+// The tie-break (time_share.h) on a min-total-duration optimum that is not unique. One type of 2
+// GPUs; job L (1 GPU) has 300 steps left, job S (2 GPUs) 100, both at 1 step/s. L can run at
+// most all of its time, so T >= 300, and T = 300 pins X_L = 1; S then needs X_S >= 100 / 300 =
+// 1/3 and fits up to X_S = (2 - 1) / 2 = 1/2: every X_S in [1/3, 1/2] is optimal (1/3 paces S to
+// the makespan). The tie-break maximises X_L / 300 + X_S / 100: X_S = 1/2, the GPU left over,
+// so S finishes at 200 s. The agnostic form (one type: the same LP) picks the same.
+TEST(TimeShare, TieBreakGivesTheShortJobTheRestOfTheGpuTime) {
+  TimeShareProblem p;
+  p.types = 1;
+  p.capacity = {2};
+  p.throughput = {1, 1};
+  p.gpus = {1, 2};
+  p.remaining = {300, 100};
+  for (const std::string policy : {"min_total_duration_perf", "min_total_duration"}) {
+    SCOPED_TRACE(policy);
+    p.tie_break = true;
+    const TimeShare s = solve_time_share(policy, p);
+    ASSERT_TRUE(s.optimal);
+    EXPECT_NEAR(1.0 / s.objective, 300.0, 1e-6);
+    EXPECT_NEAR(s.x[0], 1.0, 1e-6);
+    EXPECT_NEAR(s.x[1], 0.5, 1e-6);
+    p.tie_break = false;  // some optimum: T = 300 with X_S anywhere in [1/3, 1/2]
+    const TimeShare first = solve_time_share(policy, p);
+    EXPECT_NEAR(1.0 / first.objective, 300.0, 1e-6);
+    EXPECT_GE(first.x[1], 1.0 / 3.0 - 1e-6);
+    EXPECT_LE(first.x[1], 0.5 + 1e-6);
+  }
+}
+
+// The same for max-min (perf): one type of 3 GPUs, job A on 1 GPU, job B on 2, equal speeds.
+// Normalised throughputs (prop_j = thr_j: one type) are X_A and 2 X_B; A's is at most 1, so
+// z = 1 pins X_A = 1, and B may have any X_B in [1/2, 1] (capacity: 1 + 2 X_B <= 3). The
+// tie-break maximises X_A + 2 X_B: X_B = 1, every GPU busy.
+TEST(TimeShare, TieBreakGivesMaxMinsSlackJobEverythingThatFits) {
+  TimeShareProblem p;
+  p.types = 1;
+  p.capacity = {3};
+  p.throughput = {2, 2};
+  p.gpus = {1, 2};
+  for (const std::string policy : {"max_min_fairness_perf", "max_min_fairness"}) {
+    SCOPED_TRACE(policy);
+    const TimeShare s = solve_time_share(policy, p);
+    ASSERT_TRUE(s.optimal);
+    EXPECT_NEAR(s.objective, 1.0, 1e-6);
+    EXPECT_NEAR(s.x[0], 1.0, 1e-6);
+    EXPECT_NEAR(s.x[1], 1.0, 1e-6);
+  }
 }
 
 }  // namespace

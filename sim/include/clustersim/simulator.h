@@ -82,8 +82,8 @@ struct SchedulerOptions {
   std::string exact_fill = "none";
   // The LP policies' tie-break (time_share.h): "throughput", a lexicographic second stage that
   // picks one allocation among the optimal ones whatever the simplex starts from; "none": the
-  // first optimal vertex CLP reaches (the results before the tie-break).
-  std::string tie_break = "throughput";
+  // first optimal vertex CLP reaches (the default: the results before the tie-break, bit for bit).
+  std::string tie_break = "none";
 };
 
 // Serving DAG workloads (serving.h): how ready tasks are placed and GPU memory is managed.

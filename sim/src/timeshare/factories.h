@@ -5,6 +5,8 @@
 
 namespace clustersim::timeshare {
 
+class TimeShareLp;
+
 // Throughputs as the policy sees them: the problem's (perf), or, heterogeneity-agnostic, each
 // job's throughput on its fastest type on every type it can run on (all 1 for max-min).
 std::vector<double> agnostic_throughputs(const TimeShareProblem& problem, bool ones);
@@ -23,6 +25,11 @@ std::vector<double> tie_break_objective(int types, const std::vector<double>& th
                                         const std::vector<double>& k);
 std::vector<double> tie_break_third(int types, const std::vector<double>& thr,
                                     const std::vector<double>* real, const std::vector<double>& k);
+// Stages 2 and 3 on `lp`, whose previous objective is already kept (fix_objective, or bounds):
+// each stage's optimum is kept for the next; `out.x` takes the allocation of the last stage that
+// solved, `out.lps` the LPs solved in all (`stage` carries the count in).
+void run_tie_break_stages(TimeShareLp& lp, const std::vector<double>& second,
+                          const std::vector<double>& third, TimeShare& stage, TimeShare& out);
 
 // Isolated throughput of each job (its throughput under `isolated`).
 std::vector<double> isolated_throughputs(const TimeShareProblem& problem);

@@ -151,14 +151,13 @@ TimeShare finish_time_fairness(const TimeShareProblem& problem, bool perf) {
   std::vector<double> k(jobs, 0.0);  // rates of progress, scaled near 1
   for (std::size_t j = 0; j < jobs; ++j)
     if (p.remaining[j] > 0.0) k[j] = scale / p.remaining[j];
-  if (lp.maximise(stage) && lp.reoptimise(tie_break_objective(p.types, p.throughput, k), stage)) {
-    best.x = stage.x;
-    lp.fix_objective(kTieBreakTolerance);
-    if (lp.reoptimise(
-            tie_break_third(p.types, p.throughput, perf ? nullptr : &problem.throughput, k), stage))
-      best.x = stage.x;
-  }
-  best.lps = stage.lps;
+  if (lp.maximise(stage))
+    run_tie_break_stages(
+        lp, tie_break_objective(p.types, p.throughput, k),
+        tie_break_third(p.types, p.throughput, perf ? nullptr : &problem.throughput, k), stage,
+        best);
+  else
+    best.lps = stage.lps;
   return best;
 }
 

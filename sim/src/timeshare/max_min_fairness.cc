@@ -84,25 +84,20 @@ TimeShare max_min_fairness(const TimeShareProblem& problem, bool perf) {
       for (std::size_t t = 0; t < types; ++t)
         if (p.throughput[j * types + t] > 0.0)
           k[j] = copies[j] * coefficients[j * types + t] / p.throughput[j * types + t];
+    // Third stage, agnostic: the real normalised throughputs (each class's own prop_j).
+    std::vector<double> kr = k;
+    if (real)
+      for (std::size_t j = 0; j < p.jobs(); ++j) {
+        double proportional = 0.0;
+        for (std::size_t t = 0; t < types; ++t)
+          proportional += real_thr[j * types + t] * p.capacity[t] / total;
+        kr[j] = proportional > 0.0 ? copies[j] * p.gpus[j] / (p.weight[j] * proportional) : 0.0;
+      }
     TimeShare stage = solved;
     lp.fix_objective(kTieBreakTolerance);
-    if (lp.reoptimise(tie_break_objective(p.types, p.throughput, k), stage)) {
-      solved.x = stage.x;
-      // Third stage, agnostic: the real normalised throughputs (each class's own prop_j).
-      std::vector<double> kr = k;
-      if (real)
-        for (std::size_t j = 0; j < p.jobs(); ++j) {
-          double proportional = 0.0;
-          for (std::size_t t = 0; t < types; ++t)
-            proportional += real_thr[j * types + t] * p.capacity[t] / total;
-          kr[j] = proportional > 0.0 ? copies[j] * p.gpus[j] / (p.weight[j] * proportional) : 0.0;
-        }
-      lp.fix_objective(kTieBreakTolerance);
-      if (lp.reoptimise(tie_break_third(p.types, p.throughput, real ? &real_thr : nullptr, kr),
-                        stage))
-        solved.x = stage.x;
-    }
-    solved.lps = stage.lps;
+    run_tie_break_stages(lp, tie_break_objective(p.types, p.throughput, k),
+                         tie_break_third(p.types, p.throughput, real ? &real_thr : nullptr, kr),
+                         stage, solved);
   }
   TimeShare out = solved;
   out.x.assign(problem.jobs() * types, 0.0);

@@ -49,14 +49,9 @@ TimeShare min_total_duration(const TimeShareProblem& problem, bool perf) {
     if (p.remaining[j] > 0.0) k[j] = scale / p.remaining[j];
   TimeShare stage = out;
   lp.fix_objective(kTieBreakTolerance);
-  if (lp.reoptimise(tie_break_objective(p.types, p.throughput, k), stage)) {
-    out.x = stage.x;
-    lp.fix_objective(kTieBreakTolerance);
-    if (lp.reoptimise(
-            tie_break_third(p.types, p.throughput, perf ? nullptr : &problem.throughput, k), stage))
-      out.x = stage.x;
-  }
-  out.lps = stage.lps;
+  run_tie_break_stages(
+      lp, tie_break_objective(p.types, p.throughput, k),
+      tie_break_third(p.types, p.throughput, perf ? nullptr : &problem.throughput, k), stage, out);
   return out;
 }
 

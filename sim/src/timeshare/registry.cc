@@ -2,6 +2,7 @@
 #include <string>
 
 #include "timeshare/factories.h"
+#include "timeshare/lp.h"
 
 namespace clustersim {
 
@@ -102,6 +103,16 @@ std::vector<double> agnostic_throughputs(const TimeShareProblem& p, bool ones) {
       if (thr[j * types + t] > 0.0) thr[j * types + t] = ones ? 1.0 : best;
   }
   return thr;
+}
+
+void run_tie_break_stages(TimeShareLp& lp, const std::vector<double>& second,
+                          const std::vector<double>& third, TimeShare& stage, TimeShare& out) {
+  if (lp.reoptimise(second, stage)) {
+    out.x = stage.x;
+    lp.fix_objective(kTieBreakTolerance);
+    if (lp.reoptimise(third, stage)) out.x = stage.x;
+  }
+  out.lps = stage.lps;
 }
 
 }  // namespace timeshare

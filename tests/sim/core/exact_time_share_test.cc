@@ -92,9 +92,10 @@ TEST(ExactRounds, AJobWithPartOfAStepLeftIsOwedThatStep) {
   EXPECT_EQ(r.jobs[1].preemptions, 6);
 }
 
-// One 1-GPU node of "k80" and one of "v100". Steps/s: B runs 2 on a V100 and cannot run on a
-// K80; A runs 10 and 5.
-RunResult run_k80_and_v100(SimOptions options, const std::vector<JobSpec>& jobs) {
+// One 1-GPU K80 node (first in the cluster's order) and `v100_nodes` 1-GPU V100 nodes, speeds
+// from a throughput table in Gavel's format (steps/s per type and scale factor).
+RunResult run_on_k80_and_v100(SimOptions options, int v100_nodes, const char* table,
+                              const std::vector<JobSpec>& jobs) {
   NodeGroupSpec k80;
   k80.name = "k80";
   k80.nodes = 1;
@@ -102,11 +103,10 @@ RunResult run_k80_and_v100(SimOptions options, const std::vector<JobSpec>& jobs)
   k80.gpu_type = "k80";
   NodeGroupSpec v100 = k80;
   v100.name = "v100";
+  v100.nodes = v100_nodes;
   v100.gpu_type = "v100";
   options.cluster.groups = {k80, v100};
-  std::istringstream json(R"json({
-    "v100": {"('A', 1)": {"null": 10.0}, "('B', 1)": {"null": 2.0}},
-    "k80":  {"('A', 1)": {"null": 5.0},  "('B', 1)": {"null": 0.0}}})json");
+  std::istringstream json(table);
   TableModelOptions table_options;
   table_options.reference_type = "v100";
   const auto model = make_table_throughput_model(
@@ -114,6 +114,14 @@ RunResult run_k80_and_v100(SimOptions options, const std::vector<JobSpec>& jobs)
       table_options);
   options.throughput = model.get();
   return simulate(options, jobs);
+}
+
+// One K80 and one V100. Steps/s: B runs 2 on a V100 and cannot run on a K80; A runs 10 and 5.
+RunResult run_k80_and_v100(SimOptions options, const std::vector<JobSpec>& jobs) {
+  return run_on_k80_and_v100(options, 1, R"json({
+    "v100": {"('A', 1)": {"null": 10.0}, "('B', 1)": {"null": 2.0}},
+    "k80":  {"('A', 1)": {"null": 5.0},  "('B', 1)": {"null": 0.0}}})json",
+                             jobs);
 }
 
 JobSpec stepped(const std::string& id, Time submit, const std::string& model, double steps) {
@@ -217,29 +225,12 @@ TEST(ExactFill, ALeftoverGpuGoesToAJobWithoutAShareUntilAShareHolderNeedsIt) {
   EXPECT_EQ(r.jobs[2].preemptions, 1);
 }
 
-// One 1-GPU K80 node and two 1-GPU V100 nodes (the K80 first in the cluster's order). Model A,
-// steps/s: 1 GPU 10 on a V100, 5 on a K80; 2 GPUs 20 and 10.
+// One K80 and two V100s. Model A, steps/s: 1 GPU 10 on a V100, 5 on a K80; 2 GPUs 20 and 10.
 RunResult run_k80_and_two_v100(SimOptions options, const std::vector<JobSpec>& jobs) {
-  NodeGroupSpec k80;
-  k80.name = "k80";
-  k80.nodes = 1;
-  k80.gpus_per_node = 1;
-  k80.gpu_type = "k80";
-  NodeGroupSpec v100 = k80;
-  v100.name = "v100";
-  v100.nodes = 2;
-  v100.gpu_type = "v100";
-  options.cluster.groups = {k80, v100};
-  std::istringstream json(R"json({
+  return run_on_k80_and_v100(options, 2, R"json({
     "v100": {"('A', 1)": {"null": 10.0}, "('A', 2)": {"null": 20.0}},
-    "k80":  {"('A', 1)": {"null": 5.0},  "('A', 2)": {"null": 10.0}}})json");
-  TableModelOptions table_options;
-  table_options.reference_type = "v100";
-  const auto model = make_table_throughput_model(
-      std::make_shared<const ThroughputTable>(parse_throughput_table(json, "t.json")),
-      table_options);
-  options.throughput = model.get();
-  return simulate(options, jobs);
+    "k80":  {"('A', 1)": {"null": 5.0},  "('A', 2)": {"null": 10.0}}})json",
+                             jobs);
 }
 
 // a (100 steps), w (2 GPUs, 200 steps) and c (150 steps), all model A, arrive at 0 in that

@@ -23,14 +23,9 @@
 namespace ckbench {
 namespace {
 
-constexpr std::size_t kAlign = 4096;
 using Clock = std::chrono::steady_clock;
 
 double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
-
-std::runtime_error sys_error(const std::string& what, const std::string& path) {
-  return std::runtime_error(what + " " + path + ": " + std::strerror(errno));
-}
 
 // SCHED_FIFO priority of worker and stage threads; 0 = the normal scheduler (the default).
 int g_worker_realtime_priority = 0;
@@ -104,7 +99,7 @@ BenchDataset write_bench_dataset(const std::string& path, const Corpus& corpus, 
   d.count = count;
   std::size_t largest = 0;
   for (const auto& s : corpus) largest = std::max(largest, s.size());
-  d.slot = (largest + kAlign - 1) / kAlign * kAlign;
+  d.slot = round_up_to_direct_io(largest);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) throw sys_error("cannot write", path);
   std::vector<char> pad(d.slot, 0);

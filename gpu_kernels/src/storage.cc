@@ -17,13 +17,11 @@
 
 namespace ckbench {
 
-namespace {
-
-constexpr std::size_t kAlign = 4096;
-
 std::runtime_error sys_error(const std::string& what, const std::string& path) {
   return std::runtime_error(what + " " + path + ": " + std::strerror(errno));
 }
+
+namespace {
 
 std::size_t file_size(int fd, const std::string& path) {
   struct stat st {};
@@ -71,11 +69,11 @@ void BlockReader::read(std::size_t offset, std::size_t bytes, std::uint8_t* dst)
   std::uint8_t* target = dst;
   std::size_t start = offset, length = bytes;
   if (direct_) {
-    start = offset / kAlign * kAlign;
-    length = (offset + bytes - start + kAlign - 1) / kAlign * kAlign;
+    start = offset / kDirectIoAlignment * kDirectIoAlignment;
+    length = round_up_to_direct_io(offset + bytes - start);
     if (bounce_bytes_ < length) {
       std::free(bounce_);
-      bounce_ = static_cast<std::uint8_t*>(std::aligned_alloc(kAlign, length));
+      bounce_ = static_cast<std::uint8_t*>(std::aligned_alloc(kDirectIoAlignment, length));
       if (bounce_ == nullptr) throw std::bad_alloc();
       bounce_bytes_ = length;
     }
@@ -102,7 +100,7 @@ void BlockReader::read(std::size_t offset, std::size_t bytes, std::uint8_t* dst)
 ReadResult read_file(const std::string& path, std::size_t block, ReadMode mode, int threads,
                      bool random_order, std::uint32_t seed) {
   if (block == 0 || threads < 1) throw std::invalid_argument("read_file: block 0 or no threads");
-  block = (block + kAlign - 1) / kAlign * kAlign;
+  block = round_up_to_direct_io(block);
   std::size_t size = 0;
   {
     const int fd = ::open(path.c_str(), O_RDONLY);

@@ -7,10 +7,20 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace ckbench {
+
+// O_DIRECT transfers: buffer address, file offset and length are multiples of this.
+inline constexpr std::size_t kDirectIoAlignment = 4096;
+inline constexpr std::size_t round_up_to_direct_io(std::size_t bytes) {
+  return (bytes + kDirectIoAlignment - 1) / kDirectIoAlignment * kDirectIoAlignment;
+}
+
+// "WHAT PATH: strerror(errno)", for a failed system call on a file.
+std::runtime_error sys_error(const std::string& what, const std::string& path);
 
 // A file of `bytes` pseudo-random bytes (incompressible), written once and fsync'ed.
 void write_test_file(const std::string& path, std::size_t bytes);

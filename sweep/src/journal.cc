@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "clustersim/error.h"
+#include "errno_error.h"
 
 namespace clustersim::sweep {
 
@@ -36,10 +37,6 @@ std::uint32_t read_u32(const std::string& bytes, std::size_t offset) {
   std::uint32_t value;
   std::memcpy(&value, bytes.data() + offset, sizeof value);
   return value;
-}
-
-[[noreturn]] void fail_errno(const std::string& path, const std::string& what) {
-  throw std::runtime_error(path + ": " + what + ": " + std::strerror(errno));
 }
 
 }  // namespace

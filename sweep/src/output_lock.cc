@@ -11,14 +11,11 @@
 #include <thread>
 
 #include "clustersim/error.h"
+#include "errno_error.h"
 
 namespace clustersim::sweep {
 
 namespace {
-
-[[noreturn]] void fail_errno(const std::string& path, const std::string& what) {
-  throw std::runtime_error(path + ": " + what + ": " + std::strerror(errno));
-}
 
 std::string read_all(int fd) {
   std::string text;

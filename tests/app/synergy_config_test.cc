@@ -3,6 +3,7 @@
 
 #include "clustersim/config.h"
 #include "clustersim/error.h"
+#include "config_error.h"
 
 namespace clustersim {
 namespace {
@@ -26,16 +27,6 @@ allocation = "tune"
 realloc_s = 2.5
 best_demand_tolerance = 0.02
 )";
-
-InputError parse_error(const std::string& text, const std::vector<std::string>& overrides = {}) {
-  try {
-    parse_run_config(text, "synergy.toml", "", overrides);
-  } catch (const InputError& error) {
-    return error;
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return InputError("", 0, "", "");
-}
 
 TEST(SynergyConfig, ParsesTheAllocationAndWorkloadKeys) {
   const RunConfig config = parse_run_config(kSynergy, "synergy.toml", "");
@@ -72,32 +63,49 @@ TEST(SynergyConfig, ParsesTheAllocationAndWorkloadKeys) {
 }
 
 TEST(SynergyConfig, BadInputNamesTheKey) {
-  const InputError mechanism = parse_error(kSynergy, {"scheduler.allocation=magic"});
+  const InputError mechanism =
+      testing::config_error("synergy.toml", "", kSynergy, {"scheduler.allocation=magic"});
   EXPECT_EQ(mechanism.field(), "scheduler.allocation");
   EXPECT_NE(std::string(mechanism.what()).find("proportional, greedy, tune, opt, drf, tetris"),
             std::string::npos)
       << mechanism.what();
-  const InputError split = parse_error(kSynergy, {"workload.class_split=[30, 60, 20]"});
+  const InputError split =
+      testing::config_error("synergy.toml", "", kSynergy, {"workload.class_split=[30, 60, 20]"});
   EXPECT_EQ(split.field(), "workload.class_split");
   EXPECT_NE(std::string(split.what()).find("sum to 100"), std::string::npos) << split.what();
-  EXPECT_EQ(parse_error(kSynergy, {"workload.class_split=[50, 50]"}).field(),
+  EXPECT_EQ(testing::config_error("synergy.toml", "", kSynergy, {"workload.class_split=[50, 50]"})
+                .field(),
             "workload.class_split");
-  EXPECT_EQ(parse_error(kSynergy, {"workload.class_split=[110, -10, 0]"}).field(),
-            "workload.class_split");
-  const InputError window = parse_error(kSynergy, {"workload.jobs=150"});
+  EXPECT_EQ(
+      testing::config_error("synergy.toml", "", kSynergy, {"workload.class_split=[110, -10, 0]"})
+          .field(),
+      "workload.class_split");
+  const InputError window =
+      testing::config_error("synergy.toml", "", kSynergy, {"workload.jobs=150"});
   EXPECT_EQ(window.field(), "workload.window");
   EXPECT_NE(std::string(window.what()).find("beyond the 150 generated jobs"), std::string::npos)
       << window.what();
   EXPECT_EQ(window.line(), 12u);
-  EXPECT_EQ(parse_error(kSynergy, {"workload.window=[5, 4]"}).field(), "workload.window");
-  EXPECT_EQ(parse_error(kSynergy, {"workload.window=[-1, 4]"}).field(), "workload.window");
-  EXPECT_EQ(parse_error(kSynergy, {"workload.gpu_demand=many"}).field(), "workload.gpu_demand");
-  EXPECT_EQ(parse_error(kSynergy, {"workload.jobs_per_hour=0"}).field(), "workload.jobs_per_hour");
-  EXPECT_EQ(parse_error(kSynergy, {"scheduler.realloc_s=-1"}).field(), "scheduler.realloc_s");
-  EXPECT_EQ(parse_error(kSynergy, {"scheduler.best_demand_tolerance=1"}).field(),
-            "scheduler.best_demand_tolerance");
+  EXPECT_EQ(testing::config_error("synergy.toml", "", kSynergy, {"workload.window=[5, 4]"}).field(),
+            "workload.window");
+  EXPECT_EQ(
+      testing::config_error("synergy.toml", "", kSynergy, {"workload.window=[-1, 4]"}).field(),
+      "workload.window");
+  EXPECT_EQ(
+      testing::config_error("synergy.toml", "", kSynergy, {"workload.gpu_demand=many"}).field(),
+      "workload.gpu_demand");
+  EXPECT_EQ(
+      testing::config_error("synergy.toml", "", kSynergy, {"workload.jobs_per_hour=0"}).field(),
+      "workload.jobs_per_hour");
+  EXPECT_EQ(testing::config_error("synergy.toml", "", kSynergy, {"scheduler.realloc_s=-1"}).field(),
+            "scheduler.realloc_s");
+  EXPECT_EQ(
+      testing::config_error("synergy.toml", "", kSynergy, {"scheduler.best_demand_tolerance=1"})
+          .field(),
+      "scheduler.best_demand_tolerance");
   // The philly generator's load is not a synergy key (a typo must not pass silently).
-  EXPECT_EQ(parse_error(kSynergy, {"workload.load=0.5"}).field(), "workload.load");
+  EXPECT_EQ(testing::config_error("synergy.toml", "", kSynergy, {"workload.load=0.5"}).field(),
+            "workload.load");
 }
 
 // A window over a trace must lie within the trace.

@@ -13,6 +13,7 @@ namespace clustersim {
 namespace {
 
 using testing::job;
+using testing::stepped;
 
 // One GPU; Gavel's max-min (agnostic) under the exact realisation, leases of X x 10 s.
 SimOptions one_gpu_exact() {
@@ -122,13 +123,6 @@ RunResult run_k80_and_v100(SimOptions options, const std::vector<JobSpec>& jobs)
     "v100": {"('A', 1)": {"null": 10.0}, "('B', 1)": {"null": 2.0}},
     "k80":  {"('A', 1)": {"null": 5.0},  "('B', 1)": {"null": 0.0}}})json",
                              jobs);
-}
-
-JobSpec stepped(const std::string& id, Time submit, const std::string& model, double steps) {
-  JobSpec spec = job(id, submit, 1, /*duration: any > 0, steps decide*/ 1.0);
-  spec.model = model;
-  spec.steps = steps;
-  return spec;
 }
 
 // Two B jobs (40 steps: 20 s on the V100 each) with the K80 idle all along: whatever the

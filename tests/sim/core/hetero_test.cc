@@ -15,6 +15,7 @@ namespace clustersim {
 namespace {
 
 using testing::job;
+using testing::stepped;
 
 // One 1-GPU node of "k80" (listed first) and one of "v100".
 SimOptions k80_and_v100() {
@@ -39,13 +40,6 @@ std::shared_ptr<const ThroughputTable> table() {
     "v100": {"('A', 1)": {"null": 10.0}, "('B', 1)": {"null": 2.0}, "('C', 1)": {"null": 10.0}},
     "k80":  {"('A', 1)": {"null": 5.0},  "('B', 1)": {"null": 0.0}, "('C', 1)": {"null": 9.0}}})json");
   return std::make_shared<const ThroughputTable>(parse_throughput_table(json, "t.json"));
-}
-
-JobSpec stepped(const std::string& id, Time submit, const std::string& model, double steps) {
-  JobSpec spec = job(id, submit, 1, /*duration: any > 0, steps decide*/ 1.0);
-  spec.model = model;
-  spec.steps = steps;
-  return spec;
 }
 
 RunResult run(SimOptions options, const std::vector<JobSpec>& jobs,

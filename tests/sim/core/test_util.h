@@ -49,6 +49,15 @@ inline JobSpec job(const std::string& id, Time submit, int gpus, double duration
   return spec;
 }
 
+// A one-GPU job of `model` whose length is `steps` training steps (the throughput model's
+// steps per second decide its duration).
+inline JobSpec stepped(const std::string& id, Time submit, const std::string& model, double steps) {
+  JobSpec spec = job(id, submit, 1, /*duration: any > 0, steps decide*/ 1.0);
+  spec.model = model;
+  spec.steps = steps;
+  return spec;
+}
+
 }  // namespace clustersim::testing
 
 #include <cmath>

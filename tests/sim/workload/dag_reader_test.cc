@@ -14,11 +14,11 @@ namespace {
 
 using testing::expect_input_error;
 
-constexpr const char* kHeader =
+constexpr const char* kDagHeader =
     "query_id,task_id,submit_time,model,parents,input_mb,output_mb,compute_ms\n";
 
 Workload read_dag_text(const std::string& rows, bool skip_invalid = false) {
-  std::istringstream in(kHeader + rows);
+  std::istringstream in(kDagHeader + rows);
   ReaderOptions options;
   options.skip_invalid = skip_invalid;
   return read_dag(in, "t.csv", options);
@@ -192,7 +192,7 @@ TEST(DagReader, HeaderErrors) {
       },
       "t.csv", 1, "gpus");
   expect_input_error([&] { read(""); }, "t.csv", 0, "");
-  expect_input_error([&] { read(kHeader); }, "t.csv", 0, "");  // no tasks
+  expect_input_error([&] { read(kDagHeader); }, "t.csv", 0, "");  // no tasks
 }
 
 TEST(DagReader, SkipInvalidDropsWholeQueries) {

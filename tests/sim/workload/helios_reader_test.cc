@@ -12,7 +12,7 @@ namespace {
 
 using testing::expect_input_error;
 
-const std::string kHeader =
+const std::string kHeliosHeader =
     "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,"
     "queue\n";
 
@@ -62,25 +62,25 @@ TEST(HeliosReader, ReadsSampleFileExactly) {
 
 TEST(HeliosReader, RowErrorsNameLineAndField) {
   const std::string ok = row("a", "1", "COMPLETED", "2020-03-01 00:00:00", "10");
-  expect_helios_error(kHeader + ok + row("b", "1", "RUNNING", "2020-03-01 00:00:00", "10"), 3,
+  expect_helios_error(kHeliosHeader + ok + row("b", "1", "RUNNING", "2020-03-01 00:00:00", "10"), 3,
                       "state");
-  expect_helios_error(kHeader + row("b", "1", "COMPLETED", "2019-02-29 00:00:00", "10"), 2,
+  expect_helios_error(kHeliosHeader + row("b", "1", "COMPLETED", "2019-02-29 00:00:00", "10"), 2,
                       "submit_time");  // not a leap year
-  expect_helios_error(kHeader + row("b", "1", "COMPLETED", "2020-13-01 00:00:00", "10"), 2,
+  expect_helios_error(kHeliosHeader + row("b", "1", "COMPLETED", "2020-13-01 00:00:00", "10"), 2,
                       "submit_time");
-  expect_helios_error(kHeader + row("b", "1", "COMPLETED", "2020-03-01 24:00:00", "10"), 2,
+  expect_helios_error(kHeliosHeader + row("b", "1", "COMPLETED", "2020-03-01 24:00:00", "10"), 2,
                       "submit_time");
-  expect_helios_error(kHeader + row("b", "1", "COMPLETED", "2020-03-01T00:00:00", "10"), 2,
+  expect_helios_error(kHeliosHeader + row("b", "1", "COMPLETED", "2020-03-01T00:00:00", "10"), 2,
                       "submit_time");
-  expect_helios_error(kHeader + row("b", "1", "COMPLETED", "1969-12-31 23:59:59", "10"), 2,
+  expect_helios_error(kHeliosHeader + row("b", "1", "COMPLETED", "1969-12-31 23:59:59", "10"), 2,
                       "submit_time");
-  expect_helios_error(kHeader + row("b", "x", "COMPLETED", "2020-03-01 00:00:00", "10"), 2,
+  expect_helios_error(kHeliosHeader + row("b", "x", "COMPLETED", "2020-03-01 00:00:00", "10"), 2,
                       "gpu_num");
-  expect_helios_error(kHeader + row("b", "1", "COMPLETED", "2020-03-01 00:00:00", "0"), 2,
+  expect_helios_error(kHeliosHeader + row("b", "1", "COMPLETED", "2020-03-01 00:00:00", "0"), 2,
                       "duration");
-  expect_helios_error(kHeader + row("b", "1", "COMPLETED", "2020-03-01 00:00:00", "-3"), 2,
+  expect_helios_error(kHeliosHeader + row("b", "1", "COMPLETED", "2020-03-01 00:00:00", "-3"), 2,
                       "duration");
-  expect_helios_error(kHeader + ok + ok, 3, "job_id");
+  expect_helios_error(kHeliosHeader + ok + ok, 3, "job_id");
   expect_helios_error("job_id,user,vc,gpu_num,cpu_num,state,submit_time\n", 1, "duration");
 }
 
@@ -92,21 +92,24 @@ TEST(HeliosReader, TimesOutOfOrderAreInvalid) {
   };
   const std::string t0 = "2020-03-01 00:00:00", t1 = "2020-03-01 00:01:00",
                     t2 = "2020-03-01 00:02:00";
-  EXPECT_EQ(read_helios_text(kHeader + timed("a", t0, t1, t2)).jobs.size(), 1u);
-  expect_helios_error(kHeader + timed("a", t0, t1, t2) + timed("b", t2, t1, t2), 3, "start_time");
-  expect_helios_error(kHeader + timed("b", t2, "", t1), 2, "end_time");  // submitted after it ended
-  expect_helios_error(kHeader + timed("b", t0, t2, t1), 2, "end_time");  // ends before it starts
-  expect_helios_error(kHeader + timed("b", t0, "yesterday", t1), 2, "start_time");
+  EXPECT_EQ(read_helios_text(kHeliosHeader + timed("a", t0, t1, t2)).jobs.size(), 1u);
+  expect_helios_error(kHeliosHeader + timed("a", t0, t1, t2) + timed("b", t2, t1, t2), 3,
+                      "start_time");
+  expect_helios_error(kHeliosHeader + timed("b", t2, "", t1), 2,
+                      "end_time");  // submitted after it ended
+  expect_helios_error(kHeliosHeader + timed("b", t0, t2, t1), 2,
+                      "end_time");  // ends before it starts
+  expect_helios_error(kHeliosHeader + timed("b", t0, "yesterday", t1), 2, "start_time");
   // With skip_invalid such rows are counted skips.
   const Workload w =
-      read_helios_text(kHeader + timed("a", t0, t1, t2) + timed("b", t2, "", t1), true);
+      read_helios_text(kHeliosHeader + timed("a", t0, t1, t2) + timed("b", t2, "", t1), true);
   EXPECT_EQ(w.jobs.size(), 1u);
   EXPECT_EQ(w.skipped_rows, 1u);
 }
 
 TEST(HeliosReader, SkipInvalidCounts) {
   const Workload w =
-      read_helios_text(kHeader + row("a", "1", "COMPLETED", "2020-03-01 00:00:00", "10") +
+      read_helios_text(kHeliosHeader + row("a", "1", "COMPLETED", "2020-03-01 00:00:00", "10") +
                            row("b", "1", "PENDING", "2020-03-01 00:00:00", "10") +
                            row("c", "0", "COMPLETED", "2020-03-01 00:00:00", "0") +
                            row("d", "2", "TIMEOUT", "2020-03-01 00:00:00", "0"),

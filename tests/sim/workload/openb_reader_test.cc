@@ -15,7 +15,7 @@ namespace {
 
 using testing::expect_input_error;
 
-const std::string kHeader =
+const std::string kOpenbHeader =
     "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
     "deletion_time,scheduled_time\n";
 
@@ -71,25 +71,25 @@ TEST(OpenbReader, ColumnErrors) {
       "scheduled_time\n",
       1, "num_gpu");
   expect_openb_error("", 0, "");
-  expect_openb_error(kHeader, 0, "");
+  expect_openb_error(kOpenbHeader, 0, "");
 }
 
 TEST(OpenbReader, RowErrorsNameLineAndField) {
-  expect_openb_error(kHeader + "p,1000,1024,1,1000,,LS,Running,0,10,x\n", 2, "scheduled_time");
-  expect_openb_error(kHeader + "p,1000,1024,-1,1000,,LS,Running,0,10,0\n", 2, "num_gpu");
-  expect_openb_error(kHeader + "p,1000,1024,1,0,,LS,Running,0,10,0\n", 2, "gpu_milli");
-  expect_openb_error(kHeader + "p,1000,1024,1,1500,,LS,Running,0,10,0\n", 2, "gpu_milli");
-  expect_openb_error(kHeader + "p,-1,1024,1,1000,,LS,Running,0,10,0\n", 2, "cpu_milli");
-  expect_openb_error(kHeader + "p,1000,1024,1,1000,,LS,Running,0,10,10\n", 2, "deletion_time");
-  expect_openb_error(kHeader + "p,1000,1024,1,1000,,LS,Running,5,10,4\n", 2, "scheduled_time");
-  expect_openb_error(kHeader + "p,1000,1024,1,1000,,LS,Running,0,10\n", 2, "");
+  expect_openb_error(kOpenbHeader + "p,1000,1024,1,1000,,LS,Running,0,10,x\n", 2, "scheduled_time");
+  expect_openb_error(kOpenbHeader + "p,1000,1024,-1,1000,,LS,Running,0,10,0\n", 2, "num_gpu");
+  expect_openb_error(kOpenbHeader + "p,1000,1024,1,0,,LS,Running,0,10,0\n", 2, "gpu_milli");
+  expect_openb_error(kOpenbHeader + "p,1000,1024,1,1500,,LS,Running,0,10,0\n", 2, "gpu_milli");
+  expect_openb_error(kOpenbHeader + "p,-1,1024,1,1000,,LS,Running,0,10,0\n", 2, "cpu_milli");
+  expect_openb_error(kOpenbHeader + "p,1000,1024,1,1000,,LS,Running,0,10,10\n", 2, "deletion_time");
+  expect_openb_error(kOpenbHeader + "p,1000,1024,1,1000,,LS,Running,5,10,4\n", 2, "scheduled_time");
+  expect_openb_error(kOpenbHeader + "p,1000,1024,1,1000,,LS,Running,0,10\n", 2, "");
   expect_openb_error(
-      kHeader + "p,1000,1024,1,1000,,LS,Running,0,10,0\np,1,1,1,1000,,LS,Running,0,5,0\n", 3,
+      kOpenbHeader + "p,1000,1024,1,1000,,LS,Running,0,10,0\np,1,1,1,1000,,LS,Running,0,5,0\n", 3,
       "name");
 }
 
 TEST(OpenbReader, CpuOnlyPodsRunAndSharesStaySharesWhenAsked) {
-  const std::string text = kHeader +
+  const std::string text = kOpenbHeader +
                            "cpu,2000,1024,0,0,,LS,Running,0,10,0\n"
                            "half,1000,1024,1,500,,LS,Running,0,10,0\n"
                            "two,1000,1024,2,500,,LS,Running,0,10,0\n";
@@ -116,14 +116,14 @@ TEST(OpenbReader, CpuOnlyPodsRunAndSharesStaySharesWhenAsked) {
   EXPECT_EQ(after.jobs[1].gpu_milli, 500);
   EXPECT_EQ(changed(after), 1u);  // a share of each of 2 GPUs still runs on whole GPUs
   // A CPU-only pod run as a job needs CPUs.
-  std::istringstream in(kHeader + "cpu,0,1024,0,0,,LS,Running,0,10,0\n");
+  std::istringstream in(kOpenbHeader + "cpu,0,1024,0,0,,LS,Running,0,10,0\n");
   ReaderOptions options;
   options.cpu_only_pods = CpuOnlyPods::kRun;
   expect_input_error([&] { read_openb(in, "pods.csv", options); }, "pods.csv", 2, "cpu_milli");
 }
 
 TEST(OpenbReader, SkipInvalidCounts) {
-  const Workload w = read_openb_text(kHeader +
+  const Workload w = read_openb_text(kOpenbHeader +
                                          "p1,1000,1024,1,1000,,LS,Running,0,10,0\n"
                                          "p2,1000,1024,1,1000,,LS,Running,0,nan,0\n"
                                          "p3,1000,1024,0,0,,LS,Running,0,10,0\n",

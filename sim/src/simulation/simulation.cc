@@ -50,7 +50,7 @@ struct Simulation::Parts {
   std::unique_ptr<ThroughputModel> owned_model;
   std::unique_ptr<internal::JobSpeed> speed;
   std::unique_ptr<internal::Engine> engine;
-  std::unique_ptr<CheckedHost> checked;
+  std::unique_ptr<Host> checked;  // a CheckedHost (file-local)
   std::unique_ptr<internal::Admission> admission;
   std::unique_ptr<internal::PlacementStage> placement;
   internal::Mechanisms mechanisms;

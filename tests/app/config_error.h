@@ -11,18 +11,22 @@
 
 namespace clustersim::testing {
 
-// The InputError that parse_run_config throws for `text` read as `file` (relative paths from
-// `base_dir`) with `overrides`; a test failure, and an empty error, when it parses.
-inline InputError config_error(const std::string& file, const std::string& base_dir,
-                               const std::string& text,
-                               const std::vector<std::string>& overrides = {}) {
-  try {
-    parse_run_config(text, file, base_dir, overrides);
-  } catch (const InputError& error) {
-    return error;
+// A config's file name (in its errors) and the folder its relative paths start from.
+struct ConfigFile {
+  std::string name;
+  std::string base_dir;
+
+  // The InputError that parse_run_config throws for `text` read as this file with
+  // `overrides`; a test failure, and an empty error, when it parses.
+  InputError error(const std::string& text, const std::vector<std::string>& overrides = {}) const {
+    try {
+      parse_run_config(text, name, base_dir, overrides);
+    } catch (const InputError& error) {
+      return error;
+    }
+    ADD_FAILURE() << "expected an InputError for:\n" << text;
+    return InputError("", 0, "", "");
   }
-  ADD_FAILURE() << "expected an InputError for:\n" << text;
-  return InputError("", 0, "", "");
-}
+};
 
 }  // namespace clustersim::testing

@@ -11,6 +11,9 @@
 namespace clustersim {
 namespace {
 
+// Where this file's configs are read from (its errors name it).
+const testing::ConfigFile kTestToml{"test.toml", "/data"};
+
 constexpr const char* kMinimal = R"([cluster]
 nodes = 4
 gpus_per_node = 8
@@ -81,42 +84,26 @@ vc_quota = "lend"
 }
 
 TEST(Config, UnknownKeysNameTheKeyAndLine) {
-  const InputError error =
-      testing::config_error("test.toml", "/data", std::string(kMinimal) + "polcy = \"x\"\n");
+  const InputError error = kTestToml.error(std::string(kMinimal) + "polcy = \"x\"\n");
   EXPECT_EQ(error.file(), "test.toml");
   EXPECT_EQ(error.field(), "scheduler.polcy");
   EXPECT_EQ(error.line(), 10u);
-  EXPECT_EQ(
-      testing::config_error("test.toml", "/data", std::string(kMinimal) + "[schedular]\n").field(),
-      "schedular");
+  EXPECT_EQ(kTestToml.error(std::string(kMinimal) + "[schedular]\n").field(), "schedular");
 }
 
 TEST(Config, BadValuesAreErrors) {
-  EXPECT_EQ(
-      testing::config_error("test.toml", "/data", kMinimal, {"scheduler.policy=lottery"}).field(),
-      "scheduler.policy");
-  EXPECT_EQ(testing::config_error("test.toml", "/data", kMinimal, {"scheduler.lease_s=-1"}).field(),
-            "scheduler.lease_s");
-  EXPECT_EQ(
-      testing::config_error("test.toml", "/data", kMinimal, {"cluster.gpus_per_node=\"eight\""})
-          .field(),
-      "cluster.gpus_per_node");
-  EXPECT_EQ(
-      testing::config_error("test.toml", "/data", kMinimal, {"workload.format=parquet"}).field(),
-      "workload.format");
-  EXPECT_EQ(
-      testing::config_error("test.toml", "/data", kMinimal, {"workload.generator=philly"}).field(),
-      "workload.generator");
-  EXPECT_EQ(testing::config_error("test.toml", "/data", kMinimal, {"nodot=1"}).field(), "nodot");
-  EXPECT_EQ(testing::config_error("test.toml", "/data",
-                                  "[cluster]\nnodes = 0\n[workload]\ngenerator = \"philly\"\n")
-                .field(),
+  EXPECT_EQ(kTestToml.error(kMinimal, {"scheduler.policy=lottery"}).field(), "scheduler.policy");
+  EXPECT_EQ(kTestToml.error(kMinimal, {"scheduler.lease_s=-1"}).field(), "scheduler.lease_s");
+  EXPECT_EQ(kTestToml.error(kMinimal, {"cluster.gpus_per_node=\"eight\""}).field(),
+            "cluster.gpus_per_node");
+  EXPECT_EQ(kTestToml.error(kMinimal, {"workload.format=parquet"}).field(), "workload.format");
+  EXPECT_EQ(kTestToml.error(kMinimal, {"workload.generator=philly"}).field(), "workload.generator");
+  EXPECT_EQ(kTestToml.error(kMinimal, {"nodot=1"}).field(), "nodot");
+  EXPECT_EQ(kTestToml.error("[cluster]\nnodes = 0\n[workload]\ngenerator = \"philly\"\n").field(),
             "cluster.nodes");
-  const InputError syntax = testing::config_error("test.toml", "/data", "[cluster\nnodes = 1\n");
+  const InputError syntax = kTestToml.error("[cluster\nnodes = 1\n");
   EXPECT_EQ(syntax.line(), 1u);
-  EXPECT_EQ(
-      testing::config_error("test.toml", "/data", "[workload]\ngenerator=\"philly\"\n").field(),
-      "cluster");
+  EXPECT_EQ(kTestToml.error("[workload]\ngenerator=\"philly\"\n").field(), "cluster");
 }
 
 TEST(Config, MissingConfigFileIsAnInputError) {
@@ -162,16 +149,12 @@ profiles = ")") + profiles +
   const RunResult faster = simulate(richer.sim, workload.jobs);
   EXPECT_LT(faster.metrics.gpu_seconds, result.metrics.gpu_seconds);  // 3 cores/GPU beat 1.5
 
-  EXPECT_EQ(
-      testing::config_error("test.toml", "/data", text, {"throughput.profiles=\"/nonexistent\""})
-          .file(),
-      "/nonexistent");
-  EXPECT_EQ(
-      testing::config_error(
-          "test.toml", "/data",
-          "[cluster]\nnodes=1\n[workload]\ngenerator=\"philly\"\n[throughput]\nmodel=\"profile\"\n")
-          .field(),
-      "throughput.profiles");
+  EXPECT_EQ(kTestToml.error(text, {"throughput.profiles=\"/nonexistent\""}).file(), "/nonexistent");
+  EXPECT_EQ(kTestToml
+                .error("[cluster]\nnodes=1\n[workload]\ngenerator=\"philly\"\n[throughput]\nmodel="
+                       "\"profile\"\n")
+                .field(),
+            "throughput.profiles");
 }
 
 }  // namespace
@@ -193,28 +176,19 @@ TEST(Config, SharingKeysAndTheirErrors) {
   EXPECT_EQ(*on.sim.sharing.constant_factor, 0.8);
   EXPECT_TRUE(on.workload.reader.gpu_shares);
   // A factor of 0, a factor without "constant", "constant" without its factor.
+  EXPECT_EQ(kTestToml.error(base + "[sharing]\ninterference = \"constant\"\nconstant_factor = 0\n")
+                .field(),
+            "sharing.constant_factor");
   EXPECT_EQ(
-      testing::config_error("test.toml", "/data",
-                            base + "[sharing]\ninterference = \"constant\"\nconstant_factor = 0\n")
-          .field(),
+      kTestToml.error(base + "[sharing]\ninterference = \"none\"\nconstant_factor = 0.5\n").field(),
       "sharing.constant_factor");
-  EXPECT_EQ(
-      testing::config_error("test.toml", "/data",
-                            base + "[sharing]\ninterference = \"none\"\nconstant_factor = 0.5\n")
-          .field(),
-      "sharing.constant_factor");
-  EXPECT_EQ(
-      testing::config_error("test.toml", "/data", base + "[sharing]\ninterference = \"constant\"\n")
-          .field(),
-      "sharing.interference");
-  EXPECT_EQ(
-      testing::config_error("test.toml", "/data", base + "[sharing]\ninterference = \"table\"\n")
-          .field(),
-      "sharing.interference");
+  EXPECT_EQ(kTestToml.error(base + "[sharing]\ninterference = \"constant\"\n").field(),
+            "sharing.interference");
+  EXPECT_EQ(kTestToml.error(base + "[sharing]\ninterference = \"table\"\n").field(),
+            "sharing.interference");
   // cpu_only_pods is openb's.
-  EXPECT_EQ(
-      testing::config_error("test.toml", "/data", base, {"workload.cpu_only_pods=\"run\""}).field(),
-      "workload.cpu_only_pods");
+  EXPECT_EQ(kTestToml.error(base, {"workload.cpu_only_pods=\"run\""}).field(),
+            "workload.cpu_only_pods");
 }
 
 TEST(Config, SharingPairTableErrorsNameFileLineAndField) {
@@ -225,9 +199,8 @@ TEST(Config, SharingPairTableErrorsNameFileLineAndField) {
       std::ofstream out(path);
       out << table;
     }
-    return testing::config_error(
-        "test.toml", "/data",
-        std::string(kMinimal) + "[sharing]\ninterference = \"table\"\ntable = \"" + path + "\"\n");
+    return kTestToml.error(std::string(kMinimal) +
+                           "[sharing]\ninterference = \"table\"\ntable = \"" + path + "\"\n");
   };
   const InputError factor = error_of("model,other,factor\nresnet,lm,0.5\nlm,*,0\n");
   EXPECT_EQ(factor.file(), dir + "/pairs.csv");
@@ -262,11 +235,9 @@ TEST(Config, SharingRefusedInThePlacementStudyAndWarnedWhereNoJobHasAShare) {
                             "/pods.csv\"\nformat = \"openb\"\ndepartures = \"none\"\n"
                             "on_unplaceable = \"drop\"\n[scheduler]\nplacement = \"best_fit\"\n";
   EXPECT_NO_THROW(parse_run_config(study, "test.toml", "/data"));
-  EXPECT_EQ(
-      testing::config_error("test.toml", "/data", study, {"sharing.interference=\"none\""}).field(),
-      "sharing.interference");
-  EXPECT_EQ(testing::config_error("test.toml", "/data", study, {"workload.cpu_only_pods=\"run\""})
-                .field(),
+  EXPECT_EQ(kTestToml.error(study, {"sharing.interference=\"none\""}).field(),
+            "sharing.interference");
+  EXPECT_EQ(kTestToml.error(study, {"workload.cpu_only_pods=\"run\""}).field(),
             "workload.cpu_only_pods");
   // A generated workload has no shares: sharing is warned, naming the key.
   const RunConfig generated =

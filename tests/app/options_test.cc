@@ -25,6 +25,9 @@
 namespace clustersim {
 namespace {
 
+// Where this file's configs are read from (its errors name it).
+const testing::ConfigFile kCfgToml{"cfg.toml", ""};
+
 namespace fs = std::filesystem;
 
 const std::string kSource = CLUSTERSIM_SOURCE_DIR;
@@ -330,7 +333,7 @@ TEST(Options, KeysOfTheOtherWorkloadKindAreErrorsNamingThem) {
     }
     tables[section][std::string(key.key())] =
         key.custom ? custom_sample(key, dir.path()) : toml_text(sample(key));
-    const InputError error = testing::config_error("cfg.toml", "", render(tables));
+    const InputError error = kCfgToml.error(render(tables));
     EXPECT_EQ(error.field(), field) << error.what();
     // Refused for its workload kind, or for its condition ("only with generator = ..."), which
     // the other kind's config cannot meet.
@@ -345,47 +348,44 @@ TEST(Options, KeysOfTheOtherWorkloadKindAreErrorsNamingThem) {
 
 // The case: a training key on a DAG workload names the key and its line.
 TEST(Options, TrainingKeyOnADagTraceIsAnErrorNamingTheKey) {
-  const InputError error = testing::config_error(
-      "cfg.toml", "",
+  const InputError error = kCfgToml.error(
       "[cluster]\nnodes = 2\n[workload]\ntrace = \"q.csv\"\nformat = \"dag\"\n[scheduler]\n"
       "lease_s = 60\n");
   EXPECT_EQ(std::string(error.what()),
             "cfg.toml:7: field 'scheduler.lease_s': only for training workloads (a DAG workload "
             "runs on the serving engine, which does not use it)");
-  EXPECT_EQ(testing::config_error("cfg.toml", "",
-                                  "[cluster]\nnodes = 2\n[workload]\ngenerator = \"query_dag\"\n"
-                                  "elastic_fraction = 0.5\n")
+  EXPECT_EQ(kCfgToml
+                .error("[cluster]\nnodes = 2\n[workload]\ngenerator = \"query_dag\"\n"
+                       "elastic_fraction = 0.5\n")
                 .field(),
             "workload.elastic_fraction");
-  EXPECT_EQ(testing::config_error("cfg.toml", "",
-                                  "[cluster]\nnodes = 2\n[workload]\ngenerator = \"query_dag\"\n"
-                                  "[mechanisms]\nelastic = true\n")
+  EXPECT_EQ(kCfgToml
+                .error("[cluster]\nnodes = 2\n[workload]\ngenerator = \"query_dag\"\n"
+                       "[mechanisms]\nelastic = true\n")
                 .field(),
             "mechanisms.elastic");
 }
 
 // A key that only applies with another key's value says which ("only with ...").
 TEST(Options, ConditionsNameTheKeyTheyNeed) {
-  EXPECT_EQ(
-      testing::config_error("cfg.toml", "",
-                            "[cluster]\nnodes = 2\n[workload]\ngenerator = \"synergy\"\nload = 1\n")
-          .message(),
-      "only with generator = \"philly\"");
+  EXPECT_EQ(kCfgToml.error("[cluster]\nnodes = 2\n[workload]\ngenerator = \"synergy\"\nload = 1\n")
+                .message(),
+            "only with generator = \"philly\"");
   // A query_dag key under philly needs query_dag first, not its own arrival process.
-  EXPECT_EQ(testing::config_error("cfg.toml", "",
-                                  "[cluster]\nnodes = 2\n[workload]\ngenerator = \"philly\"\n"
-                                  "burst_factor = 2\n")
+  EXPECT_EQ(kCfgToml
+                .error("[cluster]\nnodes = 2\n[workload]\ngenerator = \"philly\"\n"
+                       "burst_factor = 2\n")
                 .message(),
             "only with generator = \"query_dag\"");
-  EXPECT_EQ(testing::config_error("cfg.toml", "",
-                                  "[cluster]\nnodes = 2\n[workload]\ngenerator = \"philly\"\n"
-                                  "[throughput]\non_missing = \"neutral\"\n")
+  EXPECT_EQ(kCfgToml
+                .error("[cluster]\nnodes = 2\n[workload]\ngenerator = \"philly\"\n"
+                       "[throughput]\non_missing = \"neutral\"\n")
                 .message(),
             "only with model = \"profile\" or \"table\"");
   // The LP tie-break is refused with a policy that is not one of the six LPs.
-  EXPECT_EQ(testing::config_error("cfg.toml", "",
-                                  "[cluster]\nnodes = 2\n[workload]\ngenerator = \"philly\"\n"
-                                  "[scheduler]\npolicy = \"fifo_perf\"\ntie_break = \"none\"\n")
+  EXPECT_EQ(kCfgToml
+                .error("[cluster]\nnodes = 2\n[workload]\ngenerator = \"philly\"\n"
+                       "[scheduler]\npolicy = \"fifo_perf\"\ntie_break = \"none\"\n")
                 .field(),
             "scheduler.tie_break");
 }

@@ -8,6 +8,9 @@
 namespace clustersim {
 namespace {
 
+// Where this file's configs are read from (its errors name it).
+const testing::ConfigFile kSynergyToml{"synergy.toml", ""};
+
 constexpr const char* kSynergy = R"([cluster]
 nodes = 2
 gpus_per_node = 8
@@ -63,49 +66,35 @@ TEST(SynergyConfig, ParsesTheAllocationAndWorkloadKeys) {
 }
 
 TEST(SynergyConfig, BadInputNamesTheKey) {
-  const InputError mechanism =
-      testing::config_error("synergy.toml", "", kSynergy, {"scheduler.allocation=magic"});
+  const InputError mechanism = kSynergyToml.error(kSynergy, {"scheduler.allocation=magic"});
   EXPECT_EQ(mechanism.field(), "scheduler.allocation");
   EXPECT_NE(std::string(mechanism.what()).find("proportional, greedy, tune, opt, drf, tetris"),
             std::string::npos)
       << mechanism.what();
-  const InputError split =
-      testing::config_error("synergy.toml", "", kSynergy, {"workload.class_split=[30, 60, 20]"});
+  const InputError split = kSynergyToml.error(kSynergy, {"workload.class_split=[30, 60, 20]"});
   EXPECT_EQ(split.field(), "workload.class_split");
   EXPECT_NE(std::string(split.what()).find("sum to 100"), std::string::npos) << split.what();
-  EXPECT_EQ(testing::config_error("synergy.toml", "", kSynergy, {"workload.class_split=[50, 50]"})
-                .field(),
+  EXPECT_EQ(kSynergyToml.error(kSynergy, {"workload.class_split=[50, 50]"}).field(),
             "workload.class_split");
-  EXPECT_EQ(
-      testing::config_error("synergy.toml", "", kSynergy, {"workload.class_split=[110, -10, 0]"})
-          .field(),
-      "workload.class_split");
-  const InputError window =
-      testing::config_error("synergy.toml", "", kSynergy, {"workload.jobs=150"});
+  EXPECT_EQ(kSynergyToml.error(kSynergy, {"workload.class_split=[110, -10, 0]"}).field(),
+            "workload.class_split");
+  const InputError window = kSynergyToml.error(kSynergy, {"workload.jobs=150"});
   EXPECT_EQ(window.field(), "workload.window");
   EXPECT_NE(std::string(window.what()).find("beyond the 150 generated jobs"), std::string::npos)
       << window.what();
   EXPECT_EQ(window.line(), 12u);
-  EXPECT_EQ(testing::config_error("synergy.toml", "", kSynergy, {"workload.window=[5, 4]"}).field(),
-            "workload.window");
-  EXPECT_EQ(
-      testing::config_error("synergy.toml", "", kSynergy, {"workload.window=[-1, 4]"}).field(),
-      "workload.window");
-  EXPECT_EQ(
-      testing::config_error("synergy.toml", "", kSynergy, {"workload.gpu_demand=many"}).field(),
-      "workload.gpu_demand");
-  EXPECT_EQ(
-      testing::config_error("synergy.toml", "", kSynergy, {"workload.jobs_per_hour=0"}).field(),
-      "workload.jobs_per_hour");
-  EXPECT_EQ(testing::config_error("synergy.toml", "", kSynergy, {"scheduler.realloc_s=-1"}).field(),
+  EXPECT_EQ(kSynergyToml.error(kSynergy, {"workload.window=[5, 4]"}).field(), "workload.window");
+  EXPECT_EQ(kSynergyToml.error(kSynergy, {"workload.window=[-1, 4]"}).field(), "workload.window");
+  EXPECT_EQ(kSynergyToml.error(kSynergy, {"workload.gpu_demand=many"}).field(),
+            "workload.gpu_demand");
+  EXPECT_EQ(kSynergyToml.error(kSynergy, {"workload.jobs_per_hour=0"}).field(),
+            "workload.jobs_per_hour");
+  EXPECT_EQ(kSynergyToml.error(kSynergy, {"scheduler.realloc_s=-1"}).field(),
             "scheduler.realloc_s");
-  EXPECT_EQ(
-      testing::config_error("synergy.toml", "", kSynergy, {"scheduler.best_demand_tolerance=1"})
-          .field(),
-      "scheduler.best_demand_tolerance");
+  EXPECT_EQ(kSynergyToml.error(kSynergy, {"scheduler.best_demand_tolerance=1"}).field(),
+            "scheduler.best_demand_tolerance");
   // The philly generator's load is not a synergy key (a typo must not pass silently).
-  EXPECT_EQ(testing::config_error("synergy.toml", "", kSynergy, {"workload.load=0.5"}).field(),
-            "workload.load");
+  EXPECT_EQ(kSynergyToml.error(kSynergy, {"workload.load=0.5"}).field(), "workload.load");
 }
 
 // A window over a trace must lie within the trace.

@@ -2,7 +2,7 @@
 # Installs what the project needs from Debian's packages (skips the install when all are present).
 set -euo pipefail
 packages=(
-  cmake g++ make pkg-config
+  cmake g++ make ninja-build pkg-config
   libtomlplusplus-dev libcli11-dev nlohmann-json3-dev coinor-libclp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin libhdf5-openmpi-dev hdf5-tools libtbb-dev

@@ -33,7 +33,7 @@ finish() {
   local name=$1 heading=$2 status=0
   wait "${stage_pid[$name]}" || status=$?
   unset "stage_pid[$name]"
-  echo "== $heading =="
+  echo "== $heading (ended by ${SECONDS} s) =="
   cat "$logs/$name.log"
   [ "$status" -eq 0 ] || echo "== FAILED: $heading (exit status $status) =="
   return "$status"
@@ -45,7 +45,7 @@ stop_stages() {
 }
 trap stop_stages EXIT
 
-echo "== build (Release) =="
+echo "== build (Release), at ${SECONDS} s =="
 scripts/build.sh
 if [ "$sanitize" = 1 ]; then
   # -O1 -g1 (the sanitizers' recommended level; line tables for their reports): this build
@@ -53,7 +53,7 @@ if [ "$sanitize" = 1 ]; then
   start asan_build nice -n 19 env BUILD_DIR=build-asan BUILD_TYPE=RelWithDebInfo scripts/build.sh \
     -DCLUSTERSIM_SANITIZE=ON -DCLUSTERSIM_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
 fi
-echo "== tests (Release)${stage_pid[asan_build]:+, the sanitizer build behind them} =="
+echo "== tests (Release)${stage_pid[asan_build]:+, the sanitizer build behind them}, at ${SECONDS} s =="
 # The real-Slurm test runs after the others: among them it held a ctest slot for its 4-8 minutes
 # of mostly waiting, and the 2-slot tests waited for it.
 ctest --test-dir build --output-on-failure -j "$jobs" -E '^slurm_e2e_real$'
@@ -61,7 +61,7 @@ start slurm ctest --test-dir build --output-on-failure -R '^slurm_e2e_real$'
 
 if [ "$sanitize" = 1 ]; then
   finish asan_build "build (ASan + UBSan)"
-  echo "== tests (ASan + UBSan), behind the real-Slurm test =="
+  echo "== tests (ASan + UBSan), behind the real-Slurm test, at ${SECONDS} s =="
   # MPI launches are exercised by the Release run; under ASan, Open MPI's own leaks would be noise.
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     nice -n 19 ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE mpi

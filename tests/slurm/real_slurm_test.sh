@@ -166,6 +166,8 @@ check() { "$PYTHON" "$SRC/tests/sweep/check_results.py" "$@"; }
 cd "$WORK/jobs"
 
 job_field() { scontrol show job "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
+# The timeouts guard against a hang, not a speed: on a loaded runner each requeue cycle takes
+# longer (CI once saw job B still requeueing after 300 s, beside a full-priority build).
 wait_done() {  # JOBID TIMEOUT_S: until the job (every task of an array) has left the queue
   local job=$1 limit=$2 waited=0
   while squeue -h -j "$job" 2>/dev/null | grep -q .; do
@@ -223,7 +225,7 @@ jobB=$(sbatch --parsable --ntasks=1 --cpus-per-task=1 --time=1 --signal=B:USR1@5
   --output="$WORK/jobs/%x-%j.out" "$SRC/slurm/sweep.sbatch" "$GRID" --out "$WORK/b.h5" --save-timeseries)
 say "B: submitted sweep.sbatch --time=1 --signal=B:USR1@59 as job $jobB, C as array $jobC + merge" \
   "$mergeC (time-limit pass phase $phase s)"
-wait_done "$jobB" 300
+wait_done "$jobB" 480
 logB=$WORK/jobs/clustersim-sweep-$jobB.out
 [ "$(job_field "$jobB" JobState)" = COMPLETED ] || fail "job B: $(job_field "$jobB" JobState) $(job_field "$jobB" ExitCode)"
 restarts=$(job_field "$jobB" Restarts)
@@ -253,7 +255,7 @@ say "B: done in $(($(date +%s) - b_start)) s: $restarts requeue(s); a session sa
   "requeued job restarted $((restart_at - requeue_at)) s after scontrol requeue"
 
 # ---- C: every task signalled, requeued and resumed, then the merge.
-wait_done "$jobC" 300
+wait_done "$jobC" 480
 wait_done "$mergeC" 120
 [ "$(job_field "$mergeC" JobState)" = COMPLETED ] || fail "merge job: $(job_field "$mergeC" JobState) $(job_field "$mergeC" ExitCode)"
 for k in 0 1; do

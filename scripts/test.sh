@@ -2,7 +2,7 @@
 # Install what is missing, build, and pass every test: the optimized build and its tests, and
 # (unless CLUSTERSIM_SKIP_SANITIZE=1) the same suites under AddressSanitizer + UndefinedBehaviorSanitizer.
 #
-# The stages overlap where one leaves the CPU idle (measured on CI's 2 cores: the optimized tests
+# The stages overlap where one leaves the CPU idle (measured on 2 cores, as CI has: the optimized tests
 # keep about two thirds of it busy, as the MPI tests hold 2 ctest slots while mostly one core
 # works; the real-Slurm test mostly waits on Slurm's one-minute time limits). What fills the idle
 # CPU runs at the lowest priority (nice 19): the sanitizer build behind the optimized tests, the

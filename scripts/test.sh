@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Install what is missing, build, and pass every test: the optimized build and its tests, and
-# (unless CLUSTERSIM_SKIP_SANITIZE=1) the same suites under AddressSanitizer + UndefinedBehaviorSanitizer.
+# (unless CLUSTERSIM_SKIP_SANITIZE=1) the same suites under AddressSanitizer + UBSan.
 #
-# The stages overlap where one leaves the CPU idle (measured on 2 cores, as CI has: the optimized tests
-# keep about two thirds of it busy, as the MPI tests hold 2 ctest slots while mostly one core
-# works; the real-Slurm test mostly waits on Slurm's one-minute time limits). What fills the idle
-# CPU runs at the lowest priority (nice 19): the sanitizer build behind the optimized tests, the
-# sanitizer tests behind the real-Slurm test. The tests in front keep the CPU they have alone
+# The stages overlap where one leaves the CPU idle (measured on 2 cores, as CI has: the optimized
+# tests keep about two thirds of it busy, as the MPI tests hold 2 ctest slots while mostly one
+# core works; the real-Slurm test mostly waits on Slurm's one-minute time limits). What fills the
+# idle CPU runs at the lowest priority (nice 19): the sanitizer build behind the optimized tests,
+# the sanitizer tests behind the real-Slurm test. The tests in front keep the CPU they have alone
 # (the real-Slurm test's jobs, sized to be signalled and requeued within its limits, missed them
 # once when a full-priority build ran beside it).
 set -euo pipefail
@@ -50,10 +50,12 @@ scripts/build.sh
 if [ "$sanitize" = 1 ]; then
   # -O1 -g1 (the sanitizers' recommended level; line tables for their reports): this build
   # compiles in about half the time of RelWithDebInfo's -O2 -g (nlohmann::json-heavy files 2.5x).
-  start asan_build nice -n 19 env BUILD_DIR=build-asan BUILD_TYPE=RelWithDebInfo scripts/build.sh \
-    -DCLUSTERSIM_SANITIZE=ON -DCLUSTERSIM_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
+  start asan_build nice -n 19 env BUILD_DIR=build-asan BUILD_TYPE=RelWithDebInfo \
+    scripts/build.sh -DCLUSTERSIM_SANITIZE=ON -DCLUSTERSIM_BUILD_BENCH=OFF \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
 fi
-echo "== tests (Release)${stage_pid[asan_build]:+, the sanitizer build behind them}, at ${SECONDS} s =="
+echo "== tests (Release)${stage_pid[asan_build]:+, the sanitizer build behind them}," \
+  "at ${SECONDS} s =="
 # The real-Slurm test runs after the others: among them it held a ctest slot for its 4-8 minutes
 # of mostly waiting, and the 2-slot tests waited for it.
 ctest --test-dir build --output-on-failure -j "$jobs" -E '^slurm_e2e_real$'

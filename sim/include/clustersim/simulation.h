@@ -9,7 +9,8 @@
 // returns there, so a caller can watch every decision, or, with no decider
 // (set_decider(nullptr)), make them itself: read the view and apply() plans. run() goes to the
 // end. A user's decider (decider.h) replaces the built-in one; a user's mechanism (mechanism.h)
-// joins the built-in ones. simulate() (simulator.h) is Simulation(...).run().
+// joins the built-in ones, and so does a user's rate model (rate_model.h). simulate()
+// (simulator.h) is Simulation(...).run().
 //
 // A generated workload with a measurement window streams in: when the window outlives the
 // arrivals, the workload grows (generators are prefix-stable) and the run goes on, up to 8x the
@@ -29,6 +30,7 @@
 #include "clustersim/mechanism.h"
 #include "clustersim/metrics.h"
 #include "clustersim/plan.h"
+#include "clustersim/rate_model.h"
 #include "clustersim/simulator.h"
 #include "clustersim/view.h"
 
@@ -63,6 +65,9 @@ class Simulation {
   // is attached (again) when the simulation starts: it must start afresh in attach().
   void set_decider(std::unique_ptr<Decider> decider);
   void add_mechanism(std::unique_ptr<Mechanism> mechanism);
+  // A factor of every job's rate (rate_model.h), after the built-in ones ([sharing]'s
+  // interference), in the order added. Before the run starts (or after reset()).
+  void add_rate_model(std::unique_ptr<RateModel> model);
 
   // Back to the start. With a seed: the run's randomness (placement, drawn overheads, failures;
   // for a config with a generated workload, the workload too, as a sweep's seed does).
@@ -109,6 +114,7 @@ class Simulation {
   std::unique_ptr<Decider> user_decider_;
   bool external_ = false;  // no decider: the caller decides
   std::vector<std::unique_ptr<Mechanism>> user_mechanisms_;
+  std::vector<std::unique_ptr<RateModel>> user_rate_models_;
   std::unique_ptr<Parts> parts_;
   bool in_point_ = false;
   bool over_ = false;

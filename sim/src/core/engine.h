@@ -21,7 +21,6 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "clustersim/cluster_state.h"
@@ -30,27 +29,17 @@
 #include "clustersim/job_state.h"
 #include "clustersim/mechanism.h"
 #include "clustersim/plan.h"
+#include "clustersim/rate_model.h"
 #include "clustersim/simulator.h"
 #include "clustersim/view.h"
 #include "core/event_queue.h"
 #include "core/grant_store.h"
+#include "core/job_admission.h"
+#include "core/measurement.h"
 #include "core/overheads.h"
 #include "throughput/job_speed.h"
 
 namespace clustersim::internal {
-
-// Which jobs can ever run: asked once per job as it is loaded (after its VC and GPU type are
-// resolved), so that a job that can never start is rejected (or reported) before the run.
-// decider/admission.h implements the built-in rules.
-class JobAdmission {
- public:
-  struct Rejection {
-    const char* field;  // the job's attribute at fault, in the native CSV's terms
-    std::string why;
-  };
-  virtual ~JobAdmission() = default;
-  virtual std::optional<Rejection> check(const JobState& job, const View& view) = 0;
-};
 
 class Engine final : public View, public Host {
  public:
@@ -72,6 +61,11 @@ class Engine final : public View, public Host {
   // controller that reads the view), and the mechanisms that hear of jobs beginning to run.
   void set_decider(Decider* decider) { decider_ = decider; }
   void add_mechanism(Mechanism& mechanism) { mechanisms_.push_back(&mechanism); }
+  // A factor of every job's rate from now on (before load()).
+  void add_rate_model(RateModel& model) {
+    model.attach(*this);
+    rate_models_.push_back(&model);
+  }
   // Called when the last known arrival has been consumed while a window is still measuring:
   // it may load more jobs (load()) and return true.
   void set_arrivals_exhausted(std::function<bool()> extend) { extend_ = std::move(extend); }
@@ -157,14 +151,7 @@ class Engine final : public View, public Host {
   void save_job(JobState& job);
   void change_job(JobState& job, std::span<const Grant> old_grants, bool resized);
   void set_rate(JobState& job);
-  // CPU-only and fractional jobs (JobState::requested_gpus 0; sim/README.md, "GPU sharing").
-  bool fits_an_empty_node(const JobState& job) const;
-  std::string gpu_mem_refusal(const JobState& job) const;     // GPU memory stated: "" if it fits
-  double share_rate(const JobState& job, int* others) const;  // and the jobs sharing its GPU
-  void index_pair_table(std::size_t from);                    // jobs from `from` on
-  double pair_factor(std::uint32_t job, std::uint32_t other) const;
-  void fold_colocation(std::uint32_t job, int others);
-  void rerate_touched();
+  void rerate_affected();  // the jobs the rate models name, after a plan or a job event
   Allocation allocation_of(std::span<const Grant> grants) const;
 
   // Transitions' bookkeeping.
@@ -179,8 +166,6 @@ class Engine final : public View, public Host {
   void leave_waiting(std::uint32_t job);  // it starts: no longer listed as waiting
 
   // Measurement.
-  void take_sample();
-  void finish_time_fairness(RunMetrics& m) const;
   void integrate_until(Time now);
   std::uint32_t queue_head() const;
   void check_invariants() const;
@@ -232,18 +217,10 @@ class Engine final : public View, public Host {
   std::vector<std::uint32_t> waiting_;
   std::vector<std::uint32_t> waiting_position_;
   GrantStore grants_;
-  // GPU sharing: GPUs whose shares changed in this step (their jobs are re-rated), and by job
-  // (only with sharing): since when it has shared its GPU with how many jobs.
-  std::vector<std::pair<std::uint32_t, int>> touched_gpus_;
-  std::vector<Time> colocated_since_;
-  std::vector<int> colocated_with_;
-  std::size_t small_jobs_ = 0;  // CPU-only and fractional jobs loaded
-  // interference = "table": each job's model (an index into model_names_), and the factor of
-  // each ordered pair of models (NaN: the table has none).
-  std::vector<std::string> model_names_;
-  std::unordered_map<std::string, std::uint32_t> model_index_;
-  std::vector<std::uint32_t> table_model_;
-  std::vector<double> pair_factors_;
+  // Rate models (rate_model.h), in the order they joined, and scratch: the jobs they name.
+  std::vector<RateModel*> rate_models_;
+  std::vector<std::uint32_t> affected_;
+  std::size_t small_jobs_ = 0;     // CPU-only and fractional jobs loaded
   std::vector<Grant> old_grants_;  // scratch: a changed job's grants before the plan
   std::vector<std::vector<std::uint32_t>> node_holders_;
   std::vector<std::uint32_t> plan_stamp_;  // apply number that last named each job
@@ -263,9 +240,7 @@ class Engine final : public View, public Host {
   int held_gpus_total_ = 0;
 
   // Measurement.
-  std::vector<Sample> samples_;
-  double fragmented_sum_ = 0.0;
-  std::uint64_t sample_count_ = 0;
+  Measurement measurement_;  // integrals, samples, metrics (measurement.h)
   std::uint64_t events_processed_ = 0;
   std::uint64_t reallocations_ = 0;
   std::uint64_t checkpoints_ = 0;
@@ -278,16 +253,8 @@ class Engine final : public View, public Host {
   double overhead_gpu_seconds_ = 0.0;
   std::size_t rejected_ = 0;
   std::size_t active_jobs_ = 0;  // submitted and not finished
-  double queue_length_integral_ = 0.0;
   Time last_batch_time_ = 0.0;
   Time first_submit_ = 0.0;
-  // Resources held x time, from measure_from_ on (cluster-wide; for the utilisations).
-  Time measure_from_ = 0.0;
-  double busy_gpu_integral_ = 0.0;
-  double cpu_integral_ = 0.0;
-  double mem_integral_ = 0.0;
-  double storage_integral_ = 0.0;
-  double window_queue_integral_ = 0.0;
   // Window: jobs of the window not finished yet (rejected ones excluded).
   std::size_t window_left_ = 0;
   Time window_end_ = 0.0;

@@ -1,12 +1,85 @@
 #include "decider/admission.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
+#include "clustersim/mig.h"
 #include "decider/placement_stage.h"
 
 namespace clustersim::internal {
+
+namespace {
+
+// The GPU memory a job states (gpu_mem_gb) against the GPUs it may use: "" if it fits (or the
+// cluster models no GPU memory there), else why not. A share's GPU is checked at placement, so
+// one GPU with room is enough; a whole GPU gives its job all of its memory, but whole-GPU
+// placement does not look at memory, so every GPU a whole-GPU job may get must hold it. A MIG
+// slice has its profile's memory.
+std::string gpu_mem_refusal(const JobState& job, const ClusterState& cluster) {
+  const double need = job.spec->gpu_mem_gb;
+  if (!(need > 0.0) || (job.requested_gpus == 0 && job.milli == 0 && job.mig == 0)) return "";
+  const auto gb = [](double value) {
+    std::string text = std::to_string(value);
+    text.erase(text.find_last_not_of('0') + 1);
+    if (text.back() == '.') text.pop_back();
+    return text + " GB";
+  };
+  if (job.mig != 0) {
+    double most = 0.0;
+    for (const auto& node : cluster.nodes())
+      if (node.mig >= 0 && (job.gpu_type < 0 || node.gpu_type == job.gpu_type))
+        most = std::max(most, mig_slice(node.mig, job.mig).mem_gb);
+    if (most == 0.0 || need <= most) return "";  // (no node offers it: refused for that)
+    return "needs " + gb(need) + " of GPU memory; its MIG profile " +
+           std::string(mig_profile_name(job.mig)) + " has " + gb(most);
+  }
+  const std::int32_t need_mb = ClusterState::gpu_mem_mb(need);
+  std::int32_t most = 0, least = std::numeric_limits<std::int32_t>::max();
+  bool unmodelled = false;
+  for (const auto& node : cluster.nodes()) {
+    if (node.mig >= 0 || (job.gpu_type >= 0 && node.gpu_type != job.gpu_type)) continue;
+    unmodelled = unmodelled || node.gpu_mem_mb <= 0;
+    if (node.gpu_mem_mb <= 0) continue;
+    most = std::max(most, node.gpu_mem_mb);
+    least = std::min(least, node.gpu_mem_mb);
+  }
+  if (most == 0) return "";  // not modelled on its GPUs
+  if (need_mb > most && !unmodelled)
+    return "needs " + gb(need) + " of GPU memory per GPU; the largest GPU" +
+           (job.gpu_type >= 0 ? " of its type" : "") + " has " + gb(most / 1000.0);
+  if (job.milli == 0 && (need_mb > least || unmodelled))
+    return "needs " + gb(need) + " of GPU memory per GPU, and some GPUs it may be placed on have " +
+           (unmodelled ? "no modelled memory" : gb(least / 1000.0)) +
+           ": whole-GPU placement does not check GPU memory (name a gpu_type whose GPUs hold it)";
+  return "";
+}
+
+bool fits_an_empty_node(const JobState& job, const ClusterState& cluster) {
+  constexpr double kEpsilon = ClusterState::kResourceEpsilon;
+  for (std::uint32_t i = 0; i < cluster.nodes().size(); ++i) {
+    const auto& node = cluster.node(i);
+    if (job.gpu_type >= 0 && node.gpu_type != job.gpu_type) continue;
+    if (job.mig != 0 && (node.mig < 0 || mig_slice(node.mig, job.mig).size == 0)) continue;
+    if (job.milli != 0 && node.mig >= 0) continue;  // a share takes no MIG GPU
+    const Grant grant =
+        job.mig != 0 ? cluster.mig_grant(i, 0, job.mig, mig_first_start(node.mig, job.mig, 0),
+                                         job.spec->cpus, job.spec->mem_gb)
+                     : cluster.share_grant(i, job.milli, 0, job.spec->cpus, job.spec->mem_gb,
+                                           job.spec->gpu_mem_gb);
+    if (job.milli == 0 && job.mig == 0 && node.cpus <= 0.0)
+      continue;  // a CPU-only job needs modelled CPUs
+    if (grant.cpus <= node.cpus + kEpsilon && grant.mem_gb <= node.mem_gb + kEpsilon &&
+        grant.storage_mbps <= node.storage_mbps + kEpsilon &&
+        (node.gpu_mem_mb <= 0 || grant.gpu_mem_mb <= node.gpu_mem_mb))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 Admission::Admission(const SimOptions& options, const ClusterState& cluster)
     : cluster_(cluster),
@@ -50,6 +123,20 @@ std::optional<JobAdmission::Rejection> Admission::check(const JobState& job, con
       return Rejection{spec.cpus > 0.0 ? "cpus" : "mem_gb",
                        "no set of nodes has the CPUs and memory it asks for with its GPUs"};
   }
+  // What the GPUs and nodes physically offer, whatever the decider: GPU memory, a MIG slice's
+  // profile, and for CPU-only jobs and shares the CPUs and memory of one node.
+  if (std::string why = gpu_mem_refusal(job, cluster_); !why.empty())
+    return Rejection{"gpu_mem_gb", std::move(why)};
+  if (job.mig != 0 && !fits_an_empty_node(job, cluster_))
+    return Rejection{"mig_profile", "no MIG node (of its GPU type; [cluster] mig) offers profile " +
+                                        std::string(mig_profile_name(spec.mig_profile)) +
+                                        " with the CPUs and memory it asks for"};
+  if (job.requested_gpus == 0 && !fits_an_empty_node(job, cluster_))
+    return Rejection{spec.num_gpus == 0 ? "cpus" : "gpu_milli",
+                     "no node (of its GPU type) has the CPUs and memory it asks for" +
+                         std::string(spec.num_gpus == 0 && !cluster_.models_cpus()
+                                         ? " (the cluster models no CPUs: set cpus_per_node)"
+                                         : "")};
   return std::nullopt;
 }
 

@@ -4,7 +4,9 @@
 // A job is rejected (or reported, unless reject_impossible) at load when it can never start: its
 // VC is not one the cluster defines, its GPU type does not exist, it needs more GPUs than one
 // GPU type has (a job never mixes types) or, with strict quotas, than its VC's quota, or no set
-// of nodes has the CPUs and memory it asks for with its GPUs.
+// of nodes has the CPUs and memory it asks for with its GPUs; or what the hardware offers rules
+// it out: the GPU memory it states (gpu_mem_gb), its MIG profile, or for a CPU-only job or a GPU
+// share, the CPUs and memory of any one node.
 #pragma once
 
 #include <cstdint>

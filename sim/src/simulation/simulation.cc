@@ -14,6 +14,7 @@
 #include "decider/time_share_decider.h"
 #include "mechanisms/registry.h"
 #include "throughput/job_speed.h"
+#include "throughput/sharing_interference.h"
 
 namespace clustersim {
 
@@ -50,7 +51,8 @@ struct Simulation::Parts {
   std::unique_ptr<ThroughputModel> owned_model;
   std::unique_ptr<internal::JobSpeed> speed;
   std::unique_ptr<internal::Engine> engine;
-  std::unique_ptr<Host> checked;  // a CheckedHost (file-local)
+  std::unique_ptr<RateModel> sharing;  // [sharing]'s interference, when sharing is on
+  std::unique_ptr<Host> checked;       // a CheckedHost (file-local)
   std::unique_ptr<internal::Admission> admission;
   std::unique_ptr<internal::PlacementStage> placement;
   internal::Mechanisms mechanisms;
@@ -94,6 +96,12 @@ void Simulation::add_mechanism(std::unique_ptr<Mechanism> mechanism) {
   user_mechanisms_.push_back(std::move(mechanism));
 }
 
+void Simulation::add_rate_model(std::unique_ptr<RateModel> model) {
+  if (parts_) throw std::logic_error("add_rate_model: the simulation has started (reset() first)");
+  if (!model) throw std::invalid_argument("add_rate_model: no rate model");
+  user_rate_models_.push_back(std::move(model));
+}
+
 void Simulation::reset(std::optional<std::uint64_t> seed) {
   parts_.reset();
   in_point_ = over_ = result_taken_ = false;
@@ -129,6 +137,12 @@ void Simulation::assemble(Parts& parts) {
   parts.engine =
       std::make_unique<internal::Engine>(options_, *parts.speed, options_.mechanisms.elastic);
   internal::Engine& engine = *parts.engine;
+  // Rate models (rate_model.h): the built-in ones, then the user's, in the order they were added.
+  if (options_.sharing.enabled()) {
+    parts.sharing = std::make_unique<internal::SharingInterference>(options_.sharing);
+    engine.add_rate_model(*parts.sharing);
+  }
+  for (auto& model : user_rate_models_) engine.add_rate_model(*model);
   parts.checked = std::make_unique<CheckedHost>(engine);
   parts.placement = std::make_unique<internal::PlacementStage>(options_, engine);
   if (parts.placement->uses_free_gpu_prefix_sums()) engine.track_free_gpu_prefix_sums();

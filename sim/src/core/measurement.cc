@@ -1,0 +1,158 @@
+#include "core/measurement.h"
+
+#include <algorithm>
+
+#include "clustersim/cluster_state.h"
+#include "clustersim/mig.h"
+#include "metrics/summary_stats.h"
+
+namespace clustersim::internal {
+
+void Measurement::integrate(Time last, Time now, int busy, double waiting) {
+  queue_length_integral_ += waiting * (now - last);
+  const Time from = std::max(last, measure_from_);
+  if (now <= from) return;
+  const ClusterState& cluster = view_.cluster();
+  const double dt = now - from;
+  busy_gpu_integral_ += busy * dt;
+  if (cluster.held_milli() != 0)
+    busy_gpu_integral_ +=
+        static_cast<double>(cluster.held_milli()) * dt / ClusterState::kMilliPerGpu;
+  if (cluster.held_mig_compute() != 0)
+    busy_gpu_integral_ += cluster.held_mig_compute() * dt / kMigComputeSlices;
+  cpu_integral_ += cluster.allocated_cpus() * dt;
+  mem_integral_ += cluster.allocated_mem_gb() * dt;
+  storage_integral_ += cluster.allocated_storage_mbps() * dt;
+  window_queue_integral_ += waiting * dt;
+}
+
+void Measurement::take_sample(Time now, std::optional<std::uint32_t> head) {
+  const ClusterState& cluster = view_.cluster();
+  Sample sample;
+  sample.time = now;
+  sample.idle_gpus = cluster.free_gpus();
+  sample.busy_gpus = cluster.total_gpus() - sample.idle_gpus;
+  sample.queue_length = static_cast<int>(view_.waiting().size());
+  sample.running_jobs = static_cast<int>(view_.holders().size());
+  if (head) {
+    // Fragmented: idle GPUs on nodes (of a type the head-of-queue job may use) whose idle count
+    // is below what that job would need from one node.
+    const JobState& job = view_.jobs()[*head];
+    sample.fragmented_gpus = cluster.fragmented_gpus(job.gpu_type, job.gpus);
+  }
+  if (now >= measure_from_) {
+    fragmented_sum_ += sample.fragmented_gpus;
+    ++sample_count_;
+  }
+  if (options_.record_samples) samples_.push_back(sample);
+}
+
+void Measurement::summarize(std::span<JobRecord> records, Time first_submit, Time window_end,
+                            RunMetrics& m) {
+  std::span<const JobState> jobs = view_.jobs();
+  const ClusterState& cluster = view_.cluster();
+  std::vector<double> jcts, queues;
+  jcts.reserve(jobs.size());
+  queues.reserve(jobs.size());
+  Time last_finish = first_submit;
+  const bool windowed = options_.window.has_value();
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    JobRecord& record = records[i];
+    if (jobs[i].phase != JobPhase::kFinished) {
+      // What a job that did not finish accumulated is not reported (as if it never ran).
+      record.start_time = record.finish_time = -1.0;
+      record.queue_delay = record.gpu_seconds = record.overhead_gpu_seconds = 0.0;
+      record.preemptions = record.nodes = 0;
+      record.colocated_seconds = 0.0;
+      record.migrations = record.resizes = record.failures = 0;
+      record.lost_gpu_seconds = record.checkpoint_gpu_seconds = record.restore_gpu_seconds =
+          record.migration_gpu_seconds = record.resize_gpu_seconds = record.realloc_gpu_seconds =
+              0.0;
+      continue;
+    }
+    record.jct = record.finish_time - record.submit_time;
+    if (windowed && (i < options_.window->first || i > options_.window->last)) continue;
+    jcts.push_back(record.jct);
+    queues.push_back(record.queue_delay);
+    m.gpu_seconds += record.gpu_seconds;
+    m.overhead_gpu_seconds += record.overhead_gpu_seconds;
+    m.preemptions += static_cast<std::size_t>(record.preemptions);
+    m.migrations += static_cast<std::uint64_t>(record.migrations);
+    m.resizes += static_cast<std::uint64_t>(record.resizes);
+    m.failures += static_cast<std::uint64_t>(record.failures);
+    m.lost_gpu_seconds += record.lost_gpu_seconds;
+    m.overhead_checkpoint_gpu_seconds += record.checkpoint_gpu_seconds;
+    m.overhead_restore_gpu_seconds += record.restore_gpu_seconds;
+    m.overhead_migration_gpu_seconds += record.migration_gpu_seconds;
+    m.overhead_resize_gpu_seconds += record.resize_gpu_seconds;
+    m.overhead_realloc_gpu_seconds += record.realloc_gpu_seconds;
+    last_finish = std::max(last_finish, record.finish_time);
+  }
+  m.jobs = jcts.size();
+  m.window_jobs = windowed ? options_.window->last - options_.window->first + 1 : jobs.size();
+  summarize_jcts_and_queues(jcts, queues, m);
+  if (!jcts.empty()) {
+    // Without a window: the whole run. With one: from the window's first submit to its last
+    // finish, and utilisation from what the whole cluster held over that span.
+    const Time end = windowed ? window_end : last_finish;
+    m.makespan = end - measure_from_;
+    if (m.makespan > 0.0) {
+      const auto util = [&](double integral, double total) {
+        return total > 0.0 ? integral / (total * m.makespan) : 0.0;
+      };
+      m.gpu_util = windowed ? util(busy_gpu_integral_, cluster.total_gpus())
+                            : m.gpu_seconds / (cluster.total_gpus() * m.makespan);
+      m.queue_len_mean = (windowed ? window_queue_integral_ : queue_length_integral_) / m.makespan;
+      m.cpu_util = util(cpu_integral_, cluster.total_cpus());
+      m.mem_util = util(mem_integral_, cluster.total_mem_gb());
+      m.storage_util = util(storage_integral_, cluster.total_storage_mbps());
+    }
+  }
+  finish_time_fairness(records, m);
+  if (sample_count_ > 0) m.frag_mean = fragmented_sum_ / static_cast<double>(sample_count_);
+}
+
+// Finish-time fairness (Themis, Mahajan et al., NSDI'20; Gavel): a job's rho = its JCT / the
+// time it would take alone on 1/N of the cluster, N the time-averaged number of jobs in the
+// system (waiting or holding GPUs, itself included) between its submit and its finish. Alone on
+// 1/N of the cluster's G GPUs, a job of g GPUs runs its duration at its best speed when g <=
+// G/N, else g N / G times as long (it gets G/N GPUs' worth of time). The integral of N over each
+// job's stay was kept as the run went (on_arrival, on_finish), so this is one pass over the
+// jobs: no sort of every arrival and finish at the end (that took a fifth of a large FIFO run).
+void Measurement::finish_time_fairness(std::span<const JobRecord> records, RunMetrics& m) const {
+  const bool windowed = options_.window.has_value();
+  const double total = view_.cluster().total_gpus();
+  const std::vector<double>& type_speeds = *view_.tables().type_speeds;
+  const std::size_t type_count = view_.cluster().gpu_type_names().size();
+  double sum = 0.0, most = 0.0;
+  std::size_t count = 0, unfair = 0;
+  for (const JobState& job : view_.jobs()) {
+    if (job.phase != JobPhase::kFinished) continue;
+    if (windowed && (job.index < options_.window->first || job.index > options_.window->last))
+      continue;
+    const double jct = records[job.index].jct;
+    const double sharing = jct > 0.0 ? std::max(1.0, ftf_integral_[job.index] / jct) : 1.0;
+    double best_speed = 1.0;
+    if (!type_speeds.empty()) {
+      best_speed = 0.0;
+      for (std::size_t t = 0; t < type_count; ++t)
+        best_speed = std::max(best_speed, type_speeds[job.index * type_count + t]);
+      if (best_speed <= 0.0) best_speed = 1.0;  // CPU-only or a share: rate 1 alone
+    }
+    if (job.mig != 0)  // alone on its MIG slice: its compute slices of 7
+      best_speed = static_cast<double>(mig_compute_slices(job.mig)) / kMigComputeSlices;
+    const double alone =
+        job.work / best_speed * std::max(1.0, job.requested_gpus * sharing / total);
+    const double rho = jct / alone;
+    sum += rho;
+    most = std::max(most, rho);
+    unfair += rho > 1.0 ? 1 : 0;
+    ++count;
+  }
+  if (count == 0) return;
+  m.ftf_mean = sum / static_cast<double>(count);
+  m.ftf_max = most;
+  m.ftf_unfair = static_cast<double>(unfair) / static_cast<double>(count);
+}
+
+}  // namespace clustersim::internal

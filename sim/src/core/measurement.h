@@ -1,0 +1,88 @@
+// What a run measures, kept apart from the engine that applies plans: time integrals of what
+// jobs hold and of the queue, the time-series samples and fragmentation, finish-time fairness,
+// and at the end the run's metrics from the per-job records.
+//
+// The engine tells it when time advances, when a job enters or leaves the system and when a
+// sample is due; it reads the engine's tables through the View and changes nothing but its own
+// state. Every sum is accumulated in the order the engine accumulated it before the split, so
+// results are bit for bit the same.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "clustersim/metrics.h"
+#include "clustersim/simulator.h"
+#include "clustersim/view.h"
+
+namespace clustersim::internal {
+
+class Measurement {
+ public:
+  Measurement(const SimOptions& options, const View& view) : options_(options), view_(view) {}
+
+  // Jobs known from now on (the workload loaded or grown).
+  void resize(std::size_t jobs) { ftf_integral_.resize(jobs, 0.0); }
+  // Utilisation, queue length and fragmentation count from `from` on (the first submit, or the
+  // window's first submit).
+  void measure_from(Time from) { measure_from_ = from; }
+  Time measure_from() const { return measure_from_; }
+
+  // Integrates over [last, now): `busy` whole GPUs held by jobs (shares and MIG slices are read
+  // from the ledger) and `waiting` jobs in the queue.
+  void integrate(Time last, Time now, int busy, double waiting);
+  // A job enters or leaves the system at `now`; `in_system` jobs were there until now.
+  void on_arrival(std::uint32_t job, Time now, std::size_t in_system) {
+    jobs_in_system_until(now, in_system);
+    ftf_integral_[job] = jobs_in_system_integral_;
+  }
+  void on_finish(std::uint32_t job, Time now, std::size_t in_system) {
+    jobs_in_system_until(now, in_system);
+    ftf_integral_[job] = jobs_in_system_integral_ - ftf_integral_[job];
+  }
+  // A time-series sample at `now`; `head`: the job at the head of the queue (none: no queue).
+  void take_sample(Time now, std::optional<std::uint32_t> head);
+
+  // The run's metrics from the records (those of jobs that did not finish are cleared: what they
+  // accumulated is not reported) and the integrals: `first_submit` and `window_end` bound the
+  // run's span (makespan), and the samples move into `samples`.
+  void summarize(std::span<JobRecord> records, Time first_submit, Time window_end, RunMetrics& m);
+  std::vector<Sample> take_samples() { return std::move(samples_); }
+
+ private:
+  // The number of jobs in the system (`in_system` until now) integrated over time up to now.
+  // Called at every arrival and finish, in time order, so the integral equals the one a sort of
+  // all arrivals and finishes would give, bit for bit.
+  void jobs_in_system_until(Time now, std::size_t in_system) {
+    jobs_in_system_integral_ += static_cast<double>(in_system) * (now - jobs_in_system_since_);
+    jobs_in_system_since_ = now;
+  }
+  void finish_time_fairness(std::span<const JobRecord> records, RunMetrics& m) const;
+
+  const SimOptions& options_;
+  const View& view_;
+  Time measure_from_ = 0.0;
+  // Time integrals: waiting jobs (all run; and from measure_from_ on), and from measure_from_
+  // on, what jobs held of the cluster.
+  double queue_length_integral_ = 0.0;
+  double window_queue_integral_ = 0.0;
+  double busy_gpu_integral_ = 0.0;
+  double cpu_integral_ = 0.0;
+  double mem_integral_ = 0.0;
+  double storage_integral_ = 0.0;
+  // Samples, and fragmented GPUs summed over the samples from measure_from_ on.
+  std::vector<Sample> samples_;
+  double fragmented_sum_ = 0.0;
+  std::uint64_t sample_count_ = 0;
+  // Finish-time fairness: jobs in the system integrated over time up to jobs_in_system_since_,
+  // and by job, that integral at its arrival (while it is in the system), then over its stay
+  // (once it has finished).
+  double jobs_in_system_integral_ = 0.0;
+  Time jobs_in_system_since_ = 0.0;
+  std::vector<double> ftf_integral_;
+};
+
+}  // namespace clustersim::internal

@@ -3,13 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 #include <stdexcept>
 #include <string>
 
 #include "clustersim/mig.h"
 #include "clustersim/random.h"
-#include "metrics/summary_stats.h"
 
 namespace clustersim::internal {
 
@@ -41,178 +39,7 @@ Engine::Engine(const SimOptions& options, const JobSpeed& speed, bool resizing)
 
 Engine::~Engine() = default;
 
-// --- What deciders read ---------------------------------------------------------------------
-
-Allocation Engine::allocation_of(std::span<const Grant> grants) const {
-  Allocation allocation;
-  allocation.nodes = static_cast<int>(grants.size());
-  allocation.gpu_type = &cluster_.gpu_type_names()[cluster_.node(grants.front().node).gpu_type];
-  int first_rack = -1;
-  bool multi_rack = false;
-  for (const Grant& grant : grants) {
-    const auto& node = cluster_.node(grant.node);
-    allocation.gpus += grant.gpus;
-    allocation.cpus += grant.cpus;
-    allocation.mem_gb += grant.mem_gb;
-    allocation.storage_mbps += grant.storage_mbps;
-    if (first_rack < 0) first_rack = node.rack;
-    multi_rack = multi_rack || node.rack != first_rack;
-  }
-  allocation.racks = multi_rack ? 2 : 1;
-  return allocation;
-}
-
-double Engine::rate_if(std::uint32_t index, std::span<const Grant> grants) const {
-  const int type = cluster_.node(grants.front().node).gpu_type;
-  const JobState& job = jobs_[index];
-  return speed_.rate(*job.spec, job.requested_gpus, resolved(index, type), allocation_of(grants));
-}
-
-double Engine::rate_per_gpu(std::uint32_t index, int gpu_type, const PerGpu& per_gpu) const {
-  const JobState& job = jobs_[index];
-  const auto& node = cluster_.node(type_node_[gpu_type]);
-  const auto share = [&](double value, double node_total) {
-    if (node_total <= 0.0) return 0.0;  // not modelled
-    return (value < 0.0 ? node_total / node.gpus : value) * job.gpus;
-  };
-  Allocation allocation;
-  allocation.gpus = job.gpus;
-  allocation.nodes = allocation.racks = 1;
-  allocation.cpus = share(per_gpu.cpus, node.cpus);
-  allocation.mem_gb = share(per_gpu.mem_gb, node.mem_gb);
-  allocation.storage_mbps = share(per_gpu.storage_mbps, node.storage_mbps);
-  allocation.gpu_type = &cluster_.gpu_type_names()[gpu_type];
-  return speed_.model().rate(*job.spec, resolved(index, gpu_type), allocation);
-}
-
-SensitivityAxes Engine::axes(std::uint32_t index, int gpu_type) const {
-  return speed_.model().axes(resolved(index, gpu_type));
-}
-
 // --- Applying a plan --------------------------------------------------------------------------
-
-void Engine::check_change(const Plan& plan, const Plan::Change& change) {
-  // Messages are built only on failure: applying a plan must not allocate.
-  const auto fail = [&](const char* what) {
-    throw PlanError("plan: job '" + jobs_[change.job].spec->id + "' " + what);
-  };
-  if (change.job >= jobs_.size()) throw PlanError("plan: no job " + std::to_string(change.job));
-  JobState& job = jobs_[change.job];
-  if (plan_stamp_[change.job] == apply_number_) fail("is named twice");
-  plan_stamp_[change.job] = apply_number_;
-  switch (change.action) {
-    case Plan::Action::kFail:
-      if (!job.holds_gpus()) fail("fails but holds nothing");
-      if (change.grant_count != 0) fail("fails but is given grants");
-      return;
-    case Plan::Action::kSave:
-      if (job.phase != JobPhase::kRunning) fail("saves a checkpoint but is not running");
-      if (change.grant_count != 0) fail("saves a checkpoint but is given grants");
-      return;
-    case Plan::Action::kHold:
-      break;
-  }
-  if (change.grant_count == 0) {
-    if (job.phase != JobPhase::kRunning) fail("is stopped but not running");
-    return;
-  }
-  if (job.phase != JobPhase::kWaiting && job.phase != JobPhase::kRunning)
-    fail("is changed while it neither waits nor runs");
-  if (change.grant_count > cluster_.nodes().size()) fail("gets more grants than nodes");
-  const auto grants = plan.grants(change);
-  if (job.requested_gpus == 0) {  // a CPU-only or fractional job: one grant, its share
-    const Grant& grant = grants.front();
-    if (grants.size() != 1 || grant.node >= cluster_.nodes().size() || grant.gpus != 0 ||
-        grant.milli != job.milli || (job.milli > 0 && grant.gpu < 0) ||
-        (job.mig != 0) != (grant.mig_mask != 0) ||
-        (job.mig != 0 && grant.mig_compute != mig_compute_slices(job.mig)))
-      fail("gets other than one grant of its share, MIG slice or CPUs");
-    if (job.gpu_type >= 0 && cluster_.node(grant.node).gpu_type != job.gpu_type)
-      fail("gets GPUs of another type than it asks for");
-    return;
-  }
-  int gpus = 0;
-  const int type = grants.front().node < cluster_.nodes().size()
-                       ? cluster_.node(grants.front().node).gpu_type
-                       : -1;
-  for (std::size_t g = 0; g < grants.size(); ++g) {
-    const Grant& grant = grants[g];
-    if (grant.node >= cluster_.nodes().size() || grant.gpus <= 0 || grant.milli != 0 ||
-        grant.mig_mask != 0 || grant.gpu_mem_mb != 0)
-      fail(grant.mig_mask != 0 || grant.gpu_mem_mb != 0
-               ? "gets whole GPUs with a MIG slice or share memory"
-               : "gets an empty grant or one on no node");
-    if (cluster_.node(grant.node).gpu_type != type) fail("would mix GPU types");
-    for (std::size_t h = 0; h < g; ++h)
-      if (grants[h].node == grant.node) fail("gets one node twice");
-    gpus += grant.gpus;
-  }
-  // An elastic job may run with any count in its range; it starts with the one it asks for.
-  const bool may_resize = job.phase == JobPhase::kRunning && resizable(change.job);
-  if (gpus != job.gpus &&
-      (!may_resize || gpus < min_gpus(change.job) || gpus > max_gpus(change.job)))
-    fail("gets the wrong number of GPUs");
-  if (job.gpu_type >= 0 && type != job.gpu_type) fail("gets GPUs of another type than it asks for");
-  if (!type_speeds_.empty() && type_speed(change.job, type) <= 0.0)
-    fail("gets GPUs of a type it cannot run on");
-}
-
-void Engine::check_feasible(const Plan& plan) {
-  ++apply_number_;
-  for (const auto& change : plan.changes()) check_change(plan, change);
-  // What each touched node would have free: its holders' releases, then the grants in plan
-  // order, checked and taken as ClusterState::allocate does.
-  struct Free {
-    std::uint32_t node;
-    int gpus;
-    double cpus, mem_gb, storage_mbps;
-  };
-  std::vector<Free> touched;  // few: the nodes of one plan (this check is for outside plans)
-  const auto free_of = [&](std::uint32_t node) -> Free& {
-    for (Free& free : touched)
-      if (free.node == node) return free;
-    const auto& n = cluster_.node(node);
-    touched.push_back({node, n.free_gpus, n.free_cpus, n.free_mem_gb, n.free_storage_mbps});
-    return touched.back();
-  };
-  for (const auto& change : plan.changes()) {
-    const JobState& job = jobs_[change.job];
-    bool releases = false;
-    if (change.action == Plan::Action::kFail) {
-      releases = true;
-    } else if (change.action == Plan::Action::kHold && job.phase == JobPhase::kRunning) {
-      // A stop frees at once only when its checkpoint certainly takes no time.
-      releases = change.grant_count > 0 ||
-                 overheads_.certainly_zero(OverheadKind::kCheckpoint, job.index, *job.spec);
-    }
-    if (!releases) continue;
-    for (const Grant& grant : grants_of(change.job)) {
-      Free& free = free_of(grant.node);
-      const auto& node = cluster_.node(grant.node);
-      free.gpus += grant.gpus;
-      free.cpus = std::min(node.cpus, free.cpus + grant.cpus);
-      free.mem_gb = std::min(node.mem_gb, free.mem_gb + grant.mem_gb);
-      free.storage_mbps = std::min(node.storage_mbps, free.storage_mbps + grant.storage_mbps);
-    }
-  }
-  constexpr double kEpsilon = ClusterState::kResourceEpsilon;
-  for (const auto& change : plan.changes()) {
-    for (const Grant& grant : plan.grants(change)) {
-      Free& free = free_of(grant.node);
-      if (grant.gpus > free.gpus || grant.cpus < 0.0 || grant.mem_gb < 0.0 ||
-          grant.storage_mbps < 0.0 || grant.cpus > free.cpus + kEpsilon ||
-          grant.mem_gb > free.mem_gb + kEpsilon ||
-          grant.storage_mbps > free.storage_mbps + kEpsilon)
-        throw PlanError("plan: job '" + jobs_[change.job].spec->id + "' gets more of node " +
-                        std::to_string(grant.node) +
-                        " than is free (GPUs, CPUs, memory or storage bandwidth)");
-      free.gpus -= grant.gpus;
-      free.cpus = std::max(0.0, free.cpus - grant.cpus);
-      free.mem_gb = std::max(0.0, free.mem_gb - grant.mem_gb);
-      free.storage_mbps = std::max(0.0, free.storage_mbps - grant.storage_mbps);
-    }
-  }
-}
 
 void Engine::apply(const Plan& plan) {
   ++apply_number_;
@@ -278,47 +105,6 @@ void Engine::release_to_ledger(const JobState& job) {
   for (const Grant& grant : grants_of(job.index)) {
     cluster_.release(grant);
     for (RateModel* model : rate_models_) model->on_grant_changed(grant);
-  }
-}
-
-// --- Rates -----------------------------------------------------------------------------------
-
-// A job's rate: its base rate (the throughput model's for what it holds; 1 for a CPU-only job or
-// a GPU share, a MIG slice's compute slices of 7) times every rate model's factor.
-void Engine::set_rate(JobState& job) {
-  if (job.requested_gpus == 0) {
-    job.rate =
-        job.mig == 0 ? 1.0 : static_cast<double>(mig_compute_slices(job.mig)) / kMigComputeSlices;
-  } else {
-    job.rate = rate_if(job.index, grants_of(job.index));
-    if (!(job.rate > 0.0) || !std::isfinite(job.rate))
-      throw std::logic_error("throughput model returned a non-positive rate for job '" +
-                             job.spec->id + "'");
-  }
-  for (RateModel* model : rate_models_) job.rate *= model->factor(job.index);
-}
-
-// The jobs the rate models name get their rates anew: a running job's progress is folded at its
-// old rate and its completion is rescheduled (the old event is stale by its epoch).
-void Engine::rerate_affected() {
-  affected_.clear();
-  for (RateModel* model : rate_models_) model->take_affected(affected_);
-  for (std::uint32_t index : affected_) {
-    JobState& job = jobs_[index];
-    if (job.grant_count == 0) continue;
-    const double old_rate = job.rate;
-    set_rate(job);
-    const double rate = job.rate;
-    job.rate = old_rate;
-    if (rate == job.rate) continue;
-    if (job.phase != JobPhase::kRunning) {
-      job.rate = rate;
-      continue;
-    }
-    fold_progress(job);
-    job.rate = rate;
-    ++job.epoch;
-    events_.push(now_ + std::max(0.0, job.remaining) / job.rate, kCompletionRank, index, job.epoch);
   }
 }
 

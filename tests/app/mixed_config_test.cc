@@ -11,6 +11,8 @@
 
 #include "clustersim/config.h"
 #include "clustersim/error.h"
+#include "clustersim/metrics.h"
+#include "clustersim/simulation.h"
 
 namespace clustersim {
 namespace {
@@ -139,6 +141,42 @@ TEST_F(MixedConfig, ServingThatHoldsTheWholeClusterGivesTheServingEnginesResults
   EXPECT_NEAR(both.result.jobs[2].finish_time, finish + 100.0, 1e-6);
   // The pool held 4 GPUs from t = 0 (the first training arrival, before the first query) to F.
   EXPECT_NEAR(m.serving_gpu_seconds, 4.0 * finish, 1e-6);
+}
+
+TEST_F(MixedConfig, ASimulationStepsAMixedConfigAsTheCommandRunsIt) {
+  // A serving pool of 2 GPUs with priority: queries preempt training. Stepped decision point by
+  // decision point on a Simulation (as clustersim.Simulation does), the run gives the training
+  // records, the serving records and the metrics of simulate_config (what `clustersim run`
+  // calls); reset() replays it.
+  const RunConfig mixed =
+      parse(training("[scheduler]\npolicy = \"las\"\nlease_s = 60\ncheckpoint_s = 5\n\n"
+                     "[serving]\nconfig = \"serving.toml\"\ngpus = 2\npriority = true\n"));
+  const ConfigRun command =
+      simulate_config(mixed, std::make_shared<const Workload>(load_workload(mixed)));
+  ASSERT_EQ(command.result.metrics.queries, 200u);
+  EXPECT_GT(command.result.metrics.serving_preemptions, 0u);  // queries did preempt training
+  Simulation simulation(mixed);
+  for (int replay = 0; replay < 2; ++replay) {
+    std::size_t points = 0;
+    while (simulation.step()) ++points;
+    EXPECT_GT(points, 200u);
+    const RunResult& stepped = simulation.result();
+    ASSERT_EQ(stepped.jobs.size(), command.result.jobs.size());
+    for (std::size_t j = 0; j < stepped.jobs.size(); ++j) {
+      EXPECT_EQ(stepped.jobs[j].finish_time, command.result.jobs[j].finish_time) << j;
+      EXPECT_EQ(stepped.jobs[j].preemptions, command.result.jobs[j].preemptions) << j;
+    }
+    ASSERT_EQ(stepped.tasks.size(), command.result.tasks.size());
+    for (std::size_t t = 0; t < stepped.tasks.size(); ++t)
+      EXPECT_EQ(stepped.tasks[t].finish, command.result.tasks[t].finish) << t;
+    for (const MetricField& field : run_metric_fields()) {
+      if (field.type == FieldType::kCount)
+        EXPECT_EQ(stepped.metrics.*field.count, command.result.metrics.*field.count) << field.name;
+      else
+        EXPECT_EQ(stepped.metrics.*field.real, command.result.metrics.*field.real) << field.name;
+    }
+    simulation.reset();
+  }
 }
 
 }  // namespace

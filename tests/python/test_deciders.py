@@ -99,3 +99,26 @@ def test_explicit_actions_start_stop_and_move_jobs():
     assert result.metrics["jobs"] == 30
     assert result.jobs["preemptions"][job] == 1
     assert result.jobs["migrations"][job] == 1
+
+
+def test_a_mixed_config_steps_in_python_as_the_command_runs_it(tmp_path):
+    """Training and serving on one cluster: the serving side (a mechanism: queries, its GPU pool,
+    preemptions of training) joins a Simulation stepped from Python, which gives `clustersim
+    run`'s training records and metrics (serving's included) job by job."""
+    serving = tmp_path / "serving.toml"
+    serving.write_text(
+        "[cluster]\nnodes = 4\ngpus_per_node = 8\ngpu_mem_gb = 16\n\n"
+        '[workload]\ngenerator = "query_dag"\nqueries = 1500\nqueries_per_s = 0.5\n'
+        'arrival = "mmpp"\nburst_factor = 8\nburst_fraction = 0.1\nburst_mean_s = 60\nseed = 3\n\n'
+        '[scheduler]\ntask_placement = "compass"\ncache = "compass"\n'
+    )
+    config = philly(400, policy="fifo", nodes=4, gpus_per_node=8)
+    config["workload"].update(durations="exponential", mean_duration_s=1800, max_gpus_per_job=8)
+    config["scheduler"].update(checkpoint_s=30, restore_s=30)
+    config["serving"] = {"config": str(serving), "priority": True, "gpus": 2}
+    built_in = clustersim.run(config)
+    assert built_in.metrics["queries"] == 1500
+    assert built_in.metrics["serving_preemptions"] > 0  # serving did take GPUs from training
+    mine = clustersim.Simulation(config).run(fifo)
+    pd.testing.assert_frame_equal(mine.jobs, built_in.jobs, check_exact=True)
+    assert mine.metrics == built_in.metrics

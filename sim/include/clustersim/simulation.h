@@ -37,6 +37,7 @@
 namespace clustersim {
 
 struct RunConfig;
+class MixedServing;  // serving.h
 
 class Simulation {
  public:
@@ -53,7 +54,9 @@ class Simulation {
   Simulation(SimOptions options, std::shared_ptr<const Workload> workload, Grow grow = nullptr,
              std::size_t grow_limit = 0);
   // A parsed config (config.h): its workload is read or generated now (InputError on bad
-  // input); the config's throughput model is shared. Defined with the config reader.
+  // input); the config's throughput model is shared. A mixed config's serving side (its queries
+  // read once) joins every run as a mechanism (serving.h); a DAG-only config is refused (it runs
+  // on the serving engine: simulate_config). Defined with the config reader.
   explicit Simulation(const RunConfig& config);
   Simulation(const RunConfig& config, std::shared_ptr<const Workload> workload);
   ~Simulation();
@@ -110,6 +113,8 @@ class Simulation {
   std::function<void(std::uint64_t)> reseed_;  // a config's seeding (workload and run)
   // After the run, on its results: a config's steady-state verdict (steady_state.h).
   std::function<void(RunResult&)> finish_;
+  // A mixed config's serving side (serving.h): a mechanism made anew for every run.
+  std::function<std::unique_ptr<MixedServing>()> make_serving_;
   void complete(RunResult& result) const;
   std::unique_ptr<Decider> user_decider_;
   bool external_ = false;  // no decider: the caller decides

@@ -1,11 +1,14 @@
 // Simulation from a parsed config (simulation.h): the workload is read or generated here, and a
 // generated workload with a window streams in as the run needs it.
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include "clustersim/config.h"
 #include "clustersim/random.h"
+#include "clustersim/serving.h"
 #include "clustersim/simulation.h"
 
 namespace clustersim {
@@ -14,6 +17,40 @@ namespace {
 
 std::shared_ptr<const Workload> loaded(const RunConfig& config) {
   return std::make_shared<const Workload>(load_workload(config));
+}
+
+// A mixed config's serving side ([serving] config): its queries are read and its setup checked
+// once, here (errors name the config's key); every run gets a mechanism of its own made from
+// them (serving.h, make_mixed_serving), so a reset() replays the same queries.
+std::function<std::unique_ptr<MixedServing>()> serving_side(const RunConfig& config) {
+  const RunConfig& serving = *config.serving;
+  struct Side {
+    SimOptions options;
+    Workload queries;
+    ServingSetup setup;
+  };
+  auto side = std::make_shared<Side>();
+  side->queries = load_workload(serving);
+  side->setup = serving_setup(serving, side->queries);
+  side->options = serving.sim;
+  side->options.serving.priority = config.sim.serving.priority;
+  side->options.serving.gpus = config.sim.serving.gpus;
+  const auto make = [side] {
+    return make_mixed_serving(side->options, side->queries, side->setup);
+  };
+  // The first run's mechanism is made now: a base pool that cannot hold a model is refused
+  // here, not at the run's start.
+  auto first = std::make_shared<std::unique_ptr<MixedServing>>();
+  try {
+    *first = make();
+  } catch (const std::invalid_argument& error) {
+    // "serving.gpus: ..." (a base pool that cannot hold a model) names its key.
+    const std::string what = error.what();
+    const std::string key = what.rfind("serving.", 0) == 0 ? what.substr(0, what.find(':'))
+                                                           : std::string("serving.config");
+    throw InputError(config.source_name, 0, key, what);
+  }
+  return [make, first]() { return *first ? std::move(*first) : make(); };
 }
 
 }  // namespace
@@ -31,9 +68,7 @@ Simulation::Simulation(const RunConfig& config, std::shared_ptr<const Workload> 
   if (workload_->dag)
     throw std::invalid_argument(
         "a DAG workload runs on the serving engine (simulate_config), not on a Simulation");
-  if (config.serving)
-    throw std::invalid_argument(
-        "a mixed config ([serving] config) runs with simulate_config, not on a Simulation");
+  if (config.serving) make_serving_ = serving_side(config);
   auto source = std::make_shared<RunConfig>(config);
   keep_alive_ = source;  // the throughput model options_.throughput points to
   // A window on a generated workload must drain while jobs keep arriving: it grows. An

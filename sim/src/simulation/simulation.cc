@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "clustersim/options.h"
+#include "clustersim/serving.h"
 #include "clustersim/steady_state.h"
 #include "core/engine.h"
 #include "decider/admission.h"
@@ -51,8 +52,9 @@ struct Simulation::Parts {
   std::unique_ptr<ThroughputModel> owned_model;
   std::unique_ptr<internal::JobSpeed> speed;
   std::unique_ptr<internal::Engine> engine;
-  std::unique_ptr<RateModel> sharing;  // [sharing]'s interference, when sharing is on
-  std::unique_ptr<Host> checked;       // a CheckedHost (file-local)
+  std::unique_ptr<RateModel> sharing;     // [sharing]'s interference, when sharing is on
+  std::unique_ptr<MixedServing> serving;  // a mixed config's serving side
+  std::unique_ptr<Host> checked;          // a CheckedHost (file-local)
   std::unique_ptr<internal::Admission> admission;
   std::unique_ptr<internal::PlacementStage> placement;
   internal::Mechanisms mechanisms;
@@ -150,6 +152,7 @@ void Simulation::assemble(Parts& parts) {
   engine.load(jobs_, *parts.admission);
   parts.admission->vcs_known(engine.vc_names().size());
   parts.mechanisms = internal::make_mechanisms(options_, engine.any_job_checkpoint_interval());
+  if (make_serving_) parts.serving = make_serving_();
   if (user_decider_) {
     parts.decider = user_decider_.get();
   } else if (!external_ && is_time_share_policy(options_.scheduler.policy)) {
@@ -173,7 +176,7 @@ void Simulation::assemble(Parts& parts) {
       why =
           "run with the built-in decider only (not a time-share policy, nor an external or "
           "user's decider)";
-    else if (!parts.mechanisms.owned.empty() || !user_mechanisms_.empty())
+    else if (!parts.mechanisms.owned.empty() || !user_mechanisms_.empty() || parts.serving)
       why =
           "cannot be preempted, checkpointed, migrated or failed yet: leave [mechanisms] and "
           "preemption (scheduler.preemption, preemptive policies) off";
@@ -192,6 +195,10 @@ void Simulation::assemble(Parts& parts) {
   for (Mechanism* mechanism : parts.mechanisms.any_decider) {
     engine.add_mechanism(*mechanism);
     mechanism->attach(engine);
+  }
+  if (parts.serving) {  // a mixed config's serving side, as the first of the user's
+    engine.add_mechanism(*parts.serving);
+    parts.serving->attach(*parts.checked);
   }
   for (auto& mechanism : user_mechanisms_) {
     engine.add_mechanism(*mechanism);
@@ -298,6 +305,7 @@ void Simulation::complete(RunResult& result) const {
   if (options_.window) window.emplace(options_.window->first, options_.window->last);
   describe_population(window, jobs_, result);
   if (finish_) finish_(result);
+  if (parts_ && parts_->serving) parts_->serving->collect(result);
 }
 
 }  // namespace clustersim

@@ -36,7 +36,9 @@
 // CLUSTERSIM_WRITE_DIGESTS=PATH still writes only the digests, to PATH.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -45,6 +47,8 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "clustersim/metrics.h"
 #include "clustersim/placement.h"

@@ -4,7 +4,11 @@
 // Kept out of unity batches (CMakeLists.txt).
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <memory>
+#include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "clustersim/model_cache.h"
 

@@ -18,7 +18,9 @@
 # model (6); heterogeneous clusters (4); each mechanism and their combinations (14); planning
 # periods and event-driven preemption (3); windows on generated workloads, one overloaded (2);
 # serving DAG workloads per task placement (3); the built-in example (1). Exit 0 when every
-# output is identical, 1 otherwise (the differing files are listed).
+# output is identical, 1 otherwise (the differing files are listed; under a differing CSV, how
+# many rows differ, in which columns, and the first differing cells by row key (job_id or time);
+# under differing --json, the first differing keys).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -217,6 +219,72 @@ for placement in compass heft round_robin; do
 done
 add "builtin-example"
 
+# --- Readable differences ------------------------------------------------------------------
+# Prints, indented, what differs between two CSV or JSON outputs: for a CSV the number of
+# differing rows, the columns that differ (with counts) and the first few differing cells, each
+# by the row's first column (job_id, time) and column name; for JSON the first differing keys.
+summarize_difference() {  # OLD_FILE NEW_FILE EXT
+  python3 - "$@" <<'PY' || true
+import csv, json, sys
+old_path, new_path, ext = sys.argv[1:4]
+SHOWN = 8
+def clip(text):
+    text = str(text)
+    return text if len(text) <= 40 else text[:37] + "..."
+if ext == "json":
+    try:
+        # Numbers as their text: a change in the last digit shows even where it reads back the same.
+        a = json.load(open(old_path), parse_float=str, parse_int=str)
+        b = json.load(open(new_path), parse_float=str, parse_int=str)
+    except ValueError:
+        sys.exit(0)
+    keys = [k for k in dict.fromkeys(list(a) + list(b)) if a.get(k, "(none)") != b.get(k, "(none)")]
+    if not keys:
+        print("    same keys and values in the same order; the bytes differ (layout)"
+              if list(a) == list(b) else "    same keys and values; their order differs")
+        sys.exit(0)
+    print(f"    {len(keys)} of {len(b)} keys differ")
+    for k in keys[:SHOWN]:
+        print(f"    {k}: {clip(a.get(k, '(none)'))} -> {clip(b.get(k, '(none)'))}")
+    sys.exit(0)
+if not ext.endswith("csv"):
+    sys.exit(0)
+a = list(csv.reader(open(old_path, newline="")))
+b = list(csv.reader(open(new_path, newline="")))
+if not a or not b:
+    print(f"    rows: {len(a)} -> {len(b)}")
+    sys.exit(0)
+if a[0] != b[0]:
+    print(f"    header differs: only old: {','.join(c for c in a[0] if c not in b[0]) or '-'};"
+          f" only new: {','.join(c for c in b[0] if c not in a[0]) or '-'}")
+header = [c for c in b[0] if c in a[0]]
+ia = {c: i for i, c in enumerate(a[0])}
+ib = {c: i for i, c in enumerate(b[0])}
+key = b[0][0]
+rows = differing_rows = 0
+per_column = {}
+cells = []
+for ra, rb in zip(a[1:], b[1:]):
+    rows += 1
+    differs = False
+    for c in header:
+        va = ra[ia[c]] if ia[c] < len(ra) else "(none)"
+        vb = rb[ib[c]] if ib[c] < len(rb) else "(none)"
+        if va != vb:
+            differs = True
+            per_column[c] = per_column.get(c, 0) + 1
+            if len(cells) < SHOWN:
+                cells.append(f"    {key} {clip(ra[0] if ra else '?')} {c}: {clip(va)} -> {clip(vb)}")
+    differing_rows += differs
+if len(a) != len(b):
+    print(f"    rows: {len(a) - 1} -> {len(b) - 1}")
+columns = ", ".join(f"{c} ({n})" for c, n in sorted(per_column.items(), key=lambda kv: -kv[1]))
+print(f"    {differing_rows} of {rows} rows differ; columns: {columns or '-'}")
+for line in cells:
+    print(line)
+PY
+}
+
 # --- Run both binaries ----------------------------------------------------------------------
 differ=0
 count=0
@@ -240,7 +308,7 @@ for run in "${runs[@]}"; do
   done
   for ext in json jobs.csv ts.csv err; do
     if [ $ignore_added = 1 ]; then
-      python3 - "$work/old/$name.$ext" "$work/new/$name.$ext" "$ext" >>"$work/dropped.txt" <<'PY' || { echo "DIFFERS: $name.$ext"; differ=1; }
+      python3 - "$work/old/$name.$ext" "$work/new/$name.$ext" "$ext" >>"$work/dropped.txt" <<'PY' || { echo "DIFFERS: $name.$ext"; summarize_difference "$work/old/$name.$ext" "$work/new/$name.$ext" "$ext"; differ=1; }
 import csv, io, json, sys
 old_path, new_path, ext = sys.argv[1:4]
 a, b = open(old_path).read(), open(new_path).read()
@@ -264,6 +332,7 @@ sys.exit(0 if ok else 1)
 PY
     elif ! cmp -s "$work/old/$name.$ext" "$work/new/$name.$ext"; then
       echo "DIFFERS: $name.$ext"
+      summarize_difference "$work/old/$name.$ext" "$work/new/$name.$ext" "$ext"
       differ=1
     fi
   done

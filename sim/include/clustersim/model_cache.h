@@ -32,9 +32,9 @@ struct EvictionRequest {
   int in_use_model = -1;  // model of a task running on the GPU now: never evicted
 };
 
-class CachePolicy {
+class ModelCachePolicy {
  public:
-  virtual ~CachePolicy() = default;
+  virtual ~ModelCachePolicy() = default;
   virtual std::string_view name() const = 0;
   // Appends to `victims` the positions (in request.resident) to evict, in eviction order, so that
   // the incoming model fits. Returns false, leaving `victims` as it was, when no allowed choice
@@ -43,10 +43,20 @@ class CachePolicy {
                               std::vector<std::size_t>& victims) const = 0;
 };
 
+// The old name, for code that includes this header without clustersim/profile.h (whose
+// input-pipeline enum ProfileCachePolicy had the same name). Each header declares its alias in
+// an inline namespace of its own, so both headers can be included together: only an unqualified
+// `CachePolicy` is then ambiguous, and such code names ModelCachePolicy or ProfileCachePolicy.
+// New code uses the canonical names.
+inline namespace model_cache_compat {
+using CachePolicy = ModelCachePolicy;
+}  // namespace model_cache_compat
+
 // "lru": least recently used first. "compass": the Compass study's lookahead eviction (models no
 // queued task needs first, least recently used first; then models needed latest first), with
 // `compass_lookahead` queued tasks considered (the study's simulator looks at 3).
-std::unique_ptr<CachePolicy> make_cache_policy(const std::string& name, int compass_lookahead = 3);
+std::unique_ptr<ModelCachePolicy> make_cache_policy(const std::string& name,
+                                                    int compass_lookahead = 3);
 const std::vector<std::string>& cache_policy_names();
 
 class ModelCache {
@@ -62,7 +72,7 @@ class ModelCache {
   // Makes `model` resident for a task about to run. `evicted` is cleared, then receives the
   // models evicted (in order). A model larger than the whole GPU is std::invalid_argument
   // (check_models_fit rejects such workloads up front).
-  Access access(int model, double size_gb, const CachePolicy& policy,
+  Access access(int model, double size_gb, const ModelCachePolicy& policy,
                 std::span<const int> upcoming_models, int in_use_model, std::vector<int>& evicted);
 
   bool contains(int model) const;

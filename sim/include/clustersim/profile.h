@@ -21,7 +21,16 @@ inline constexpr const char* kProfileSchema = "clustersim-profile/1";
 // How a job's memory caches its dataset: a fixed subset (MinIO-style, hit fraction = cache /
 // dataset) or the OS page cache (LRU under a shuffling sampler: it thrashes, see
 // lru_epoch_hit_fraction in gpu_kernels/include/ckbench/pipeline_formula.h).
-enum class CachePolicy { kSubset, kLru };
+enum class ProfileCachePolicy { kSubset, kLru };
+
+// The old name, for code that includes this header without clustersim/model_cache.h (whose
+// serving-cache interface ModelCachePolicy had the same name). Each header declares its alias
+// in an inline namespace of its own, so both headers can be included together: only an
+// unqualified `CachePolicy` is then ambiguous, and such code names ProfileCachePolicy or
+// ModelCachePolicy. New code uses the canonical names.
+inline namespace profile_compat {
+using CachePolicy = ProfileCachePolicy;
+}  // namespace profile_compat
 
 // Inputs of the analytic input-pipeline model (all per GPU). Optional in a profile: without it
 // the storage dimension is not modelled for that model.
@@ -33,7 +42,8 @@ struct PipelineParams {
                                    // (informational: cache reads are the workers' time, which
                                    // the matrix holds; not a separate limit)
   double storage_mbps = 0.0;       // storage read bandwidth the matrix was measured with
-  CachePolicy cache_policy = CachePolicy::kSubset;  // how memory turns into a cache hit fraction
+  ProfileCachePolicy cache_policy =
+      ProfileCachePolicy::kSubset;  // how memory turns into a cache hit fraction
 };
 
 struct Profile {
@@ -108,7 +118,7 @@ double interpolate_throughput(const Profile& profile, double cpus_per_gpu, doubl
 // Fraction of samples served from a cache of cache_gb of a dataset_gb dataset (samples of
 // bytes_per_sample bytes) under `policy`.
 double cache_hit_fraction(double cache_gb, double dataset_gb, double bytes_per_sample,
-                          CachePolicy policy);
+                          ProfileCachePolicy policy);
 // Samples/s a storage share of storage_mbps allows with hit fraction `hit` (+infinity when
 // nothing is read from storage or the share is <= 0).
 double storage_rate(double hit, double bytes_per_sample, double storage_mbps);

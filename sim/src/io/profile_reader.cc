@@ -160,7 +160,7 @@ Profile parse_profile(const std::string& text, const std::string& file) {
     if (const json& c = r.member(pipe, "pipeline", "cache_policy", false); !c.is_null()) {
       const std::string policy = r.string(c, "pipeline.cache_policy");
       if (policy == "lru") {
-        q.cache_policy = CachePolicy::kLru;
+        q.cache_policy = ProfileCachePolicy::kLru;
       } else if (policy != "subset") {
         r.fail("pipeline.cache_policy",
                "must be \"subset\" or \"lru\" (got \"" + excerpt(policy) + "\")");

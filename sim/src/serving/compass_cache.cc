@@ -14,7 +14,7 @@ namespace clustersim::serving_internal {
 
 namespace {
 
-class CompassCache final : public CachePolicy {
+class CompassCache final : public ModelCachePolicy {
  public:
   explicit CompassCache(int lookahead) : lookahead_(lookahead < 0 ? 0 : lookahead) {}
 
@@ -65,7 +65,7 @@ class CompassCache final : public CachePolicy {
 
 }  // namespace
 
-std::unique_ptr<CachePolicy> make_compass_cache(int lookahead) {
+std::unique_ptr<ModelCachePolicy> make_compass_cache(int lookahead) {
   return std::make_unique<CompassCache>(lookahead);
 }
 

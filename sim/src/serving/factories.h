@@ -14,8 +14,8 @@ std::unique_ptr<TaskPlacementPolicy> make_least_loaded_placement();
 std::unique_ptr<TaskPlacementPolicy> make_model_affinity_placement();
 std::unique_ptr<TaskPlacementPolicy> make_heft_placement();
 
-std::unique_ptr<CachePolicy> make_lru_cache();
-std::unique_ptr<CachePolicy> make_compass_cache(int lookahead);
+std::unique_ptr<ModelCachePolicy> make_lru_cache();
+std::unique_ptr<ModelCachePolicy> make_compass_cache(int lookahead);
 
 // The GPU that frees up first (max(now, free_at)), then with fewer queued tasks, then the lowest
 // index, among the GPUs `eligible` accepts. -1 when none is eligible.

@@ -5,7 +5,7 @@ namespace clustersim::serving_internal {
 
 namespace {
 
-class Lru final : public CachePolicy {
+class Lru final : public ModelCachePolicy {
  public:
   std::string_view name() const override { return "lru"; }
   bool choose_victims(const EvictionRequest& request,
@@ -27,6 +27,6 @@ class Lru final : public CachePolicy {
 
 }  // namespace
 
-std::unique_ptr<CachePolicy> make_lru_cache() { return std::make_unique<Lru>(); }
+std::unique_ptr<ModelCachePolicy> make_lru_cache() { return std::make_unique<Lru>(); }
 
 }  // namespace clustersim::serving_internal

@@ -18,7 +18,7 @@ double ModelCache::used_gb() const {
   return sum;
 }
 
-ModelCache::Access ModelCache::access(int model, double size_gb, const CachePolicy& policy,
+ModelCache::Access ModelCache::access(int model, double size_gb, const ModelCachePolicy& policy,
                                       std::span<const int> upcoming_models, int in_use_model,
                                       std::vector<int>& evicted) {
   evicted.clear();

@@ -31,7 +31,8 @@ const std::vector<std::string>& cache_policy_names() {
   return names;
 }
 
-std::unique_ptr<CachePolicy> make_cache_policy(const std::string& name, int compass_lookahead) {
+std::unique_ptr<ModelCachePolicy> make_cache_policy(const std::string& name,
+                                                    int compass_lookahead) {
   if (name == "lru") return serving_internal::make_lru_cache();
   if (name == "compass") return serving_internal::make_compass_cache(compass_lookahead);
   throw std::invalid_argument("unknown cache policy '" + name + "' (expected lru or compass)");

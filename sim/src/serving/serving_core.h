@@ -89,7 +89,7 @@ class ServingCore {
   FinishClock& clock_;
   PlaceHook* hook_ = nullptr;
   std::unique_ptr<TaskPlacementPolicy> placement_;
-  std::unique_ptr<CachePolicy> cache_policy_;
+  std::unique_ptr<ModelCachePolicy> cache_policy_;
 
   // Cluster: per GPU (node order, then GPU order within the node) and per node.
   std::vector<GpuView> gpu_view_;

@@ -199,8 +199,8 @@ double interpolate_throughput(const Profile& profile, double cpus_per_gpu, doubl
 }
 
 double cache_hit_fraction(double cache_gb, double dataset_gb, double bytes_per_sample,
-                          CachePolicy policy) {
-  if (policy == CachePolicy::kLru && dataset_gb > 0.0 && bytes_per_sample > 0.0) {
+                          ProfileCachePolicy policy) {
+  if (policy == ProfileCachePolicy::kLru && dataset_gb > 0.0 && bytes_per_sample > 0.0) {
     const double per_gb = 1e9 / bytes_per_sample;  // samples per GB
     return ckbench::lru_epoch_hit_fraction(cache_gb * per_gb, dataset_gb * per_gb);
   }

@@ -96,22 +96,25 @@ TEST(ProfileMath, StorageRate) {
 
 TEST(ProfileMath, CacheHitFractionByPolicy) {
   // A fixed subset: memory over dataset, clamped.
-  EXPECT_DOUBLE_EQ(cache_hit_fraction(25, 50, 1e5, CachePolicy::kSubset), 0.5);
-  EXPECT_DOUBLE_EQ(cache_hit_fraction(60, 50, 1e5, CachePolicy::kSubset), 1.0);
-  EXPECT_DOUBLE_EQ(cache_hit_fraction(0, 50, 1e5, CachePolicy::kSubset), 0.0);
+  EXPECT_DOUBLE_EQ(cache_hit_fraction(25, 50, 1e5, ProfileCachePolicy::kSubset), 0.5);
+  EXPECT_DOUBLE_EQ(cache_hit_fraction(60, 50, 1e5, ProfileCachePolicy::kSubset), 1.0);
+  EXPECT_DOUBLE_EQ(cache_hit_fraction(0, 50, 1e5, ProfileCachePolicy::kSubset), 0.0);
   // LRU under a shuffling sampler: 4 samples of 1 GB, 2 cached. The epoch's first read hits
   // with probability 2/4, the second 1/3, the rest miss: (1/2 + 1/3) / 4 hits per read.
-  EXPECT_DOUBLE_EQ(cache_hit_fraction(2, 4, 1e9, CachePolicy::kLru), (0.5 + 1.0 / 3.0) / 4.0);
-  EXPECT_DOUBLE_EQ(cache_hit_fraction(4, 4, 1e9, CachePolicy::kLru), 1.0);
+  EXPECT_DOUBLE_EQ(cache_hit_fraction(2, 4, 1e9, ProfileCachePolicy::kLru),
+                   (0.5 + 1.0 / 3.0) / 4.0);
+  EXPECT_DOUBLE_EQ(cache_hit_fraction(4, 4, 1e9, ProfileCachePolicy::kLru), 1.0);
   // Half of a large dataset: f + (1 - f) ln(1 - f) = 0.5 - 0.5 ln 2 (thrashing: far below 0.5).
-  EXPECT_NEAR(cache_hit_fraction(50, 100, 1e5, CachePolicy::kLru), 0.5 - 0.5 * std::log(2.0), 1e-5);
+  EXPECT_NEAR(cache_hit_fraction(50, 100, 1e5, ProfileCachePolicy::kLru), 0.5 - 0.5 * std::log(2.0),
+              1e-5);
 }
 
 TEST(ProfileMath, MoreCacheNeverSlowsTheStorageTerm) {
   double last = 0;
   for (double cache = 0; cache <= 60; cache += 5) {
     const double t = std::min(
-        400.0, storage_rate(cache_hit_fraction(cache, 50, 1e5, CachePolicy::kSubset), 1e5, 20));
+        400.0,
+        storage_rate(cache_hit_fraction(cache, 50, 1e5, ProfileCachePolicy::kSubset), 1e5, 20));
     EXPECT_GE(t, last);
     last = t;
   }
@@ -166,11 +169,11 @@ TEST(ProfileRate, StorageLimitsThroughTheStorageTerm) {
 TEST(ProfileRate, LruCachePolicyThrashes) {
   Profile p = toy();
   p.pipeline = PipelineParams{200, 20, 1e5, 0, 5};
-  p.pipeline->cache_policy = CachePolicy::kLru;
+  p.pipeline->cache_policy = ProfileCachePolicy::kLru;
   validate_profile(p);
   // 10 GB of a 20 GB dataset as an LRU page cache: hit fraction h (about 0.153, not 0.5), so the
   // reference is storage-bound at 5 / ((1 - h) 0.1) samples/s, below the matrix's 100.
-  const double h = cache_hit_fraction(10, 20, 1e5, CachePolicy::kLru);
+  const double h = cache_hit_fraction(10, 20, 1e5, ProfileCachePolicy::kLru);
   EXPECT_NEAR(h, 0.5 - 0.5 * std::log(2.0), 1e-5);
   const double ref = 5 / ((1 - h) * 0.1);
   ASSERT_LT(ref, 100.0);

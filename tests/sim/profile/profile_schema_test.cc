@@ -84,10 +84,11 @@ TEST_F(ProfileFileTest, ValidProfileLoads) {
   EXPECT_DOUBLE_EQ(p.ref_cpus_per_gpu, 2.0);
   ASSERT_TRUE(p.pipeline.has_value());
   EXPECT_DOUBLE_EQ(p.pipeline->storage_mbps, 5.0);
-  EXPECT_EQ(p.pipeline->cache_policy, CachePolicy::kSubset);  // the default
+  EXPECT_EQ(p.pipeline->cache_policy, ProfileCachePolicy::kSubset);  // the default
   json lru = valid_profile();
   lru["pipeline"]["cache_policy"] = "lru";
-  EXPECT_EQ(load_profile(write("lru.json", lru.dump())).pipeline->cache_policy, CachePolicy::kLru);
+  EXPECT_EQ(load_profile(write("lru.json", lru.dump())).pipeline->cache_policy,
+            ProfileCachePolicy::kLru);
 }
 
 TEST_F(ProfileFileTest, MissingFileNamesTheFile) {

@@ -72,7 +72,7 @@ TEST(ModelCache, CompassKeepsWhatQueuedTasksNeed) {
   for (const bool use_compass : {true, false}) {
     ModelCache cache(10.0);
     std::vector<int> evicted;
-    const CachePolicy& policy = use_compass ? *compass : *lru;
+    const ModelCachePolicy& policy = use_compass ? *compass : *lru;
     for (const int m : {kA, kB, kC}) cache.access(m, 3.0, policy, {}, -1, evicted);
     const int upcoming[] = {kA, kD};
     cache.access(kD, 3.0, policy, upcoming, -1, evicted);
@@ -107,7 +107,7 @@ TEST(ModelCache, ZeroFootprintAndOversizedModels) {
 }
 
 // A policy that claims to make room and does not: the cache refuses to trust it.
-class LyingPolicy final : public CachePolicy {
+class LyingPolicy final : public ModelCachePolicy {
  public:
   std::string_view name() const override { return "liar"; }
   bool choose_victims(const EvictionRequest&, std::vector<std::size_t>&) const override {

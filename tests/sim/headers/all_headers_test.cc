@@ -40,6 +40,7 @@
 #include "clustersim/policy.h"
 #include "clustersim/profile.h"
 #include "clustersim/random.h"
+#include "clustersim/rate_model.h"
 #include "clustersim/report.h"
 #include "clustersim/serving.h"
 #include "clustersim/serving_catalog.h"

@@ -9,8 +9,8 @@
 #include <thread>
 #include <utility>
 
-#include "clustersim/random.h"
 #include "clustersim/simulator.h"
+#include "clustersim/sweep/hash.h"
 #include "rank_loop.h"
 
 namespace clustersim::sweep::sweep_internal {

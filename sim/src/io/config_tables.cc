@@ -18,6 +18,7 @@
 #include "clustersim/error.h"
 #include "clustersim/failure_trace.h"
 #include "clustersim/options.h"
+#include "clustersim/placement_study.h"
 #include "clustersim/serving_catalog.h"
 #include "io/internal/config_reader.h"
 #include "io/internal/pair_table.h"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Capacity of the sweep harness without simulation (issue 27). Synthetic results
-# (CLUSTERSIM_SWEEP_SYNTHETIC, see sweep_command.cc: metrics and job rows of varied values, no
-# simulation) drive rank 0 and the row writers, and the tables say what each side costs:
+# (CLUSTERSIM_SWEEP_SYNTHETIC, see sweep/src/rank_points.cc: metrics and job rows of varied
+# values, no simulation) drive rank 0 and the row writers, and the tables say what each
+# side costs:
 #  1. rank 0 while the sweep runs: points/s and rank 0's main-thread CPU per point (dispatch,
 #     messages, journal) when it is saturated (points take no time), with metrics only and with
 #     spooled rows (each result then carries a spool reference instead of its rows);

@@ -101,8 +101,8 @@ struct KeyDecl {
   std::string default_note;
   // The range holds for config input; the struct may hold more (a sweep's derived 64-bit seeds).
   bool input_only_range = false;
-  // Parsed by hand-written code in config.cc (tables, files to load): the declaration still
-  // gives its docs, its workload kinds and its condition, and makes it a known key.
+  // Parsed by hand-written code in io/config_tables.cc (tables, files to load): the declaration
+  // still gives its docs, its workload kinds and its condition, and makes it a known key.
   bool custom = false;
   // A rule beyond type and range on the value: a message, or "" when the value is fine.
   std::function<std::string(const OptionValue&)> check;

@@ -252,8 +252,8 @@ KeyBuilder choice(KeyRegistry& keys, std::string name, Ref ref,
   return builder;
 }
 
-// Declares `name`, parsed by hand in config.cc (a table, a file to load, a key other keys'
-// reading depends on).
+// Declares `name`, parsed by hand in io/config_tables.cc (a table, a file to load, a key other
+// keys' reading depends on).
 KeyBuilder custom(KeyRegistry& keys, std::string name, KeyType type);
 
 // Sorts declarations into the config's table order, keeping each table's declaration order.

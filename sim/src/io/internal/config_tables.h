@@ -1,0 +1,27 @@
+// The run config's tables that are parsed by hand beside their declared keys (config_tables.cc):
+// [cluster] (node groups, node list, VC quotas), [workload] (trace or generator, catalog,
+// window), [throughput] (profiles, throughput table), [mechanisms] (scaling curves, failure
+// trace, checkpoint sizes), [sharing] (pair table), and the tables made of declared keys only.
+#pragma once
+
+#include <toml++/toml.h>
+
+#include <memory>
+#include <string>
+
+#include "clustersim/config.h"
+#include "io/internal/config_reader.h"
+
+namespace clustersim::io_internal {
+
+void parse_cluster(ConfigParse& parse, const toml::table& root, SimOptions& sim,
+                   std::shared_ptr<const NodeList>& node_list);
+WorkloadSource parse_workload(ConfigParse& parse, const toml::table& root, int cluster_gpus);
+// A table made only of declared keys, each read into its field.
+void parse_table(ConfigParse& parse, const toml::table& root, const std::string& section,
+                 const Targets& targets);
+void parse_throughput(ConfigParse& parse, const toml::table& root, RunConfig& config);
+void parse_mechanisms(ConfigParse& parse, const toml::table& root, RunConfig& config);
+void parse_sharing(ConfigParse& parse, const toml::table& root, RunConfig& config);
+
+}  // namespace clustersim::io_internal

@@ -1,0 +1,237 @@
+// Rank 0's plan before the first simulation, and what an earlier session left (resume_plan.h).
+#include "resume_plan.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "clustersim/error.h"
+#include "clustersim/input_file.h"
+#include "clustersim/sweep/journal.h"
+#include "clustersim/sweep/result_store.h"
+#include "clustersim/sweep/row_spool.h"
+#include "rank_messages.h"
+
+#ifndef CLUSTERSIM_VERSION
+#define CLUSTERSIM_VERSION "unknown"
+#endif
+#ifndef CLUSTERSIM_GIT_COMMIT
+#define CLUSTERSIM_GIT_COMMIT "unknown"
+#endif
+
+namespace clustersim::sweep::sweep_internal {
+
+namespace {
+
+constexpr std::string_view kDefaultGridName = "sweep/examples/default/grid.toml (embedded)";
+
+}  // namespace
+
+std::string key_values(const std::map<std::string, std::string>& values) {
+  return format_journal_fields(values);
+}
+
+std::map<std::string, std::string> parse_key_values(const std::string& text) {
+  return parse_journal_fields(text);
+}
+
+// Where --overwrite keeps an unfinished sweep's journal until the new sweep completes.
+std::string replaced_journal_path_for(const std::string& out) { return out + ".journal.old"; }
+
+std::string read_grid_text(const SweepOptions& options) {
+  if (options.grid_path.empty()) return std::string(default_grid_text());
+  return read_input_file(options.grid_path, "grid file");
+}
+
+std::string grid_source_name(const SweepOptions& options) {
+  return options.grid_path.empty() ? std::string(kDefaultGridName) : options.grid_path;
+}
+
+std::string grid_base_dir(const SweepOptions& options) {
+  if (options.grid_path.empty()) return ".";
+  std::string dir = std::filesystem::path(options.grid_path).parent_path().string();
+  return dir.empty() ? "." : dir;
+}
+
+// What the grid's check found that the user should know (settings that cannot act, dropped
+// trace rows, pseudo-replicates, runs too short before they start).
+void print_warnings(const std::vector<std::string>& warnings) {
+  for (const std::string& warning : warnings)
+    std::fprintf(stderr, "sweep: warning: %s\n", warning.c_str());
+}
+
+std::map<std::string, std::string> journal_header(const Grid& grid, const SweepOptions& options,
+                                                  bool replaces_existing,
+                                                  const std::vector<std::string>& warnings) {
+  std::map<std::string, std::string> header{
+      {"schema_version", std::to_string(kResultSchemaVersion)},
+      {"grid_sha256", grid.sha256},
+      {"points", std::to_string(grid.size())},
+      {"save_jobs", options.save_jobs ? "1" : "0"},
+      {"save_timeseries", options.save_timeseries ? "1" : "0"},
+      {"whole_run", options.whole_run ? "1" : "0"},
+      {"replaces_existing", replaces_existing ? "1" : "0"},
+      // What `clustersim snapshot` needs to write a result file from the journal alone.
+      {"grid_text", grid.text},
+      {"grid_path", grid.source_name},
+      {"software_version", CLUSTERSIM_VERSION},
+      {"git_commit", CLUSTERSIM_GIT_COMMIT}};
+  if (!options.shard.empty()) header["shard"] = options.shard;
+  header["warnings"] = warnings_json(warnings);
+  return header;
+}
+
+namespace {
+
+// Whether the rows of a journaled result are there: always for rows that travelled with it
+// (journals of older builds); for spooled rows, their record must be whole in its spool.
+bool rows_intact(const std::string& encoded, const std::string& out) {
+  PointResult result = decode_result(encoded);
+  return !result.rows || spooled_rows_intact(rows_folder_for(out), *result.rows);
+}
+
+}  // namespace
+
+// Reads what an earlier session left (journal, else a finished result file). Throws InputError
+// when it belongs to another grid or other output options.
+void load_previous_session(Plan& plan, const SweepOptions& options) {
+  const std::string journal = journal_path_for(options.out);
+  const Grid& grid = plan.grid;
+  if (std::filesystem::exists(journal)) {
+    JournalContents contents = read_journal(journal);
+    if (contents.records.empty() || contents.records.front().type != RecordType::kHeader) {
+      throw InputError(journal, 0, "", "the journal has no header; remove it or use --overwrite");
+    }
+    auto header = parse_key_values(contents.records.front().payload);
+    if (header["grid_sha256"] != grid.sha256) {
+      throw InputError(grid.source_name, 0, "",
+                       "the grid file changed since this sweep started (" + options.out +
+                           " was begun with grid "
+                           "sha256 " +
+                           header["grid_sha256"].substr(0, 12) + "..., this grid is " +
+                           grid.sha256.substr(0, 12) +
+                           "...); resuming would mix two grids. Restore the grid file, "
+                           "or write to a new --out, or pass --overwrite to start over");
+    }
+    for (const std::string flag : {"save_jobs", "save_timeseries", "whole_run"}) {
+      std::string now = journal_header(grid, options)[flag];
+      // Journals written before --whole-run existed saved every row with --save-jobs.
+      const std::string was = header.count(flag) ? header[flag] : "0";
+      if (was != now) {
+        std::string name = flag;
+        std::replace(name.begin(), name.end(), '_', '-');
+        throw InputError(journal, 0, "",
+                         "this sweep was started " + std::string(was == "1" ? "with" : "without") +
+                             " --" + name + "; resume it with the same flags");
+      }
+    }
+    plan.replaces_existing = header["replaces_existing"] == "1";
+    check_same_shard(journal, header["shard"], options.shard);
+    plan.sessions = 0;
+    for (auto& record : contents.records) {
+      if (record.type == RecordType::kSession) {
+        if (plan.sessions++ == 0)
+          plan.first_start_time = parse_key_values(record.payload)["start_time"];
+      } else if (record.type == RecordType::kPoint) {
+        std::uint64_t id = peek_point_id(record.payload);
+        if (id >= grid.size())
+          throw InputError(journal, 0, "",
+                           "names point " + std::to_string(id) + ", not in the grid");
+        if (plan.done[id].empty() && !rows_intact(record.payload, options.out)) {
+          ++plan.rows_lost;  // its rows did not survive (a node crash): it runs again
+          continue;
+        }
+        if (plan.done[id].empty()) {
+          plan.done[id] = std::move(record.payload);
+          ++plan.already_done;
+        }
+      }
+    }
+    ++plan.sessions;
+    return;
+  }
+  if (std::filesystem::exists(options.out)) {
+    ResultFileSummary summary = read_result_file_summary(options.out);
+    if (summary.grid_sha256 != grid.sha256) {
+      throw InputError(
+          grid.source_name, 0, "",
+          "the grid file changed since " + options.out +
+              " was written; resuming would mix two grids. Use a new --out, or --overwrite");
+    }
+    check_same_shard(options.out, read_shard_attribute(options.out), options.shard);
+    // A finished shard's file holds all of its points (and only those: same grid, same shard).
+    if (plan.shard.sharded() ? summary.point_ids.size() != plan.scope_points : !summary.complete) {
+      throw InputError(
+          options.out, 0, "",
+          "is incomplete and its journal " + journal + " is missing; rerun with --overwrite");
+    }
+    plan.nothing_to_do = true;
+    plan.already_done = summary.point_ids.size();
+    plan.previous_status = std::move(summary.status);
+  }
+}
+
+// With the lock held: an existing result (file or journal) is only touched with --resume or
+// --overwrite.
+void check_existing_output(const SweepOptions& options) {
+  bool exists = false;
+  for (const std::string& path :
+       {options.out, journal_path_for(options.out), replaced_journal_path_for(options.out)}) {
+    exists = exists || std::filesystem::exists(path);
+  }
+  if (exists && !options.resume && !options.overwrite) {
+    throw InputError(options.out, 0, "",
+                     "already exists (or its journal does): pass --resume to finish that sweep or "
+                     "--overwrite to replace it");
+  }
+}
+
+// With the lock held, temporaries of the result file (PATH.tmp.HOST.PID, or PATH.tmp of older
+// versions) belong to writers that died while writing it: remove them.
+void remove_stale_temporaries(const std::string& out) {
+  const std::filesystem::path target(out);
+  const std::filesystem::path folder = target.parent_path().empty() ? "." : target.parent_path();
+  const std::string prefix = target.filename().string() + ".tmp";
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name == prefix || name.rfind(prefix + ".", 0) == 0) {
+      std::filesystem::remove(entry.path(), error);
+    }
+  }
+}
+
+// --overwrite starts afresh without destroying anything yet: the old result file stays until the
+// new one is renamed over it, an unfinished sweep's journal is kept as F.h5.journal.old until
+// then (if one is kept already, from an earlier --overwrite that never finished, that older one
+// stays and the newer, unfinished replacement is dropped).
+void set_aside_previous_results(Plan& plan, const SweepOptions& options) {
+  const std::string journal = journal_path_for(options.out);
+  const std::string replaced = replaced_journal_path_for(options.out);
+  // The spooled rows go with their journal.
+  const std::string rows = rows_folder_for(options.out);
+  const std::string replaced_rows = rows_folder_for(replaced);
+  if (std::filesystem::exists(journal)) {
+    if (std::filesystem::exists(replaced)) {
+      std::filesystem::remove(journal);
+      std::filesystem::remove_all(rows);
+    } else {
+      std::filesystem::remove_all(replaced_rows);
+      std::filesystem::rename(journal, replaced);
+      if (std::filesystem::exists(rows)) std::filesystem::rename(rows, replaced_rows);
+    }
+  }
+  plan.replaces_existing = std::filesystem::exists(options.out);
+}
+
+std::vector<PointResult> decode_done(const std::vector<std::string>& done) {
+  std::vector<PointResult> results;
+  for (const auto& encoded : done) {
+    if (!encoded.empty()) results.push_back(decode_result(encoded));
+  }
+  return results;  // in point_id order, since `done` is indexed by point_id
+}
+
+}  // namespace clustersim::sweep::sweep_internal

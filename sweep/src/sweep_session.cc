@@ -1,0 +1,75 @@
+// This session and the provenance the result file records of it (sweep_session.h).
+#include "sweep_session.h"
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <ctime>
+#include <string>
+
+#include "clustersim/sweep/communicator.h"
+#include "clustersim/sweep/point_runner.h"
+
+#ifndef CLUSTERSIM_VERSION
+#define CLUSTERSIM_VERSION "unknown"
+#endif
+#ifndef CLUSTERSIM_GIT_COMMIT
+#define CLUSTERSIM_GIT_COMMIT "unknown"
+#endif
+
+namespace clustersim::sweep::sweep_internal {
+
+std::string now_iso8601() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+namespace {
+
+std::string hostname() {
+  char name[256] = {0};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+}  // namespace
+
+Provenance make_provenance(const Plan& plan, const SessionInfo& session) {
+  Provenance provenance;
+  provenance.text["software_version"] = CLUSTERSIM_VERSION;
+  provenance.text["git_commit"] = CLUSTERSIM_GIT_COMMIT;
+  provenance.text["start_time"] =
+      plan.first_start_time.empty() ? session.start_time : plan.first_start_time;
+  provenance.text["session_start_time"] = session.start_time;
+  provenance.text["end_time"] = now_iso8601();
+  provenance.text["mpi_version"] = MpiSession::library_version();
+  provenance.text["hdf5_version"] = hdf5_version();
+  provenance.text["tbb_version"] = tbb_version();
+  provenance.text["hostname"] = hostname();
+  provenance.text["command_line"] = session.command_line;
+  const char* job = std::getenv("SLURM_JOB_ID");
+  provenance.text["slurm_job_id"] = job ? job : "";
+  std::string threads;
+  int total = 0;
+  for (std::size_t i = 0; i < session.threads_per_rank.size(); ++i) {
+    if (i) threads += ",";
+    threads += std::to_string(session.threads_per_rank[i]);
+    total += session.threads_per_rank[i];
+  }
+  provenance.text["threads_per_rank"] = threads;
+  provenance.integers["ranks"] = session.ranks;
+  provenance.integers["threads"] = total;
+  provenance.integers["sessions"] = plan.sessions;
+  provenance.text["shard"] = plan.shard.text();
+  provenance.integers["shard_points"] = static_cast<std::int64_t>(plan.scope_points);
+  provenance.integers["whole_run"] = plan.whole_run ? 1 : 0;
+  provenance.text["warnings"] = warnings_json(plan.check.warnings);
+  return provenance;
+}
+
+}  // namespace clustersim::sweep::sweep_internal

@@ -1,13 +1,11 @@
 // A parsed config run on the simulator it needs (config.h, simulate_config): the placement
-// study, the serving engine (DAG workloads), training and serving on one cluster (a mixed
-// config), or a Simulation.
+// study, the serving engine (DAG workloads), or a Simulation (training, alone or beside serving
+// in a mixed config).
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "clustersim/config.h"
-#include "clustersim/error.h"
 #include "clustersim/placement_study.h"
 #include "clustersim/serving.h"
 #include "clustersim/simulation.h"
@@ -46,34 +44,8 @@ ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workloa
     run.workload = std::move(workload);
     return run;
   }
-  if (config.serving) {  // training and serving on one cluster (serving.h, make_mixed_serving)
-    const RunConfig& serving = *config.serving;
-    Workload queries = load_workload(serving);
-    ServingSetup setup = serving_setup(serving, queries);
-    SimOptions options = serving.sim;
-    options.serving.priority = config.sim.serving.priority;
-    options.serving.gpus = config.sim.serving.gpus;
-    std::unique_ptr<MixedServing> mechanism;
-    try {
-      mechanism = make_mixed_serving(options, std::move(queries), std::move(setup));
-    } catch (const std::invalid_argument& error) {
-      // "serving.gpus: ..." (a base pool that cannot hold a model) names its key.
-      const std::string what = error.what();
-      const std::string key = what.rfind("serving.", 0) == 0 ? what.substr(0, what.find(':'))
-                                                             : std::string("serving.config");
-      throw InputError(config.source_name, 0, key, what);
-    }
-    MixedServing& mixed = *mechanism;
-    RunConfig training = config;  // the Simulation runs the training side; serving joins it
-    training.serving.reset();
-    Simulation simulation(training, std::move(workload));
-    simulation.add_mechanism(std::move(mechanism));
-    run.result = simulation.run();
-    mixed.collect(run.result);
-    run.workload = simulation.workload();
-    count_row_changes(*run.workload, run.result.metrics);
-    return run;
-  }
+  // Training, alone or beside serving (a mixed config: the serving side joins the Simulation
+  // as a mechanism, serving.h).
   Simulation simulation(config, std::move(workload));
   run.result = simulation.run();
   run.workload = simulation.workload();  // grown, when a window streamed more jobs in

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <sstream>
 
+#include "clustersim/component.h"
 #include "clustersim/config.h"
 #include "clustersim/policy.h"
 #include "clustersim/throughput_model.h"
-#include "clustersim/time_share.h"
 
 namespace clustersim {
 
@@ -21,11 +21,10 @@ std::string number(double value) {
   return out.str();
 }
 
-bool preempts(const SchedulerOptions& scheduler) {
-  // Gavel's time-share policies re-decide every round: they preempt, and have no ordering
-  // policy to ask.
-  if (is_time_share_policy(scheduler.policy)) return true;
-  return scheduler.preemption.value_or(make_scheduling_policy(scheduler)->preemptive());
+// What the named component's descriptor says (false for a name no component has).
+bool capable(ComponentKind kind, std::string_view name, bool ComponentCapabilities::*capability) {
+  const ComponentDescriptor* descriptor = find_component(kind, name);
+  return descriptor && descriptor->caps.*capability;
 }
 
 bool empirical(const OverheadCost& cost) { return cost.model == OverheadCost::Model::kEmpirical; }
@@ -69,7 +68,8 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
   // cross-rack factor < 1) makes consolidation worth a move; compaction needs a threshold.
   const bool placement_model = !config.throughput_model;
   if (m.migration == MechanismOptions::Migration::kOnDemand && m.defrag_threshold == 0.0) {
-    if (sim.scheduler.placement != "consolidate") {
+    if (!capable(ComponentKind::kPlacement, sim.scheduler.placement,
+                 &ComponentCapabilities::consolidates)) {
       warn(
           "mechanisms.migration",
           "\"on_demand\" cannot act: it makes room for a consolidated start, which placement = \"" +
@@ -97,7 +97,7 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
   // Preemption costs are paid by a save or a restore: a policy that never preempts, with nothing
   // else that saves or restores a job, never pays them (a trace's own checkpoint_interval_s
   // column may save: traces are not judged here).
-  const bool saves = preempts(sim.scheduler) || m.fails() || m.checkpoint_interval_s > 0.0 ||
+  const bool saves = run_preempts(sim.scheduler) || m.fails() || m.checkpoint_interval_s > 0.0 ||
                      m.migrates() || m.elastic || m.preempt_on_arrival ||
                      (config.serving && sim.serving.priority);  // serving preempts training
   if (!saves && !config.workload.trace_path) {
@@ -121,7 +121,8 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
          "= \"lend\" cannot act: the cluster has no VC quotas ([cluster] vcs)");
   // Moving to a faster type needs types of different speeds, and the built-in decider.
   if (m.upgrade_type) {
-    if (is_time_share_policy(sim.scheduler.policy))
+    if (has_own_decider(sim.scheduler) && capable(ComponentKind::kMechanism, "upgrade_type",
+                                                  &ComponentCapabilities::needs_built_in_decider))
       warn("mechanisms.upgrade_type",
            "= true cannot act: Gavel's policies (scheduler.policy = \"" + sim.scheduler.policy +
                "\") have a decider of their own, whose allocation chooses each job's type");
@@ -133,7 +134,7 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
   // How Gavel's allocations become a schedule is for Gavel's policies only; the exact
   // realisation re-solves at every arrival and completion and has no rounds to walk types in.
   const SchedulerOptions scheduler_defaults;
-  if (!is_time_share_policy(sim.scheduler.policy)) {
+  if (!has_own_decider(sim.scheduler)) {
     const std::string not_gavel =
         "cannot act: scheduler.policy = \"" + sim.scheduler.policy + "\" is not one of Gavel's";
     if (sim.scheduler.rounds != scheduler_defaults.rounds) warn("scheduler.rounds", not_gavel);
@@ -220,7 +221,7 @@ void check_event_budget(const RunConfig& config, const Workload* workload) {
   if (sim.sample_interval_s > 0.0)
     refuse("metrics.sample_interval_s", sim.sample_interval_s, span / sim.sample_interval_s,
            "samples");
-  if (preempts(sim.scheduler) && sim.scheduler.lease_s > 0.0)
+  if (run_preempts(sim.scheduler) && sim.scheduler.lease_s > 0.0)
     refuse("scheduler.lease_s", sim.scheduler.lease_s, span / sim.scheduler.lease_s,
            "lease rounds");
   if (sim.scheduler.plan_interval_s > 0.0)
@@ -256,7 +257,9 @@ void check_event_budget(const RunConfig& config, const Workload* workload) {
 bool has_randomness(const RunConfig& config) {
   const SimOptions& sim = config.sim;
   const MechanismOptions& m = sim.mechanisms;
-  return config.workload.generator.has_value() || sim.scheduler.placement == "random" ||
+  return config.workload.generator.has_value() ||
+         capable(ComponentKind::kPlacement, sim.scheduler.placement,
+                 &ComponentCapabilities::random) ||
          m.mtbf_h > 0.0 || empirical(m.checkpoint_cost) || empirical(m.restore_cost) ||
          empirical(m.migration_cost) || empirical(m.resize_cost) ||
          (config.workload.placement_study() &&

@@ -1,0 +1,178 @@
+// Component descriptors (component.h): every name a name list gives has a descriptor whose
+// factory builds; "does the run preempt" has one answer, the descriptors'; a mechanism
+// registered from this file alone is built and runs in a Simulation; and the files that check
+// or refuse a configuration compare no scheduler name against a component's name (what a
+// component can do is its descriptor's to say).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "clustersim/component.h"
+#include "clustersim/simulation.h"
+#include "test_util.h"
+
+namespace clustersim {
+namespace {
+
+using testing::job;
+
+// A mechanism known only to this file: one timer at `kAt` seconds, which counts itself.
+int ticks = 0;
+bool tick_wanted = false;
+constexpr double kAt = 30.0;
+
+class Tick final : public Mechanism {
+ public:
+  std::string_view name() const override { return "test_tick"; }
+  void attach(Host& host) override {
+    host_ = &host;
+    kind_ = host.add_timer_kind(*this, TimerPhase::kBeforeArrivals);
+  }
+  void start() override { host_->schedule(kAt, kind_, 0); }
+  void on_timer(const Timer& timer) override {
+    EXPECT_EQ(timer.time, kAt);
+    ++ticks;
+  }
+
+ private:
+  Host* host_ = nullptr;
+  TimerKind kind_ = 0;
+};
+
+const ComponentRegistrar register_tick([] {
+  ComponentDescriptor d;
+  d.kind = ComponentKind::kMechanism;
+  d.name = "test_tick";
+  d.summary = "a timer at 30 s (components_test.cc)";
+  d.factory.wanted = [](const SimOptions&, const MechanismContext&) { return tick_wanted; };
+  d.factory.mechanism = [](const SimOptions&) { return std::make_unique<Tick>(); };
+  return d;
+}());
+
+TEST(Components, AMechanismRegisteredInATestFileIsBuiltAndRuns) {
+  ASSERT_NE(find_component(ComponentKind::kMechanism, "test_tick"), nullptr);
+  EXPECT_EQ(component_names(ComponentKind::kMechanism).back(), "test_tick");  // after built-ins
+  const SimOptions options = testing::small_cluster(2, 1);
+  const std::vector<JobSpec> jobs = {job("a", 0, 1, 100)};
+  ticks = 0;
+  tick_wanted = false;
+  Simulation(options, jobs).run();
+  EXPECT_EQ(ticks, 0);  // not wanted: not built
+  tick_wanted = true;
+  const RunResult result = Simulation(options, jobs).run();
+  tick_wanted = false;
+  EXPECT_EQ(ticks, 1);
+  EXPECT_EQ(result.jobs[0].finish_time, 100.0);
+}
+
+TEST(Components, ARegistrationWithoutAFactoryOrWithATakenNameIsRefused) {
+  ComponentDescriptor taken;
+  taken.kind = ComponentKind::kOrderingPolicy;
+  taken.name = "fifo";
+  taken.factory.ordering_policy = [](const SchedulerOptions& s) {
+    return make_scheduling_policy(s);
+  };
+  EXPECT_THROW(ComponentRegistrar{taken}, std::invalid_argument);
+  ComponentDescriptor no_factory;
+  no_factory.kind = ComponentKind::kPlacement;
+  no_factory.name = "test_nothing";
+  EXPECT_THROW(ComponentRegistrar{no_factory}, std::invalid_argument);
+}
+
+TEST(Components, EveryListedNameHasADescriptorWhoseFactoryBuilds) {
+  for (const std::string& name : scheduling_policy_names()) {
+    const ComponentDescriptor* d = find_component(ComponentKind::kOrderingPolicy, name);
+    ASSERT_NE(d, nullptr) << name;
+    SchedulerOptions scheduler;
+    scheduler.policy = name;
+    ASSERT_NE(d->factory.ordering_policy(scheduler), nullptr) << name;
+  }
+  for (const std::string& name : time_share_policy_names()) {
+    const ComponentDescriptor* d = find_component(ComponentKind::kDecider, name);
+    ASSERT_NE(d, nullptr) << name;
+    EXPECT_TRUE(d->caps.own_decider) << name;
+    TimeShareProblem problem;
+    problem.types = 1;
+    problem.capacity = {1};
+    problem.throughput = {1.0};
+    problem.gpus = {1};
+    problem.remaining = {100.0};
+    problem.elapsed = {0.0};
+    problem.total_steps = {100.0};
+    EXPECT_EQ(solve_time_share(name, problem).x.size(), 1u) << name;
+  }
+  for (const std::string& name : placement_policy_names()) {
+    const ComponentDescriptor* d = find_component(ComponentKind::kPlacement, name);
+    ASSERT_NE(d, nullptr) << name;
+    Rng rng(1);
+    EXPECT_NE(d->factory.placement(rng), nullptr) << name;
+  }
+  for (const std::string& name : allocation_mechanism_names()) {
+    const ComponentDescriptor* d = find_component(ComponentKind::kAllocation, name);
+    ASSERT_NE(d, nullptr) << name;
+    SchedulerOptions scheduler;
+    scheduler.allocation = name;
+    EXPECT_NE(d->factory.allocation(scheduler), nullptr) << name;
+  }
+  const SimOptions options = testing::small_cluster(2, 1);
+  for (const ComponentDescriptor* d : components(ComponentKind::kMechanism)) {
+    ASSERT_TRUE(d->factory.wanted && d->factory.mechanism) << d->name;
+    const auto mechanism = d->factory.mechanism(options);
+    ASSERT_NE(mechanism, nullptr) << d->name;
+    EXPECT_EQ(mechanism->name(), d->name);  // the descriptor names what it builds
+  }
+  // Every kind has components, and every component's key tags name declared keys.
+  for (ComponentKind kind : kComponentKinds) {
+    EXPECT_FALSE(components(kind).empty()) << component_kind_name(kind);
+    for (const ComponentDescriptor* d : components(kind))
+      if (!d->key_components.empty()) {
+        EXPECT_FALSE(component_keys(*d).empty()) << d->name;
+      }
+  }
+}
+
+TEST(Components, WhetherARunPreemptsIsTheDescriptorsAnswerUnlessOverridden) {
+  for (const ComponentDescriptor* d : components(ComponentKind::kOrderingPolicy)) {
+    SchedulerOptions scheduler;
+    scheduler.policy = d->name;
+    EXPECT_EQ(run_preempts(scheduler), d->caps.preempts) << d->name;
+    EXPECT_EQ(run_preempts(scheduler), make_scheduling_policy(scheduler)->preemptive());
+    scheduler.preemption = !d->caps.preempts;
+    EXPECT_EQ(run_preempts(scheduler), !d->caps.preempts) << d->name;
+  }
+  for (const std::string& name : time_share_policy_names()) {
+    SchedulerOptions scheduler;
+    scheduler.policy = name;
+    scheduler.preemption = false;  // Gavel's re-decide every round regardless
+    EXPECT_TRUE(has_own_decider(scheduler));
+    EXPECT_TRUE(run_preempts(scheduler)) << name;
+  }
+}
+
+// The files that check, refuse or estimate a configuration ask descriptors what a component
+// can do; none compares a scheduler name with a component's name.
+TEST(Components, NoCapabilityRuleNamesAComponentOutsideTheDescriptors) {
+  const char* files[] = {"sim/src/io/config_checks.cc",    "sim/src/simulation/simulation.cc",
+                         "sim/src/mechanisms/registry.cc", "sim/src/options/core_keys.cc",
+                         "sweep/src/point_config.cc",      "sim/src/decider/ordering.cc"};
+  for (const char* file : files) {
+    std::ifstream in(std::string(CLUSTERSIM_SOURCE_DIR) + "/" + file);
+    ASSERT_TRUE(in) << file;
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string source = text.str();
+    EXPECT_EQ(source.find("preemptive()"), std::string::npos) << file << ": ask run_preempts()";
+    for (ComponentKind kind : kComponentKinds)
+      for (const ComponentDescriptor* d : components(kind)) {
+        const std::regex compared("[!=]=\\s*\"" + d->name + "\"");
+        EXPECT_FALSE(std::regex_search(source, compared))
+            << file << " compares a name with \"" << d->name
+            << "\": say what it can do in its descriptor (sim/src/components/components.cc)";
+      }
+  }
+}
+
+}  // namespace
+}  // namespace clustersim

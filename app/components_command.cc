@@ -1,11 +1,15 @@
 #include "components_command.h"
 
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "clustersim/component.h"
+#include "clustersim/config.h"
+#include "clustersim/options.h"
+#include "clustersim/workload.h"
 
 namespace clustersim::app {
 
@@ -20,7 +24,29 @@ std::vector<std::string> capability_names(const ComponentCapabilities& caps) {
   if (caps.small_jobs) names.emplace_back("small_jobs");
   if (caps.consolidates) names.emplace_back("consolidates");
   if (caps.random) names.emplace_back("random");
+  if (caps.gpu_shares) names.emplace_back("gpu_shares");
+  if (caps.serving) names.emplace_back("serving");
   return names;
+}
+
+// Its config keys: those of every run config (the readers' too) with one of its tags.
+std::vector<std::string> keys_of(const ComponentDescriptor& d) {
+  std::vector<std::string> names;
+  for (const KeyDecl& key : config_keys().keys())
+    if (std::find(d.key_components.begin(), d.key_components.end(), key.component) !=
+        d.key_components.end())
+      names.push_back(key.name);
+  return names;
+}
+
+// Every kind, each with its components: the core's, then the trace readers'.
+std::vector<std::pair<ComponentKind, std::vector<const ComponentDescriptor*>>> every_component() {
+  std::vector<std::pair<ComponentKind, std::vector<const ComponentDescriptor*>>> out;
+  for (ComponentKind kind : kComponentKinds) out.emplace_back(kind, components(kind));
+  std::vector<const ComponentDescriptor*> formats;
+  for (const ComponentDescriptor& d : trace_format_components()) formats.push_back(&d);
+  out.emplace_back(ComponentKind::kTraceFormat, std::move(formats));
+  return out;
 }
 
 nlohmann::ordered_json to_json(const ComponentDescriptor& d) {
@@ -33,8 +59,10 @@ nlohmann::ordered_json to_json(const ComponentDescriptor& d) {
                          {"small_jobs", d.caps.small_jobs},
                          {"consolidates", d.caps.consolidates},
                          {"random", d.caps.random},
+                         {"gpu_shares", d.caps.gpu_shares},
+                         {"serving", d.caps.serving},
                          {"relative_cost", d.caps.relative_cost}};
-  out["keys"] = component_keys(d);
+  out["keys"] = keys_of(d);
   return out;
 }
 
@@ -43,17 +71,17 @@ nlohmann::ordered_json to_json(const ComponentDescriptor& d) {
 int components_command(bool json) {
   if (json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::object();
-    for (ComponentKind kind : kComponentKinds) {
+    for (const auto& [kind, list_of_kind] : every_component()) {
       nlohmann::ordered_json list = nlohmann::ordered_json::array();
-      for (const ComponentDescriptor* d : components(kind)) list.push_back(to_json(*d));
+      for (const ComponentDescriptor* d : list_of_kind) list.push_back(to_json(*d));
       out[std::string(component_kind_name(kind))] = std::move(list);
     }
     std::cout << out.dump(2) << '\n';
     return 0;
   }
-  for (ComponentKind kind : kComponentKinds) {
+  for (const auto& [kind, list_of_kind] : every_component()) {
     std::cout << component_kind_name(kind) << ":\n";
-    for (const ComponentDescriptor* d : components(kind)) {
+    for (const ComponentDescriptor* d : list_of_kind) {
       std::cout << "  " << d->name << ": " << d->summary << '\n';
       std::string caps;
       for (const std::string& name : capability_names(d->caps))
@@ -63,7 +91,7 @@ int components_command(bool json) {
                 ("relative_cost " + nlohmann::json(d->caps.relative_cost).dump());
       std::cout << "    capabilities: " << (caps.empty() ? "-" : caps) << '\n';
       std::string keys;
-      for (const std::string& key : component_keys(*d)) keys += (keys.empty() ? "" : ", ") + key;
+      for (const std::string& key : keys_of(*d)) keys += (keys.empty() ? "" : ", ") + key;
       std::cout << "    keys: " << (keys.empty() ? "-" : keys) << '\n';
     }
   }

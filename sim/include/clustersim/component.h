@@ -19,9 +19,11 @@
 #include "clustersim/allocation_mechanism.h"
 #include "clustersim/mechanism.h"
 #include "clustersim/placement.h"
+#include "clustersim/placement_study.h"
 #include "clustersim/policy.h"
 #include "clustersim/simulator.h"
 #include "clustersim/time_share.h"
+#include "clustersim/workload.h"
 
 namespace clustersim {
 
@@ -31,11 +33,17 @@ enum class ComponentKind {
   kPlacement,       // scheduler.placement
   kAllocation,      // scheduler.allocation: CPU, memory and storage per job
   kMechanism,       // [mechanisms]: preemption, migration, failures, ...
+  kStudyPlacement,  // scheduler.placement in the placement study (placement_study.h)
+  // workload.format: a trace reader. The readers sit at the I/O edge, above the core: their
+  // table is trace_format_components() (workload.h), not components().
+  kTraceFormat,
 };
 inline constexpr ComponentKind kComponentKinds[] = {
-    ComponentKind::kOrderingPolicy, ComponentKind::kDecider, ComponentKind::kPlacement,
-    ComponentKind::kAllocation, ComponentKind::kMechanism};
-// "ordering_policy", "decider", "placement", "allocation", "mechanism".
+    ComponentKind::kOrderingPolicy, ComponentKind::kDecider,   ComponentKind::kPlacement,
+    ComponentKind::kAllocation,     ComponentKind::kMechanism, ComponentKind::kStudyPlacement};
+// The kinds components() answers (all but kTraceFormat).
+// "ordering_policy", "decider", "placement", "allocation", "mechanism", "study_placement",
+// "trace_format".
 std::string_view component_kind_name(ComponentKind kind);
 
 struct ComponentCapabilities {
@@ -49,9 +57,14 @@ struct ComponentCapabilities {
   // Runs with CPU-only (0-GPU), fractional and MIG jobs, and MIG slices: those start through
   // the built-in decider's own path and are never moved, nor re-divided.
   bool small_jobs = false;
+  // Trace formats: has jobs asking for a share of one GPU (what [sharing] acts on).
+  bool gpu_shares = false;
+  // Trace formats: its workload is serving query DAGs (run on the serving engine), not training
+  // jobs.
+  bool serving = false;
   // Placements: starts a job on as few nodes as it can (what on-demand migration makes room for).
   bool consolidates = false;
-  // Draws on the run's seed (placements), so replicates differ.
+  // Draws on the run's seed (placements, the study's too), so replicates differ.
   bool random = false;
   // The sweep's cost estimate: events of a run with this component cost this much relative to
   // the cheapest (allocation mechanisms that re-plan every running job cost more).
@@ -68,11 +81,15 @@ struct ComponentFactory {
   std::function<std::unique_ptr<SchedulingPolicy>(const SchedulerOptions&)> ordering_policy;
   TimeShare (*time_share)(const TimeShareProblem&) = nullptr;  // a decider's allocation
   std::function<std::unique_ptr<PlacementPolicy>(Rng&)> placement;
+  std::function<std::unique_ptr<StudyPlacement>(const StudyContext&)> study_placement;
   std::function<std::unique_ptr<AllocationMechanism>(const SchedulerOptions&)> allocation;
   // Mechanisms: whether the options turn it on, and the mechanism. One that needs the built-in
   // decider is one of the simulator's own (a decision mechanism).
   std::function<bool(const SimOptions&, const MechanismContext&)> wanted;
   std::function<std::unique_ptr<Mechanism>(const SimOptions&)> mechanism;
+  // Trace formats: reads `in` (`source_name` names it in errors).
+  Workload (*trace_reader)(std::istream& in, const std::string& source_name,
+                           const ReaderOptions& options) = nullptr;
 };
 
 struct ComponentDescriptor {

@@ -16,6 +16,7 @@
 #include "mechanisms/type_upgrade.h"
 #include "placement/factories.h"
 #include "policies/factories.h"
+#include "study/factories.h"
 #include "timeshare/factories.h"
 
 namespace clustersim {
@@ -135,6 +136,36 @@ std::vector<ComponentDescriptor> placements() {
   return t;
 }
 
+ComponentDescriptor study_entry(std::string name, std::string summary,
+                                std::unique_ptr<StudyPlacement> (*make)(const StudyContext&),
+                                bool random = false) {
+  ComponentDescriptor d;
+  d.kind = ComponentKind::kStudyPlacement;
+  d.name = std::move(name);
+  d.summary = std::move(summary);
+  d.key_components = {"placement", "placement study"};
+  d.caps.random = random;
+  d.factory.study_placement = make;
+  return d;
+}
+
+// The placement study's placements: every pod placed once, no departures (placement_study.h).
+std::vector<ComponentDescriptor> study_placements() {
+  std::vector<ComponentDescriptor> t;
+  t.push_back(study_entry("fgd", "Fragmentation Gradient Descent: least fragmentation growth",
+                          study::make_fgd));
+  t.push_back(
+      study_entry("best_fit", "the node left with the least CPU and GPU", study::make_best_fit));
+  t.push_back(study_entry("dot_product", "Tetris' alignment of free resources and request",
+                          study::make_dot_product));
+  t.push_back(study_entry("gpu_packing", "shared GPUs first, then used nodes, then idle ones",
+                          study::make_gpu_packing));
+  t.push_back(study_entry("gpu_clustering", "pods of a kind together", study::make_gpu_clustering));
+  t.push_back(study_entry("random_fit", "a node drawn among those that fit (seeded)",
+                          study::make_random_fit, true));
+  return t;
+}
+
 ComponentDescriptor allocation_entry(
     std::string name, std::string summary,
     std::unique_ptr<AllocationMechanism> (*make)(const SchedulerOptions&), double relative_cost,
@@ -217,7 +248,8 @@ std::vector<ComponentDescriptor> mechanism_table() {
 
 const std::vector<ComponentDescriptor>& built_in(ComponentKind kind) {
   static const std::vector<ComponentDescriptor> tables[] = {
-      ordering_policies(), deciders(), placements(), allocations(), mechanism_table()};
+      ordering_policies(), deciders(), placements(), allocations(), mechanism_table(),
+      study_placements(),  {}};
   return tables[static_cast<std::size_t>(kind)];
 }
 
@@ -241,6 +273,10 @@ std::string_view component_kind_name(ComponentKind kind) {
       return "allocation";
     case ComponentKind::kMechanism:
       return "mechanism";
+    case ComponentKind::kStudyPlacement:
+      return "study_placement";
+    case ComponentKind::kTraceFormat:
+      return "trace_format";
   }
   return "unknown";
 }
@@ -293,6 +329,10 @@ ComponentRegistrar::ComponentRegistrar(ComponentDescriptor descriptor) {
         return static_cast<bool>(f.placement);
       case ComponentKind::kAllocation:
         return static_cast<bool>(f.allocation);
+      case ComponentKind::kStudyPlacement:
+        return static_cast<bool>(f.study_placement);
+      case ComponentKind::kTraceFormat:
+        return false;  // trace formats are the readers' table (workload.h)
       case ComponentKind::kMechanism:
         // One that plugs into the built-in decider must be one of the simulator's own.
         return f.wanted && f.mechanism && !descriptor.caps.needs_built_in_decider;

@@ -23,8 +23,24 @@ std::string number(double value) {
 
 // What the named component's descriptor says (false for a name no component has).
 bool capable(ComponentKind kind, std::string_view name, bool ComponentCapabilities::*capability) {
+  if (kind == ComponentKind::kTraceFormat) {
+    for (const ComponentDescriptor& format : trace_format_components())
+      if (format.name == name) return format.caps.*capability;
+    return false;
+  }
   const ComponentDescriptor* descriptor = find_component(kind, name);
   return descriptor && descriptor->caps.*capability;
+}
+
+// The trace formats with `capability`, as a message lists them: "\"csv\" or \"openb\"".
+std::string formats_with(bool ComponentCapabilities::*capability) {
+  std::vector<std::string> names;
+  for (const ComponentDescriptor& format : trace_format_components())
+    if (format.caps.*capability) names.push_back('"' + format.name + '"');
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return text;
 }
 
 bool empirical(const OverheadCost& cost) { return cost.model == OverheadCost::Model::kEmpirical; }
@@ -54,14 +70,15 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
     if (w.inflate_to > 0.0) warn("workload.inflate_to", needs);
   }
 
-  // GPU sharing acts on jobs asking for a share of one GPU: only the native CSV and openb
-  // traces have them.
+  // GPU sharing acts on jobs asking for a share of one GPU: only some trace formats have them
+  // (their descriptors say which).
   if (sim.sharing.enabled() &&
-      (!config.workload.trace_path || (config.workload.format != TraceFormat::kCsv &&
-                                       config.workload.format != TraceFormat::kOpenb)))
-    warn("sharing.interference",
-         "cannot act: only a trace of format \"csv\" or \"openb\" has jobs asking for a share "
-         "of one GPU");
+      (!config.workload.trace_path ||
+       !capable(ComponentKind::kTraceFormat, trace_format_name(config.workload.format),
+                &ComponentCapabilities::gpu_shares)))
+    warn("sharing.interference", "cannot act: only a trace of format " +
+                                     formats_with(&ComponentCapabilities::gpu_shares) +
+                                     " has jobs asking for a share of one GPU");
 
   // On-demand migration makes room for the queue's head only where being consolidated helps it:
   // with any locality the head starts split anyway, and only a placement penalty (cross-node or
@@ -264,7 +281,9 @@ bool has_randomness(const RunConfig& config) {
          empirical(m.migration_cost) || empirical(m.resize_cost) ||
          (config.workload.placement_study() &&
           (config.workload.arrival_order == ArrivalOrder::kShuffle ||
-           config.workload.inflate_to > 0.0 || sim.scheduler.placement == "random_fit"));
+           config.workload.inflate_to > 0.0 ||
+           capable(ComponentKind::kStudyPlacement, sim.scheduler.placement,
+                   &ComponentCapabilities::random)));
 }
 
 }  // namespace clustersim

@@ -10,7 +10,9 @@
 #include <sstream>
 
 #include "clustersim/component.h"
+#include "clustersim/placement_study.h"
 #include "clustersim/simulation.h"
+#include "clustersim/workload.h"
 #include "test_util.h"
 
 namespace clustersim {
@@ -115,6 +117,23 @@ TEST(Components, EveryListedNameHasADescriptorWhoseFactoryBuilds) {
     SchedulerOptions scheduler;
     scheduler.allocation = name;
     EXPECT_NE(d->factory.allocation(scheduler), nullptr) << name;
+  }
+  for (const std::string& name : study_placement_names()) {
+    const ComponentDescriptor* d = find_component(ComponentKind::kStudyPlacement, name);
+    ASSERT_NE(d, nullptr) << name;
+    Rng rng(1);
+    StudyContext context;
+    context.rng = &rng;
+    EXPECT_NE(d->factory.study_placement(context), nullptr) << name;
+  }
+  for (TraceFormat format : {TraceFormat::kCsv, TraceFormat::kGavel, TraceFormat::kOpenb,
+                             TraceFormat::kHelios, TraceFormat::kPhilly, TraceFormat::kDag}) {
+    const auto& formats = trace_format_components();
+    ASSERT_LT(static_cast<std::size_t>(format), formats.size());
+    const ComponentDescriptor& d = formats[static_cast<std::size_t>(format)];
+    EXPECT_EQ(d.name, trace_format_name(format));
+    EXPECT_EQ(parse_trace_format(d.name), format);
+    EXPECT_NE(d.factory.trace_reader, nullptr) << d.name;
   }
   const SimOptions options = testing::small_cluster(2, 1);
   for (const ComponentDescriptor* d : components(ComponentKind::kMechanism)) {

@@ -103,6 +103,11 @@ struct ComponentDescriptor {
   ComponentFactory factory;
 };
 
+// A descriptor of `kind`: its name, what it is and the tags of its keys; its capabilities and
+// factory are the caller's to set.
+ComponentDescriptor describe(ComponentKind kind, std::string name, std::string summary,
+                             std::vector<std::string> key_components);
+
 // Every component of `kind`: the built-in table, then the registered ones.
 std::vector<const ComponentDescriptor*> components(ComponentKind kind);
 // The component of `kind` named `name`, or nullptr.

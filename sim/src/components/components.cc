@@ -26,11 +26,8 @@ namespace {
 ComponentDescriptor policy_entry(
     std::string name, std::string summary, std::vector<std::string> key_components,
     std::unique_ptr<SchedulingPolicy> (*make)(const SchedulerOptions&)) {
-  ComponentDescriptor d;
-  d.kind = ComponentKind::kOrderingPolicy;
-  d.name = std::move(name);
-  d.summary = std::move(summary);
-  d.key_components = std::move(key_components);
+  ComponentDescriptor d = describe(ComponentKind::kOrderingPolicy, std::move(name),
+                                   std::move(summary), std::move(key_components));
   d.key_components.insert(d.key_components.begin(), "policies");
   // The policy's own answer (SchedulingPolicy::preemptive), asked once, not written again.
   d.caps.preempts = make(SchedulerOptions{})->preemptive();
@@ -62,11 +59,8 @@ std::vector<ComponentDescriptor> ordering_policies() {
 
 ComponentDescriptor time_share_decider(std::string name, std::string summary,
                                        TimeShare (*solve)(const TimeShareProblem&)) {
-  ComponentDescriptor d;
-  d.kind = ComponentKind::kDecider;
-  d.name = std::move(name);
-  d.summary = std::move(summary);
-  d.key_components = {"policies", "policies gavel"};
+  ComponentDescriptor d = describe(ComponentKind::kDecider, std::move(name), std::move(summary),
+                                   {"policies", "policies gavel"});
   // Gavel's policies re-decide every round: they preempt, with no ordering policy to ask.
   d.caps.preempts = true;
   d.caps.own_decider = true;
@@ -76,12 +70,10 @@ ComponentDescriptor time_share_decider(std::string name, std::string summary,
 
 std::vector<ComponentDescriptor> deciders() {
   std::vector<ComponentDescriptor> t;
-  ComponentDescriptor built_in;
-  built_in.kind = ComponentKind::kDecider;
-  built_in.name = "built_in";
-  built_in.summary =
-      "an ordering policy's queue, placement, allocation and the decision mechanisms";
-  built_in.key_components = {"scheduler"};
+  ComponentDescriptor built_in =
+      describe(ComponentKind::kDecider, "built_in",
+               "an ordering policy's queue, placement, allocation and the decision mechanisms",
+               {"scheduler"});
   built_in.caps.small_jobs = true;
   t.push_back(std::move(built_in));
   const std::string gavel = "Gavel's allocation over jobs x GPU types: ";
@@ -115,11 +107,8 @@ std::vector<ComponentDescriptor> deciders() {
 ComponentDescriptor placement_entry(std::string name, std::string summary,
                                     std::unique_ptr<PlacementPolicy> (*make)(Rng&),
                                     bool consolidates = false, bool random = false) {
-  ComponentDescriptor d;
-  d.kind = ComponentKind::kPlacement;
-  d.name = std::move(name);
-  d.summary = std::move(summary);
-  d.key_components = {"placement"};
+  ComponentDescriptor d =
+      describe(ComponentKind::kPlacement, std::move(name), std::move(summary), {"placement"});
   d.caps.consolidates = consolidates;
   d.caps.random = random;
   d.factory.placement = make;
@@ -139,11 +128,8 @@ std::vector<ComponentDescriptor> placements() {
 ComponentDescriptor study_entry(std::string name, std::string summary,
                                 std::unique_ptr<StudyPlacement> (*make)(const StudyContext&),
                                 bool random = false) {
-  ComponentDescriptor d;
-  d.kind = ComponentKind::kStudyPlacement;
-  d.name = std::move(name);
-  d.summary = std::move(summary);
-  d.key_components = {"placement", "placement study"};
+  ComponentDescriptor d = describe(ComponentKind::kStudyPlacement, std::move(name),
+                                   std::move(summary), {"placement", "placement study"});
   d.caps.random = random;
   d.factory.study_placement = make;
   return d;
@@ -170,11 +156,8 @@ ComponentDescriptor allocation_entry(
     std::string name, std::string summary,
     std::unique_ptr<AllocationMechanism> (*make)(const SchedulerOptions&), double relative_cost,
     bool small_jobs) {
-  ComponentDescriptor d;
-  d.kind = ComponentKind::kAllocation;
-  d.name = std::move(name);
-  d.summary = std::move(summary);
-  d.key_components = {"allocation"};
+  ComponentDescriptor d =
+      describe(ComponentKind::kAllocation, std::move(name), std::move(summary), {"allocation"});
   d.caps.relative_cost = relative_cost;
   d.caps.small_jobs = small_jobs;
   d.factory.allocation = make;
@@ -205,11 +188,9 @@ template <typename T>
 ComponentDescriptor mechanism_entry(
     std::string name, std::string summary, bool needs_built_in_decider,
     std::function<bool(const SimOptions&, const MechanismContext&)> wanted) {
-  ComponentDescriptor d;
-  d.kind = ComponentKind::kMechanism;
-  d.name = std::move(name);
-  d.summary = std::move(summary);
-  d.key_components = {"mechanism " + d.name};
+  std::string key_tag = "mechanism " + name;
+  ComponentDescriptor d = describe(ComponentKind::kMechanism, std::move(name), std::move(summary),
+                                   {std::move(key_tag)});
   d.caps.needs_built_in_decider = needs_built_in_decider;
   d.factory.wanted = std::move(wanted);
   d.factory.mechanism = [](const SimOptions& options) -> std::unique_ptr<Mechanism> {
@@ -279,6 +260,16 @@ std::string_view component_kind_name(ComponentKind kind) {
       return "trace_format";
   }
   return "unknown";
+}
+
+ComponentDescriptor describe(ComponentKind kind, std::string name, std::string summary,
+                             std::vector<std::string> key_components) {
+  ComponentDescriptor d;
+  d.kind = kind;
+  d.name = std::move(name);
+  d.summary = std::move(summary);
+  d.key_components = std::move(key_components);
+  return d;
 }
 
 std::vector<const ComponentDescriptor*> components(ComponentKind kind) {

@@ -19,11 +19,8 @@ ComponentDescriptor trace_format(std::string name, std::string summary,
                                  std::vector<std::string> key_components,
                                  Workload (*read)(std::istream&, const std::string&,
                                                   const ReaderOptions&)) {
-  ComponentDescriptor d;
-  d.kind = ComponentKind::kTraceFormat;
-  d.name = std::move(name);
-  d.summary = std::move(summary);
-  d.key_components = std::move(key_components);
+  ComponentDescriptor d = describe(ComponentKind::kTraceFormat, std::move(name), std::move(summary),
+                                   std::move(key_components));
   d.key_components.insert(d.key_components.begin(), "readers");
   d.factory.trace_reader = read;
   return d;

@@ -7,6 +7,7 @@
 
 #include "clustersim/component.h"
 #include "clustersim/config.h"
+#include "clustersim/options.h"
 #include "clustersim/policy.h"
 #include "clustersim/throughput_model.h"
 
@@ -41,6 +42,29 @@ std::string formats_with(bool ComponentCapabilities::*capability) {
   for (std::size_t i = 0; i < names.size(); ++i)
     text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
   return text;
+}
+
+// The keys only a decider of its own reads (Gavel's rounds): its descriptors' keys that no
+// ordering policy or the built-in decider declares, bound to SimOptions and with no condition
+// of their own (the parser refuses those where their condition fails), in declaration order.
+std::vector<const KeyDecl*> own_decider_keys() {
+  std::vector<std::string> shared;
+  for (const ComponentDescriptor* d : components(ComponentKind::kOrderingPolicy))
+    for (std::string& name : component_keys(*d)) shared.push_back(std::move(name));
+  std::vector<const KeyDecl*> keys;
+  for (const ComponentDescriptor* d : components(ComponentKind::kDecider)) {
+    for (const std::string& name : component_keys(*d)) {
+      const KeyDecl* key = simulator_keys().find(name);
+      const bool own =
+          d->caps.own_decider && std::find(shared.begin(), shared.end(), name) == shared.end();
+      if (!own) shared.push_back(name);  // the built-in decider's keys come first
+      if (!own || !key || key->when || key->target != KeyTarget::kSimOptions || !key->bound() ||
+          std::find(keys.begin(), keys.end(), key) != keys.end())
+        continue;
+      keys.push_back(key);
+    }
+  }
+  return keys;
 }
 
 bool empirical(const OverheadCost& cost) { return cost.model == OverheadCost::Model::kEmpirical; }
@@ -154,13 +178,8 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
   if (!has_own_decider(sim.scheduler)) {
     const std::string not_gavel =
         "cannot act: scheduler.policy = \"" + sim.scheduler.policy + "\" is not one of Gavel's";
-    if (sim.scheduler.rounds != scheduler_defaults.rounds) warn("scheduler.rounds", not_gavel);
-    if (sim.scheduler.allocation_reset_s != scheduler_defaults.allocation_reset_s)
-      warn("scheduler.allocation_reset_s", not_gavel);
-    if (sim.scheduler.type_order != scheduler_defaults.type_order)
-      warn("scheduler.type_order", not_gavel);
-    if (sim.scheduler.exact_fill != scheduler_defaults.exact_fill)
-      warn("scheduler.exact_fill", not_gavel);
+    for (const KeyDecl* key : own_decider_keys())
+      if (key->get(&sim) != key->default_value) warn(key->name, not_gavel);
   } else if (sim.scheduler.rounds != "exact") {
     if (sim.scheduler.exact_fill != scheduler_defaults.exact_fill)
       warn("scheduler.exact_fill",

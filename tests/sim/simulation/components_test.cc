@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "clustersim/component.h"
+#include "clustersim/config.h"
 #include "clustersim/placement_study.h"
 #include "clustersim/simulation.h"
 #include "clustersim/workload.h"
@@ -168,6 +169,27 @@ TEST(Components, WhetherARunPreemptsIsTheDescriptorsAnswerUnlessOverridden) {
     EXPECT_TRUE(has_own_decider(scheduler));
     EXPECT_TRUE(run_preempts(scheduler)) << name;
   }
+}
+
+// The keys only Gavel's deciders read are their descriptors' (not a list in the checks): set
+// under another policy, each is said to be unable to act, in declaration order.
+TEST(Components, GavelOnlyKeysUnderAnotherPolicyAreSaidToBeUnableToAct) {
+  const std::string base =
+      "[cluster]\nnodes = 1\ngpus_per_node = 8\n"
+      "[workload]\ngenerator = \"philly\"\njobs = 10\n"
+      "[scheduler]\nrounds = \"exact\"\nallocation_reset_s = 10\ntype_order = \"fixed\"\n";
+  const auto keys_warned = [](const RunConfig& config) {
+    std::vector<std::string> keys;
+    for (const ConfigWarning& warning : config_warnings(config))
+      if (warning.message.find("is not one of Gavel's") != std::string::npos)
+        keys.push_back(warning.key);
+    return keys;
+  };
+  EXPECT_EQ(keys_warned(parse_run_config(base + "policy = \"fifo\"\n", "t.toml", ".")),
+            (std::vector<std::string>{"scheduler.rounds", "scheduler.allocation_reset_s",
+                                      "scheduler.type_order"}));
+  EXPECT_TRUE(keys_warned(parse_run_config(base + "policy = \"max_min_fairness\"\n", "t.toml", "."))
+                  .empty());
 }
 
 // The files that check, refuse or estimate a configuration ask descriptors what a component

@@ -172,6 +172,25 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
            "= true cannot act: without per-type speeds ([throughput] model = \"table\") no GPU "
            "type is faster than another");
   }
+  // A decider of its own (Gavel's) has none of the mechanisms that plug into the built-in
+  // decider (their descriptors say which): their keys, set, cannot act (once each: a key
+  // already said above keeps its own reason).
+  if (has_own_decider(sim.scheduler)) {
+    for (const ComponentDescriptor* mechanism : components(ComponentKind::kMechanism)) {
+      if (!mechanism->caps.needs_built_in_decider) continue;
+      for (const std::string& name : component_keys(*mechanism)) {
+        const KeyDecl* key = simulator_keys().find(name);
+        if (!key || key->target != KeyTarget::kSimOptions || !key->bound() ||
+            key->get(&sim) == key->default_value ||
+            std::any_of(warnings.begin(), warnings.end(),
+                        [&](const ConfigWarning& w) { return w.key == name; }))
+          continue;
+        warn(name, "cannot act: scheduler.policy = \"" + sim.scheduler.policy +
+                       "\" has a decider of its own (Gavel's), without the built-in decider's " +
+                       mechanism->name + " mechanism");
+      }
+    }
+  }
   // How Gavel's allocations become a schedule is for Gavel's policies only; the exact
   // realisation re-solves at every arrival and completion and has no rounds to walk types in.
   const SchedulerOptions scheduler_defaults;

@@ -192,6 +192,26 @@ TEST(Components, GavelOnlyKeysUnderAnotherPolicyAreSaidToBeUnableToAct) {
                   .empty());
 }
 
+// The mechanisms that need the built-in decider (their descriptors say so) cannot act under a
+// decider of its own: their keys, set, are said to be unable to act.
+TEST(Components, BuiltInDeciderMechanismKeysUnderGavelAreSaidToBeUnableToAct) {
+  const std::string base =
+      "[cluster]\nnodes = 1\ngpus_per_node = 8\n"
+      "[workload]\ngenerator = \"philly\"\njobs = 10\n"
+      "[mechanisms]\nmigration = \"periodic\"\npreempt_on_arrival = true\n"
+      "[scheduler]\nhonor_priority = true\n";
+  const auto keys_warned = [](const RunConfig& config) {
+    std::vector<std::string> keys;
+    for (const ConfigWarning& warning : config_warnings(config))
+      if (warning.message.find("has a decider of its own") != std::string::npos)
+        keys.push_back(warning.key);
+    return keys;
+  };
+  EXPECT_EQ(keys_warned(parse_run_config(base + "policy = \"max_min_fairness\"\n", "t.toml", ".")),
+            (std::vector<std::string>{"mechanisms.preempt_on_arrival", "mechanisms.migration"}));
+  EXPECT_TRUE(keys_warned(parse_run_config(base + "policy = \"fifo\"\n", "t.toml", ".")).empty());
+}
+
 // The files that check, refuse or estimate a configuration ask descriptors what a component
 // can do; none compares a scheduler name with a component's name.
 TEST(Components, NoCapabilityRuleNamesAComponentOutsideTheDescriptors) {

@@ -7,6 +7,7 @@
 
 #include "clustersim/error.h"
 #include "clustersim/simulator.h"
+#include "components_command.h"
 #include "run_command.h"
 
 #ifdef CLUSTERSIM_HAVE_SWEEP
@@ -51,6 +52,12 @@ int main(int argc, char** argv) {
       ->expected(0, 1)
       ->default_str("text")
       ->check(CLI::IsMember({"text", "markdown"}));
+  bool components_json = false;
+  CLI::App* components = app.add_subcommand(
+      "components",
+      "List every pluggable component (ordering policies, deciders, placements, allocation "
+      "mechanisms, mechanisms) with its capabilities and config keys");
+  components->add_flag("--json", components_json, "Print the list as one JSON object");
 #ifdef CLUSTERSIM_HAVE_SWEEP
   // Listed here for --help; `clustersim sweep ...` is dispatched above.
   app.add_subcommand("sweep",
@@ -69,6 +76,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     if (run->parsed()) return clustersim::app::run_command(args);
+    if (components->parsed()) return clustersim::app::components_command(components_json);
     std::cerr
         << "clustersim: this build has no sweep support (MPI, HDF5 and oneTBB were not found)\n";
     return 2;

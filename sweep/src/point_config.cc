@@ -5,6 +5,7 @@
 #include <memory>
 #include <sstream>
 
+#include "clustersim/component.h"
 #include "clustersim/error.h"
 #include "clustersim/policy.h"
 #include "clustersim/simulation.h"
@@ -62,14 +63,12 @@ RunConfig make_point_config(const Grid& grid, const GridPoint& point,
 }
 
 double estimate_cost(const RunConfig& config, std::size_t jobs) {
-  // Whether the policy preempts comes from the policy itself (the registry), not a list here.
-  const bool preemptive = is_time_share_policy(config.sim.scheduler.policy) ||
-                          config.sim.scheduler.preemption.value_or(
-                              make_scheduling_policy(config.sim.scheduler)->preemptive());
-  // Mechanisms that re-plan every running job at each change cost more per event: opt solves an
-  // LP, drf re-divides every node (factors measured on sweep/examples/synergy).
-  const std::string& allocation = config.sim.scheduler.allocation;
-  const double allocation_factor = allocation == "opt" ? 100.0 : allocation == "drf" ? 4.0 : 1.0;
+  // Whether the run preempts, and what its allocation mechanism costs, are the components'
+  // own answers (clustersim/component.h), not lists here.
+  const bool preemptive = run_preempts(config.sim.scheduler);
+  const ComponentDescriptor* allocation =
+      find_component(ComponentKind::kAllocation, config.sim.scheduler.allocation);
+  const double allocation_factor = allocation ? allocation->caps.relative_cost : 1.0;
   double gpus = std::max(1, config.sim.cluster.total_gpus());
   return static_cast<double>(jobs) * (1.0 + std::log2(gpus)) * (preemptive ? 2.0 : 1.0) *
          allocation_factor;

@@ -3,6 +3,8 @@
 # are included only by the simulator and its tests; the public headers include no private one;
 # and within sim/src the folders depend on each other in one direction only:
 #   simulation -> mechanisms -> decider -> core -> {throughput, metrics}
+# (components holds every component's descriptor, so it sees each one's factory; the others ask
+# it through the public clustersim/component.h)
 # (policies, placement, allocation, inputs depend on public headers only; serving on core's
 # event queue and the metrics). Every folder may declare its config keys (options/declare.h);
 # options/ itself depends on nothing private. A forbidden include is printed with its file and
@@ -29,6 +31,7 @@ declare -A allowed=(
   [placement]="placement"
   [allocation]="allocation"
   [timeshare]="timeshare"
+  [components]="components policies placement allocation timeshare study mechanisms decider core metrics throughput"
   [study]="study"
   [serving]="serving core metrics"
   [workload]="workload io"

@@ -87,7 +87,6 @@ struct TimeShare {
 // unknown policy or inconsistent sizes.
 TimeShare solve_time_share(std::string_view policy, const TimeShareProblem& problem);
 std::vector<std::string> time_share_policy_names();
-bool is_time_share_policy(std::string_view policy);
 // The policies with a tie-break (above): the max-min, finish-time fairness and min total
 // duration LPs, agnostic and _perf.
 std::vector<std::string> time_share_tie_break_policies();

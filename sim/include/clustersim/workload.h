@@ -8,6 +8,7 @@
 #include <istream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "clustersim/job.h"
 
@@ -19,6 +20,11 @@ enum class TraceFormat { kCsv, kGavel, kOpenb, kHelios, kPhilly, kDag };
 // otherwise.
 TraceFormat parse_trace_format(std::string_view name);
 std::string_view trace_format_name(TraceFormat format);
+
+struct ComponentDescriptor;
+// The trace readers' descriptors (component.h), in TraceFormat's order: the names above, the
+// config's choices and read_trace() come from them.
+const std::vector<ComponentDescriptor>& trace_format_components();
 
 // openb pod lists: pods whose pod_phase is Failed, and pods with no deletion_time (still running
 // when the trace ends: censored).

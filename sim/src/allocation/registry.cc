@@ -1,42 +1,24 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "allocation/factories.h"
+#include "clustersim/component.h"
 #include "clustersim/simulator.h"
 #include "options/declare.h"
 
 namespace clustersim {
 
-namespace {
-struct MechanismEntry {
-  std::string_view name;
-  std::unique_ptr<AllocationMechanism> (*make)(const SchedulerOptions&);
-};
-
-constexpr MechanismEntry kMechanisms[] = {
-    {"proportional", allocation::make_proportional},
-    {"greedy", allocation::make_greedy},
-    {"tune", allocation::make_tune},
-    {"opt", allocation::make_opt},
-    {"drf", allocation::make_drf},
-    {"tetris", allocation::make_tetris},
-};
-}  // namespace
-
 std::unique_ptr<AllocationMechanism> make_allocation_mechanism(const SchedulerOptions& options) {
-  for (const auto& entry : kMechanisms)
-    if (entry.name == options.allocation) return entry.make(options);
+  if (const ComponentDescriptor* d = find_component(ComponentKind::kAllocation, options.allocation))
+    return d->factory.allocation(options);
   std::string known;
-  for (const auto& entry : kMechanisms)
-    known += (known.empty() ? "" : ", ") + std::string(entry.name);
+  for (const std::string& name : allocation_mechanism_names())
+    known += (known.empty() ? "" : ", ") + name;
   throw std::invalid_argument("unknown allocation mechanism '" + options.allocation +
                               "' (known: " + known + ")");
 }
 
 std::vector<std::string> allocation_mechanism_names() {
-  std::vector<std::string> names;
-  for (const auto& entry : kMechanisms) names.emplace_back(entry.name);
-  return names;
+  return component_names(ComponentKind::kAllocation);
 }
 
 namespace options {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "clustersim/component.h"
 #include "clustersim/time_share.h"
 #include "decider/time_share_common.h"
 
@@ -24,7 +25,7 @@ ExactTimeShareDecider::ExactTimeShareDecider(const SimOptions& options, Placemen
       lease_s_(options.scheduler.lease_s),
       fill_(options.scheduler.exact_fill == "idle") {
   const std::string& policy = options.scheduler.policy;
-  if (!is_time_share_policy(policy))
+  if (!has_own_decider(options.scheduler))
     throw std::invalid_argument("exact time-share decider: '" + policy +
                                 "' is not a time-share policy");
   if (!(lease_s_ > 0.0))

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "clustersim/component.h"
+
 namespace clustersim::internal {
 
 Ordering::Ordering(const SimOptions& options, const View& view, const Admission& admission)
@@ -10,7 +12,7 @@ Ordering::Ordering(const SimOptions& options, const View& view, const Admission&
       admission_(admission),
       policy_(make_scheduling_policy(options)),
       honor_priority_(options.scheduler.honor_priority) {
-  preemptive_ = options.scheduler.preemption.value_or(policy_->preemptive());
+  preemptive_ = run_preempts(options.scheduler, *policy_);
   ranks_vcs_ = policy_->ranks_vcs();
   rekeys_ = policy_->rekeys_on_finish();
   queue_.reset(64);

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "clustersim/component.h"
 #include "decider/time_share_common.h"
 
 namespace clustersim::internal {
@@ -12,7 +13,7 @@ namespace clustersim::internal {
 TimeShareDecider::TimeShareDecider(const SimOptions& options, PlacementStage& placement)
     : options_(options), placement_(placement), shuffler_(options.seed) {
   const std::string& policy = options.scheduler.policy;
-  if (!is_time_share_policy(policy))
+  if (!has_own_decider(options.scheduler))
     throw std::invalid_argument("time-share decider: '" + policy + "' is not a time-share policy");
   if (options.scheduler.rounds != "gavel")
     throw std::invalid_argument("time-share decider: Gavel's rounds, not rounds = \"" +

@@ -5,10 +5,11 @@
 #include <cmath>
 #include <sstream>
 
+#include "clustersim/component.h"
 #include "clustersim/config.h"
+#include "clustersim/options.h"
 #include "clustersim/policy.h"
 #include "clustersim/throughput_model.h"
-#include "clustersim/time_share.h"
 
 namespace clustersim {
 
@@ -21,11 +22,49 @@ std::string number(double value) {
   return out.str();
 }
 
-bool preempts(const SchedulerOptions& scheduler) {
-  // Gavel's time-share policies re-decide every round: they preempt, and have no ordering
-  // policy to ask.
-  if (is_time_share_policy(scheduler.policy)) return true;
-  return scheduler.preemption.value_or(make_scheduling_policy(scheduler)->preemptive());
+// What the named component's descriptor says (false for a name no component has).
+bool capable(ComponentKind kind, std::string_view name, bool ComponentCapabilities::*capability) {
+  if (kind == ComponentKind::kTraceFormat) {
+    for (const ComponentDescriptor& format : trace_format_components())
+      if (format.name == name) return format.caps.*capability;
+    return false;
+  }
+  const ComponentDescriptor* descriptor = find_component(kind, name);
+  return descriptor && descriptor->caps.*capability;
+}
+
+// The trace formats with `capability`, as a message lists them: "\"csv\" or \"openb\"".
+std::string formats_with(bool ComponentCapabilities::*capability) {
+  std::vector<std::string> names;
+  for (const ComponentDescriptor& format : trace_format_components())
+    if (format.caps.*capability) names.push_back('"' + format.name + '"');
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return text;
+}
+
+// The keys only a decider of its own reads (Gavel's rounds): its descriptors' keys that no
+// ordering policy or the built-in decider declares, bound to SimOptions and with no condition
+// of their own (the parser refuses those where their condition fails), in declaration order.
+std::vector<const KeyDecl*> own_decider_keys() {
+  std::vector<std::string> shared;
+  for (const ComponentDescriptor* d : components(ComponentKind::kOrderingPolicy))
+    for (std::string& name : component_keys(*d)) shared.push_back(std::move(name));
+  std::vector<const KeyDecl*> keys;
+  for (const ComponentDescriptor* d : components(ComponentKind::kDecider)) {
+    for (const std::string& name : component_keys(*d)) {
+      const KeyDecl* key = simulator_keys().find(name);
+      const bool own =
+          d->caps.own_decider && std::find(shared.begin(), shared.end(), name) == shared.end();
+      if (!own) shared.push_back(name);  // the built-in decider's keys come first
+      if (!own || !key || key->when || key->target != KeyTarget::kSimOptions || !key->bound() ||
+          std::find(keys.begin(), keys.end(), key) != keys.end())
+        continue;
+      keys.push_back(key);
+    }
+  }
+  return keys;
 }
 
 bool empirical(const OverheadCost& cost) { return cost.model == OverheadCost::Model::kEmpirical; }
@@ -55,21 +94,23 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
     if (w.inflate_to > 0.0) warn("workload.inflate_to", needs);
   }
 
-  // GPU sharing acts on jobs asking for a share of one GPU: only the native CSV and openb
-  // traces have them.
+  // GPU sharing acts on jobs asking for a share of one GPU: only some trace formats have them
+  // (their descriptors say which).
   if (sim.sharing.enabled() &&
-      (!config.workload.trace_path || (config.workload.format != TraceFormat::kCsv &&
-                                       config.workload.format != TraceFormat::kOpenb)))
-    warn("sharing.interference",
-         "cannot act: only a trace of format \"csv\" or \"openb\" has jobs asking for a share "
-         "of one GPU");
+      (!config.workload.trace_path ||
+       !capable(ComponentKind::kTraceFormat, trace_format_name(config.workload.format),
+                &ComponentCapabilities::gpu_shares)))
+    warn("sharing.interference", "cannot act: only a trace of format " +
+                                     formats_with(&ComponentCapabilities::gpu_shares) +
+                                     " has jobs asking for a share of one GPU");
 
   // On-demand migration makes room for the queue's head only where being consolidated helps it:
   // with any locality the head starts split anyway, and only a placement penalty (cross-node or
   // cross-rack factor < 1) makes consolidation worth a move; compaction needs a threshold.
   const bool placement_model = !config.throughput_model;
   if (m.migration == MechanismOptions::Migration::kOnDemand && m.defrag_threshold == 0.0) {
-    if (sim.scheduler.placement != "consolidate") {
+    if (!capable(ComponentKind::kPlacement, sim.scheduler.placement,
+                 &ComponentCapabilities::consolidates)) {
       warn(
           "mechanisms.migration",
           "\"on_demand\" cannot act: it makes room for a consolidated start, which placement = \"" +
@@ -97,7 +138,7 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
   // Preemption costs are paid by a save or a restore: a policy that never preempts, with nothing
   // else that saves or restores a job, never pays them (a trace's own checkpoint_interval_s
   // column may save: traces are not judged here).
-  const bool saves = preempts(sim.scheduler) || m.fails() || m.checkpoint_interval_s > 0.0 ||
+  const bool saves = run_preempts(sim.scheduler) || m.fails() || m.checkpoint_interval_s > 0.0 ||
                      m.migrates() || m.elastic || m.preempt_on_arrival ||
                      (config.serving && sim.serving.priority);  // serving preempts training
   if (!saves && !config.workload.trace_path) {
@@ -121,7 +162,8 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
          "= \"lend\" cannot act: the cluster has no VC quotas ([cluster] vcs)");
   // Moving to a faster type needs types of different speeds, and the built-in decider.
   if (m.upgrade_type) {
-    if (is_time_share_policy(sim.scheduler.policy))
+    if (has_own_decider(sim.scheduler) && capable(ComponentKind::kMechanism, "upgrade_type",
+                                                  &ComponentCapabilities::needs_built_in_decider))
       warn("mechanisms.upgrade_type",
            "= true cannot act: Gavel's policies (scheduler.policy = \"" + sim.scheduler.policy +
                "\") have a decider of their own, whose allocation chooses each job's type");
@@ -130,19 +172,33 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
            "= true cannot act: without per-type speeds ([throughput] model = \"table\") no GPU "
            "type is faster than another");
   }
+  // A decider of its own (Gavel's) has none of the mechanisms that plug into the built-in
+  // decider (their descriptors say which): their keys, set, cannot act (once each: a key
+  // already said above keeps its own reason).
+  if (has_own_decider(sim.scheduler)) {
+    for (const ComponentDescriptor* mechanism : components(ComponentKind::kMechanism)) {
+      if (!mechanism->caps.needs_built_in_decider) continue;
+      for (const std::string& name : component_keys(*mechanism)) {
+        const KeyDecl* key = simulator_keys().find(name);
+        if (!key || key->target != KeyTarget::kSimOptions || !key->bound() ||
+            key->get(&sim) == key->default_value ||
+            std::any_of(warnings.begin(), warnings.end(),
+                        [&](const ConfigWarning& w) { return w.key == name; }))
+          continue;
+        warn(name, "cannot act: scheduler.policy = \"" + sim.scheduler.policy +
+                       "\" has a decider of its own (Gavel's), without the built-in decider's " +
+                       mechanism->name + " mechanism");
+      }
+    }
+  }
   // How Gavel's allocations become a schedule is for Gavel's policies only; the exact
   // realisation re-solves at every arrival and completion and has no rounds to walk types in.
   const SchedulerOptions scheduler_defaults;
-  if (!is_time_share_policy(sim.scheduler.policy)) {
+  if (!has_own_decider(sim.scheduler)) {
     const std::string not_gavel =
         "cannot act: scheduler.policy = \"" + sim.scheduler.policy + "\" is not one of Gavel's";
-    if (sim.scheduler.rounds != scheduler_defaults.rounds) warn("scheduler.rounds", not_gavel);
-    if (sim.scheduler.allocation_reset_s != scheduler_defaults.allocation_reset_s)
-      warn("scheduler.allocation_reset_s", not_gavel);
-    if (sim.scheduler.type_order != scheduler_defaults.type_order)
-      warn("scheduler.type_order", not_gavel);
-    if (sim.scheduler.exact_fill != scheduler_defaults.exact_fill)
-      warn("scheduler.exact_fill", not_gavel);
+    for (const KeyDecl* key : own_decider_keys())
+      if (key->get(&sim) != key->default_value) warn(key->name, not_gavel);
   } else if (sim.scheduler.rounds != "exact") {
     if (sim.scheduler.exact_fill != scheduler_defaults.exact_fill)
       warn("scheduler.exact_fill",
@@ -220,7 +276,7 @@ void check_event_budget(const RunConfig& config, const Workload* workload) {
   if (sim.sample_interval_s > 0.0)
     refuse("metrics.sample_interval_s", sim.sample_interval_s, span / sim.sample_interval_s,
            "samples");
-  if (preempts(sim.scheduler) && sim.scheduler.lease_s > 0.0)
+  if (run_preempts(sim.scheduler) && sim.scheduler.lease_s > 0.0)
     refuse("scheduler.lease_s", sim.scheduler.lease_s, span / sim.scheduler.lease_s,
            "lease rounds");
   if (sim.scheduler.plan_interval_s > 0.0)
@@ -256,12 +312,16 @@ void check_event_budget(const RunConfig& config, const Workload* workload) {
 bool has_randomness(const RunConfig& config) {
   const SimOptions& sim = config.sim;
   const MechanismOptions& m = sim.mechanisms;
-  return config.workload.generator.has_value() || sim.scheduler.placement == "random" ||
+  return config.workload.generator.has_value() ||
+         capable(ComponentKind::kPlacement, sim.scheduler.placement,
+                 &ComponentCapabilities::random) ||
          m.mtbf_h > 0.0 || empirical(m.checkpoint_cost) || empirical(m.restore_cost) ||
          empirical(m.migration_cost) || empirical(m.resize_cost) ||
          (config.workload.placement_study() &&
           (config.workload.arrival_order == ArrivalOrder::kShuffle ||
-           config.workload.inflate_to > 0.0 || sim.scheduler.placement == "random_fit"));
+           config.workload.inflate_to > 0.0 ||
+           capable(ComponentKind::kStudyPlacement, sim.scheduler.placement,
+                   &ComponentCapabilities::random)));
 }
 
 }  // namespace clustersim

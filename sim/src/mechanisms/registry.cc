@@ -1,43 +1,33 @@
 #include "mechanisms/registry.h"
 
-#include "clustersim/policy.h"
-#include "clustersim/time_share.h"
-#include "mechanisms/checkpoints.h"
-#include "mechanisms/elastic.h"
-#include "mechanisms/failures.h"
+#include <stdexcept>
+
+#include "clustersim/component.h"
 #include "mechanisms/keys.h"
-#include "mechanisms/migration.h"
-#include "mechanisms/preemption.h"
-#include "mechanisms/type_upgrade.h"
 
 namespace clustersim::internal {
 
-namespace {
-
-template <typename T>
-T* add(Mechanisms& out, std::unique_ptr<T> mechanism) {
-  T* raw = mechanism.get();
-  out.owned.push_back(std::move(mechanism));
-  return raw;
-}
-
-}  // namespace
-
 Mechanisms make_mechanisms(const SimOptions& options, bool any_job_checkpoint_interval) {
   Mechanisms out;
-  const MechanismOptions& m = options.mechanisms;
-  if (Checkpoints::needed(options, any_job_checkpoint_interval))
-    out.any_decider.push_back(add(out, std::make_unique<Checkpoints>(options)));
-  if (m.fails()) out.any_decider.push_back(add(out, std::make_unique<Failures>(options)));
-  // Whether the policy preempts comes from the policy itself (scheduler.preemption overrides).
-  // (Gavel's policies have a decider of their own, without the built-in decider's mechanisms.)
-  if (is_time_share_policy(options.scheduler.policy)) return out;
-  const bool preemptive =
-      options.scheduler.preemption.value_or(make_scheduling_policy(options)->preemptive());
-  if (preemptive) out.built_in_decider.push_back(add(out, std::make_unique<Preemption>(options)));
-  if (m.elastic) out.built_in_decider.push_back(add(out, std::make_unique<Elastic>()));
-  if (m.migrates()) out.built_in_decider.push_back(add(out, std::make_unique<Migration>(options)));
-  if (m.upgrade_type) out.built_in_decider.push_back(add(out, std::make_unique<TypeUpgrade>()));
+  const MechanismContext context{any_job_checkpoint_interval};
+  // A decider of its own (Gavel's) has none of the built-in decider's mechanisms.
+  const bool built_in_decider = !has_own_decider(options.scheduler);
+  for (const ComponentDescriptor* descriptor : components(ComponentKind::kMechanism)) {
+    const bool needs_built_in = descriptor->caps.needs_built_in_decider;
+    if (needs_built_in && !built_in_decider) continue;
+    if (!descriptor->factory.wanted(options, context)) continue;
+    std::unique_ptr<Mechanism> mechanism = descriptor->factory.mechanism(options);
+    if (needs_built_in) {
+      auto* decision = dynamic_cast<DecisionMechanism*>(mechanism.get());
+      if (!decision)
+        throw std::logic_error("mechanism '" + descriptor->name +
+                               "' needs the built-in decider but is no decision mechanism");
+      out.built_in_decider.push_back(decision);
+    } else {
+      out.any_decider.push_back(mechanism.get());
+    }
+    out.owned.push_back(std::move(mechanism));
+  }
   return out;
 }
 

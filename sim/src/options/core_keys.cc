@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "clustersim/component.h"
 #include "clustersim/mig.h"
 #include "clustersim/simulator.h"
 #include "options/declare.h"
@@ -150,7 +151,9 @@ void declare_scheduler_keys(KeyRegistry& keys) {
       .component("scheduler")
       .training_only()
       .check_target<SimOptions>([](const SimOptions& o) -> std::string {
-        if (o.scheduler.strict_locality && o.scheduler.placement != "consolidate")
+        const ComponentDescriptor* placement =
+            find_component(ComponentKind::kPlacement, o.scheduler.placement);
+        if (o.scheduler.strict_locality && !(placement && placement->caps.consolidates))
           return "\"strict\" needs placement = \"consolidate\" (placement \"" +
                  o.scheduler.placement + "\" may split a job over more nodes than it needs)";
         return "";

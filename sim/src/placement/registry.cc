@@ -2,40 +2,24 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "clustersim/component.h"
 #include "clustersim/placement_study.h"
 #include "clustersim/simulator.h"
 #include "options/declare.h"
-#include "placement/factories.h"
 
 namespace clustersim {
 
-namespace {
-struct PlacementEntry {
-  std::string_view name;
-  std::unique_ptr<PlacementPolicy> (*make)(Rng&);
-};
-
-constexpr PlacementEntry kPlacements[] = {
-    {"consolidate", placement::make_consolidate},
-    {"spread", placement::make_spread},
-    {"best_fit", placement::make_best_fit},
-    {"random", placement::make_random},
-};
-}  // namespace
-
 std::unique_ptr<PlacementPolicy> make_placement_policy(const std::string& name, Rng& rng) {
-  for (const auto& entry : kPlacements)
-    if (entry.name == name) return entry.make(rng);
+  if (const ComponentDescriptor* d = find_component(ComponentKind::kPlacement, name))
+    return d->factory.placement(rng);
   std::string known;
-  for (const auto& entry : kPlacements)
-    known += (known.empty() ? "" : ", ") + std::string(entry.name);
+  for (const std::string& known_name : placement_policy_names())
+    known += (known.empty() ? "" : ", ") + known_name;
   throw std::invalid_argument("unknown placement '" + name + "' (known: " + known + ")");
 }
 
 std::vector<std::string> placement_policy_names() {
-  std::vector<std::string> names;
-  for (const auto& entry : kPlacements) names.emplace_back(entry.name);
-  return names;
+  return component_names(ComponentKind::kPlacement);
 }
 
 namespace options {

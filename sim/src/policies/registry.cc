@@ -1,34 +1,19 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "clustersim/component.h"
 #include "clustersim/simulator.h"
 #include "clustersim/time_share.h"
 #include "options/declare.h"
-#include "policies/factories.h"
 
 namespace clustersim {
 
-namespace {
-struct PolicyEntry {
-  std::string_view name;
-  std::unique_ptr<SchedulingPolicy> (*make)(const SchedulerOptions&);
-};
-
-constexpr PolicyEntry kPolicies[] = {
-    {"fifo", policies::make_fifo},         {"sjf", policies::make_sjf},
-    {"srtf", policies::make_srtf},         {"las", policies::make_las},
-    {"tiresias", policies::make_tiresias}, {"drf", policies::make_drf},
-    {"qssf", policies::make_qssf},         {"sju", policies::make_sju},
-    {"sjg", policies::make_sjg},           {"sjgg", policies::make_sjgg},
-};
-}  // namespace
-
 std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const SchedulerOptions& options) {
-  for (const auto& entry : kPolicies)
-    if (entry.name == options.policy) return entry.make(options);
+  if (const ComponentDescriptor* d = find_component(ComponentKind::kOrderingPolicy, options.policy))
+    return d->factory.ordering_policy(options);
   std::string known;
-  for (const auto& entry : kPolicies)
-    known += (known.empty() ? "" : ", ") + std::string(entry.name);
+  for (const std::string& name : scheduling_policy_names())
+    known += (known.empty() ? "" : ", ") + name;
   throw std::invalid_argument("unknown scheduling policy '" + options.policy +
                               "' (known: " + known + ")");
 }
@@ -41,9 +26,7 @@ std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const SimOptions& optio
 }
 
 std::vector<std::string> scheduling_policy_names() {
-  std::vector<std::string> names;
-  for (const auto& entry : kPolicies) names.emplace_back(entry.name);
-  return names;
+  return component_names(ComponentKind::kOrderingPolicy);
 }
 
 namespace options {

@@ -1,9 +1,11 @@
 #include "clustersim/simulation.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
+#include "clustersim/component.h"
 #include "clustersim/options.h"
 #include "clustersim/serving.h"
 #include "clustersim/steady_state.h"
@@ -155,7 +157,7 @@ void Simulation::assemble(Parts& parts) {
   if (make_serving_) parts.serving = make_serving_();
   if (user_decider_) {
     parts.decider = user_decider_.get();
-  } else if (!external_ && is_time_share_policy(options_.scheduler.policy)) {
+  } else if (!external_ && has_own_decider(options_.scheduler)) {
     if (options_.scheduler.rounds == "exact")
       parts.time_share =
           std::make_unique<internal::ExactTimeShareDecider>(options_, *parts.placement);
@@ -171,16 +173,28 @@ void Simulation::assemble(Parts& parts) {
     // CPU-only, fractional and MIG jobs start through the built-in decider's own path and are
     // never moved: what would move them (mechanisms, other deciders, rebalancing) is refused.
     // So is a cluster with GPUs in MIG mode (cluster.mig) there: those paths know whole GPUs.
+    // Which parts can take them is each part's descriptor's answer (caps.small_jobs); a user's
+    // decider, mechanism or allocation has none, so cannot.
+    const auto small_jobs = [](ComponentKind kind, std::string_view name) {
+      const ComponentDescriptor* descriptor = find_component(kind, name);
+      return descriptor && descriptor->caps.small_jobs;
+    };
+    const bool mechanisms_take_them =
+        user_mechanisms_.empty() && !parts.serving &&
+        std::all_of(
+            parts.mechanisms.owned.begin(), parts.mechanisms.owned.end(),
+            [&](const auto& m) { return small_jobs(ComponentKind::kMechanism, m->name()); });
     std::string why;
-    if (!parts.built_in)
+    if (!parts.built_in || !small_jobs(ComponentKind::kDecider, "built_in"))
       why =
           "run with the built-in decider only (not a time-share policy, nor an external or "
           "user's decider)";
-    else if (!parts.mechanisms.owned.empty() || !user_mechanisms_.empty() || parts.serving)
+    else if (!mechanisms_take_them)
       why =
           "cannot be preempted, checkpointed, migrated or failed yet: leave [mechanisms] and "
           "preemption (scheduler.preemption, preemptive policies) off";
-    else if (options_.scheduler.allocation != "proportional" || options_.make_allocation)
+    else if (options_.make_allocation ||
+             !small_jobs(ComponentKind::kAllocation, options_.scheduler.allocation))
       why = "need scheduler.allocation = \"proportional\"";
     if (!why.empty() && engine.small_jobs() == 0)
       throw std::invalid_argument("cluster.mig: " + std::to_string(engine.cluster().mig_gpus()) +

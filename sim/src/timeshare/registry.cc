@@ -1,34 +1,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "clustersim/component.h"
 #include "timeshare/factories.h"
 #include "timeshare/lp.h"
 
 namespace clustersim {
 
 namespace {
-struct Entry {
-  std::string_view name;
-  TimeShare (*solve)(const TimeShareProblem&);
-};
-constexpr Entry kPolicies[] = {
-    {"max_min_fairness",
-     [](const TimeShareProblem& p) { return timeshare::max_min_fairness(p, false); }},
-    {"max_min_fairness_perf",
-     [](const TimeShareProblem& p) { return timeshare::max_min_fairness(p, true); }},
-    {"finish_time_fairness",
-     [](const TimeShareProblem& p) { return timeshare::finish_time_fairness(p, false); }},
-    {"finish_time_fairness_perf",
-     [](const TimeShareProblem& p) { return timeshare::finish_time_fairness(p, true); }},
-    {"min_total_duration",
-     [](const TimeShareProblem& p) { return timeshare::min_total_duration(p, false); }},
-    {"min_total_duration_perf",
-     [](const TimeShareProblem& p) { return timeshare::min_total_duration(p, true); }},
-    {"max_sum_throughput_perf", timeshare::max_sum_throughput},
-    {"isolated", timeshare::isolated},
-    {"fifo_perf", timeshare::fifo_perf},
-};
-
 void check(const TimeShareProblem& p) {
   const std::size_t n = p.jobs();
   if (p.types <= 0 || p.capacity.size() != static_cast<std::size_t>(p.types) ||
@@ -43,24 +22,18 @@ void check(const TimeShareProblem& p) {
 
 TimeShare solve_time_share(std::string_view policy, const TimeShareProblem& problem) {
   check(problem);
-  for (const Entry& entry : kPolicies) {
-    if (entry.name != policy) continue;
-    if (problem.jobs() == 0) return TimeShare{true, {}, 0.0, 0};
-    return entry.solve(problem);
-  }
-  throw std::invalid_argument("unknown time-share policy '" + std::string(policy) + "'");
+  const ComponentDescriptor* d = find_component(ComponentKind::kDecider, policy);
+  if (!d || !d->factory.time_share)
+    throw std::invalid_argument("unknown time-share policy '" + std::string(policy) + "'");
+  if (problem.jobs() == 0) return TimeShare{true, {}, 0.0, 0};
+  return d->factory.time_share(problem);
 }
 
 std::vector<std::string> time_share_policy_names() {
   std::vector<std::string> names;
-  for (const Entry& entry : kPolicies) names.emplace_back(entry.name);
+  for (const ComponentDescriptor* d : components(ComponentKind::kDecider))
+    if (d->factory.time_share) names.push_back(d->name);
   return names;
-}
-
-bool is_time_share_policy(std::string_view policy) {
-  for (const Entry& entry : kPolicies)
-    if (entry.name == policy) return true;
-  return false;
 }
 
 std::vector<std::string> time_share_tie_break_policies() {

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "clustersim/component.h"
 #include "clustersim/config.h"
 #include "clustersim/error.h"
 #include "clustersim/input_file.h"
@@ -12,53 +13,65 @@
 
 namespace clustersim {
 
+namespace {
+
+ComponentDescriptor trace_format(std::string name, std::string summary,
+                                 std::vector<std::string> key_components,
+                                 Workload (*read)(std::istream&, const std::string&,
+                                                  const ReaderOptions&)) {
+  ComponentDescriptor d = describe(ComponentKind::kTraceFormat, std::move(name), std::move(summary),
+                                   std::move(key_components));
+  d.key_components.insert(d.key_components.begin(), "readers");
+  d.factory.trace_reader = read;
+  return d;
+}
+
+std::vector<ComponentDescriptor> trace_formats() {
+  // In TraceFormat's order: a format's enumerator is its index here.
+  std::vector<ComponentDescriptor> t;
+  t.push_back(trace_format("csv", "the native job CSV", {}, read_native_csv));
+  t.back().caps.gpu_shares = true;
+  t.push_back(trace_format("gavel", "Gavel's job traces", {"reader gavel"}, read_gavel));
+  t.push_back(trace_format("openb", "Alibaba's openb pod lists", {"reader openb"}, read_openb));
+  t.back().caps.gpu_shares = true;
+  t.push_back(trace_format("helios", "SenseTime's Helios traces", {}, read_helios));
+  t.push_back(trace_format("philly", "Microsoft's Philly trace", {}, read_philly));
+  t.push_back(trace_format("dag", "serving query DAGs", {}, read_dag));
+  t.back().caps.serving = true;
+  return t;
+}
+
+}  // namespace
+
+const std::vector<ComponentDescriptor>& trace_format_components() {
+  static const std::vector<ComponentDescriptor> table = trace_formats();
+  return table;
+}
+
 TraceFormat parse_trace_format(std::string_view name) {
-  if (name == "csv") return TraceFormat::kCsv;
-  if (name == "gavel") return TraceFormat::kGavel;
-  if (name == "openb") return TraceFormat::kOpenb;
-  if (name == "helios") return TraceFormat::kHelios;
-  if (name == "philly") return TraceFormat::kPhilly;
-  if (name == "dag") return TraceFormat::kDag;
-  throw std::invalid_argument("unknown trace format '" + std::string(name) +
-                              "' (expected csv, gavel, openb, helios, philly or dag)");
+  const auto& formats = trace_format_components();
+  std::string expected;
+  for (std::size_t i = 0; i < formats.size(); ++i) {
+    if (formats[i].name == name) return static_cast<TraceFormat>(i);
+    expected += (i == 0 ? "" : i + 1 == formats.size() ? " or " : ", ") + formats[i].name;
+  }
+  throw std::invalid_argument("unknown trace format '" + std::string(name) + "' (expected " +
+                              expected + ")");
 }
 
 std::string_view trace_format_name(TraceFormat format) {
-  switch (format) {
-    case TraceFormat::kCsv:
-      return "csv";
-    case TraceFormat::kGavel:
-      return "gavel";
-    case TraceFormat::kOpenb:
-      return "openb";
-    case TraceFormat::kHelios:
-      return "helios";
-    case TraceFormat::kPhilly:
-      return "philly";
-    case TraceFormat::kDag:
-      return "dag";
-  }
-  return "unknown";
+  const auto index = static_cast<std::size_t>(format);
+  const auto& formats = trace_format_components();
+  return index < formats.size() ? std::string_view(formats[index].name) : "unknown";
 }
 
 Workload read_trace(const std::string& path, TraceFormat format, const ReaderOptions& options) {
+  const auto index = static_cast<std::size_t>(format);
+  const auto& formats = trace_format_components();
+  if (index >= formats.size()) throw std::invalid_argument("unknown trace format");
   // Binary mode: the readers strip "\r\n" themselves, and the Philly reader reports byte offsets.
   std::ifstream file = open_input_file(path, "trace file");
-  switch (format) {
-    case TraceFormat::kCsv:
-      return read_native_csv(file, path, options);
-    case TraceFormat::kGavel:
-      return read_gavel(file, path, options);
-    case TraceFormat::kOpenb:
-      return read_openb(file, path, options);
-    case TraceFormat::kHelios:
-      return read_helios(file, path, options);
-    case TraceFormat::kPhilly:
-      return read_philly(file, path, options);
-    case TraceFormat::kDag:
-      return read_dag(file, path, options);
-  }
-  throw std::invalid_argument("unknown trace format");
+  return formats[index].factory.trace_reader(file, path, options);
 }
 
 namespace options {
@@ -71,12 +84,12 @@ void declare_reader_keys(KeyRegistry& keys) {
           "`generator`.");
   choice<WorkloadSource>(
       keys, "workload.format", [](auto& w) -> auto& { return w.format; },
-      std::vector<std::pair<std::string, TraceFormat>>{{"csv", TraceFormat::kCsv},
-                                                       {"gavel", TraceFormat::kGavel},
-                                                       {"openb", TraceFormat::kOpenb},
-                                                       {"helios", TraceFormat::kHelios},
-                                                       {"philly", TraceFormat::kPhilly},
-                                                       {"dag", TraceFormat::kDag}})
+      [] {
+        std::vector<std::pair<std::string, TraceFormat>> names;
+        for (const ComponentDescriptor& d : trace_format_components())
+          names.emplace_back(d.name, parse_trace_format(d.name));
+        return names;
+      }())
       .when("workload.trace", {})
       .component("readers")
       .doc(

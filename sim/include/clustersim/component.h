@@ -1,0 +1,139 @@
+// Component descriptors: every pluggable part of a run (ordering policy, decider, placement,
+// allocation mechanism, mechanism) is described once — its name, the config keys it declares,
+// what it can do and how to build it. Capability questions ("does the run preempt", "does this
+// mechanism need the built-in decider", "who handles CPU-only, fractional and MIG jobs"), the
+// name lists and the sweep's cost estimate are answered from here, never by a name written
+// again elsewhere.
+//
+// The built-in components are explicit tables (sim/src/components/components.cc), in a fixed
+// order; a program or a test adds its own with a ComponentRegistrar, after the built-in ones,
+// in the order it registers them.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "clustersim/allocation_mechanism.h"
+#include "clustersim/mechanism.h"
+#include "clustersim/placement.h"
+#include "clustersim/placement_study.h"
+#include "clustersim/policy.h"
+#include "clustersim/simulator.h"
+#include "clustersim/time_share.h"
+#include "clustersim/workload.h"
+
+namespace clustersim {
+
+enum class ComponentKind {
+  kOrderingPolicy,  // scheduler.policy: which waiting job goes next
+  kDecider,         // scheduler.policy of a decider of its own (Gavel's), or the built-in one
+  kPlacement,       // scheduler.placement
+  kAllocation,      // scheduler.allocation: CPU, memory and storage per job
+  kMechanism,       // [mechanisms]: preemption, migration, failures, ...
+  kStudyPlacement,  // scheduler.placement in the placement study (placement_study.h)
+  // workload.format: a trace reader. The readers sit at the I/O edge, above the core: their
+  // table is trace_format_components() (workload.h), not components().
+  kTraceFormat,
+};
+inline constexpr ComponentKind kComponentKinds[] = {
+    ComponentKind::kOrderingPolicy, ComponentKind::kDecider,   ComponentKind::kPlacement,
+    ComponentKind::kAllocation,     ComponentKind::kMechanism, ComponentKind::kStudyPlacement};
+// The kinds components() answers (all but kTraceFormat).
+// "ordering_policy", "decider", "placement", "allocation", "mechanism", "study_placement",
+// "trace_format".
+std::string_view component_kind_name(ComponentKind kind);
+
+struct ComponentCapabilities {
+  // Ordering policies and deciders: whether running jobs are preempted (an ordering policy's
+  // answer is its own; scheduler.preemption overrides it: run_preempts()).
+  bool preempts = false;
+  // Deciders: replaces the built-in decider (and with it the built-in decider's mechanisms).
+  bool own_decider = false;
+  // Mechanisms: plugs into the built-in decider, so cannot act under a decider of its own.
+  bool needs_built_in_decider = false;
+  // Runs with CPU-only (0-GPU), fractional and MIG jobs, and MIG slices: those start through
+  // the built-in decider's own path and are never moved, nor re-divided.
+  bool small_jobs = false;
+  // Trace formats: has jobs asking for a share of one GPU (what [sharing] acts on).
+  bool gpu_shares = false;
+  // Trace formats: its workload is serving query DAGs (run on the serving engine), not training
+  // jobs.
+  bool serving = false;
+  // Placements: starts a job on as few nodes as it can (what on-demand migration makes room for).
+  bool consolidates = false;
+  // Draws on the run's seed (placements, the study's too), so replicates differ.
+  bool random = false;
+  // The sweep's cost estimate: events of a run with this component cost this much relative to
+  // the cheapest (allocation mechanisms that re-plan every running job cost more).
+  double relative_cost = 1.0;
+};
+
+// Mechanisms are wanted by a run's options (and the workload's own checkpoint intervals).
+struct MechanismContext {
+  bool any_job_checkpoint_interval = false;
+};
+
+// How a component is built: the one member its kind uses is set.
+struct ComponentFactory {
+  std::function<std::unique_ptr<SchedulingPolicy>(const SchedulerOptions&)> ordering_policy;
+  TimeShare (*time_share)(const TimeShareProblem&) = nullptr;  // a decider's allocation
+  std::function<std::unique_ptr<PlacementPolicy>(Rng&)> placement;
+  std::function<std::unique_ptr<StudyPlacement>(const StudyContext&)> study_placement;
+  std::function<std::unique_ptr<AllocationMechanism>(const SchedulerOptions&)> allocation;
+  // Mechanisms: whether the options turn it on, and the mechanism. One that needs the built-in
+  // decider is one of the simulator's own (a decision mechanism).
+  std::function<bool(const SimOptions&, const MechanismContext&)> wanted;
+  std::function<std::unique_ptr<Mechanism>(const SimOptions&)> mechanism;
+  // Trace formats: reads `in` (`source_name` names it in errors).
+  Workload (*trace_reader)(std::istream& in, const std::string& source_name,
+                           const ReaderOptions& options) = nullptr;
+};
+
+struct ComponentDescriptor {
+  ComponentKind kind = ComponentKind::kOrderingPolicy;
+  std::string name;
+  std::string summary;
+  // The `component` tags of the config keys it declares (KeyDecl::component): its keys are
+  // those of simulator_keys() with one of these tags.
+  std::vector<std::string> key_components;
+  ComponentCapabilities caps;
+  ComponentFactory factory;
+};
+
+// A descriptor of `kind`: its name, what it is and the tags of its keys; its capabilities and
+// factory are the caller's to set.
+ComponentDescriptor describe(ComponentKind kind, std::string name, std::string summary,
+                             std::vector<std::string> key_components);
+
+// Every component of `kind`: the built-in table, then the registered ones.
+std::vector<const ComponentDescriptor*> components(ComponentKind kind);
+// The component of `kind` named `name`, or nullptr.
+const ComponentDescriptor* find_component(ComponentKind kind, std::string_view name);
+// The names of components(kind), in order.
+std::vector<std::string> component_names(ComponentKind kind);
+// The names of the config keys `descriptor` declares, in declaration order.
+std::vector<std::string> component_keys(const ComponentDescriptor& descriptor);
+
+// Adds `descriptor` to its kind (after the built-in ones); a name its kind already has is
+// refused (std::invalid_argument). A static ComponentRegistrar in a program's or a test's own
+// file registers its component before main.
+class ComponentRegistrar {
+ public:
+  explicit ComponentRegistrar(ComponentDescriptor descriptor);
+};
+
+// Whether scheduler.policy names a decider of its own (Gavel's time-share policies), which
+// replaces the built-in decider.
+bool has_own_decider(const SchedulerOptions& scheduler);
+// Whether the run preempts running jobs: a decider of its own re-decides every round (it
+// preempts); else scheduler.preemption overrides the ordering policy's own answer. The forms
+// differ only in which policy is asked: the registry's, the run's (SimOptions::make_policy
+// when set), or one already built.
+bool run_preempts(const SchedulerOptions& scheduler);
+bool run_preempts(const SimOptions& options);
+bool run_preempts(const SchedulerOptions& scheduler, const SchedulingPolicy& policy);
+
+}  // namespace clustersim

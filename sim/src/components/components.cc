@@ -1,0 +1,360 @@
+// The built-in components' descriptors (clustersim/component.h), one explicit table per kind,
+// and the components a program or a test registers. The tables' order is the order of the name
+// lists (and of the [mechanisms] a run builds, which orders their timers: host.h).
+#include <algorithm>
+#include <stdexcept>
+#include <type_traits>
+
+#include "allocation/factories.h"
+#include "clustersim/component.h"
+#include "clustersim/options.h"
+#include "mechanisms/checkpoints.h"
+#include "mechanisms/elastic.h"
+#include "mechanisms/failures.h"
+#include "mechanisms/migration.h"
+#include "mechanisms/preemption.h"
+#include "mechanisms/type_upgrade.h"
+#include "placement/factories.h"
+#include "policies/factories.h"
+#include "study/factories.h"
+#include "timeshare/factories.h"
+
+namespace clustersim {
+
+namespace {
+
+ComponentDescriptor policy_entry(
+    std::string name, std::string summary, std::vector<std::string> key_components,
+    std::unique_ptr<SchedulingPolicy> (*make)(const SchedulerOptions&)) {
+  ComponentDescriptor d = describe(ComponentKind::kOrderingPolicy, std::move(name),
+                                   std::move(summary), std::move(key_components));
+  d.key_components.insert(d.key_components.begin(), "policies");
+  // The policy's own answer (SchedulingPolicy::preemptive), asked once, not written again.
+  d.caps.preempts = make(SchedulerOptions{})->preemptive();
+  d.factory.ordering_policy = make;
+  return d;
+}
+
+std::vector<ComponentDescriptor> ordering_policies() {
+  std::vector<ComponentDescriptor> t;
+  t.push_back(policy_entry("fifo", "first in, first out", {}, policies::make_fifo));
+  t.push_back(policy_entry("sjf", "shortest job first (oracle durations)", {}, policies::make_sjf));
+  t.push_back(policy_entry("srtf", "shortest remaining time first (oracle durations)", {},
+                           policies::make_srtf));
+  t.push_back(policy_entry("las", "least attained service", {}, policies::make_las));
+  t.push_back(policy_entry("tiresias", "discretized two-dimensional LAS (Tiresias)",
+                           {"policy tiresias"}, policies::make_tiresias));
+  t.push_back(
+      policy_entry("drf", "fair share across VCs by progressive filling", {}, policies::make_drf));
+  t.push_back(policy_entry("qssf", "least expected GPU-time, learned per user (Helios)",
+                           {"policy estimates"}, policies::make_qssf));
+  t.push_back(policy_entry("sju", "shortest job by the user's history (PAI)", {"policy estimates"},
+                           policies::make_sju));
+  t.push_back(policy_entry("sjg", "shortest job by the model's history (PAI)", {"policy estimates"},
+                           policies::make_sjg));
+  t.push_back(policy_entry("sjgg", "shortest job by the model's and GPU count's history (PAI)",
+                           {"policy estimates"}, policies::make_sjgg));
+  return t;
+}
+
+ComponentDescriptor time_share_decider(std::string name, std::string summary,
+                                       TimeShare (*solve)(const TimeShareProblem&)) {
+  ComponentDescriptor d = describe(ComponentKind::kDecider, std::move(name), std::move(summary),
+                                   {"policies", "policies gavel"});
+  // Gavel's policies re-decide every round: they preempt, with no ordering policy to ask.
+  d.caps.preempts = true;
+  d.caps.own_decider = true;
+  d.factory.time_share = solve;
+  return d;
+}
+
+std::vector<ComponentDescriptor> deciders() {
+  std::vector<ComponentDescriptor> t;
+  ComponentDescriptor built_in =
+      describe(ComponentKind::kDecider, "built_in",
+               "an ordering policy's queue, placement, allocation and the decision mechanisms",
+               {"scheduler"});
+  built_in.caps.small_jobs = true;
+  t.push_back(std::move(built_in));
+  const std::string gavel = "Gavel's allocation over jobs x GPU types: ";
+  t.push_back(time_share_decider(
+      "max_min_fairness", gavel + "max-min fairness, heterogeneity-agnostic",
+      [](const TimeShareProblem& p) { return timeshare::max_min_fairness(p, false); }));
+  t.push_back(time_share_decider(
+      "max_min_fairness_perf", gavel + "max-min fairness",
+      [](const TimeShareProblem& p) { return timeshare::max_min_fairness(p, true); }));
+  t.push_back(time_share_decider(
+      "finish_time_fairness", gavel + "finish-time fairness, heterogeneity-agnostic",
+      [](const TimeShareProblem& p) { return timeshare::finish_time_fairness(p, false); }));
+  t.push_back(time_share_decider(
+      "finish_time_fairness_perf", gavel + "finish-time fairness",
+      [](const TimeShareProblem& p) { return timeshare::finish_time_fairness(p, true); }));
+  t.push_back(time_share_decider(
+      "min_total_duration", gavel + "least total duration, heterogeneity-agnostic",
+      [](const TimeShareProblem& p) { return timeshare::min_total_duration(p, false); }));
+  t.push_back(time_share_decider(
+      "min_total_duration_perf", gavel + "least total duration",
+      [](const TimeShareProblem& p) { return timeshare::min_total_duration(p, true); }));
+  t.push_back(time_share_decider("max_sum_throughput_perf", gavel + "most summed throughput",
+                                 timeshare::max_sum_throughput));
+  t.push_back(time_share_decider("isolated", gavel + "an equal share of the cluster each",
+                                 timeshare::isolated));
+  t.push_back(time_share_decider("fifo_perf", gavel + "arrival order, fastest type first",
+                                 timeshare::fifo_perf));
+  return t;
+}
+
+ComponentDescriptor placement_entry(std::string name, std::string summary,
+                                    std::unique_ptr<PlacementPolicy> (*make)(Rng&),
+                                    bool consolidates = false, bool random = false) {
+  ComponentDescriptor d =
+      describe(ComponentKind::kPlacement, std::move(name), std::move(summary), {"placement"});
+  d.caps.consolidates = consolidates;
+  d.caps.random = random;
+  d.factory.placement = make;
+  return d;
+}
+
+std::vector<ComponentDescriptor> placements() {
+  std::vector<ComponentDescriptor> t;
+  t.push_back(placement_entry("consolidate", "fewest nodes", placement::make_consolidate, true));
+  t.push_back(placement_entry("spread", "most nodes", placement::make_spread));
+  t.push_back(placement_entry("best_fit", "the nodes left fullest", placement::make_best_fit));
+  t.push_back(
+      placement_entry("random", "random nodes (seeded)", placement::make_random, false, true));
+  return t;
+}
+
+ComponentDescriptor study_entry(std::string name, std::string summary,
+                                std::unique_ptr<StudyPlacement> (*make)(const StudyContext&),
+                                bool random = false) {
+  ComponentDescriptor d = describe(ComponentKind::kStudyPlacement, std::move(name),
+                                   std::move(summary), {"placement", "placement study"});
+  d.caps.random = random;
+  d.factory.study_placement = make;
+  return d;
+}
+
+// The placement study's placements: every pod placed once, no departures (placement_study.h).
+std::vector<ComponentDescriptor> study_placements() {
+  std::vector<ComponentDescriptor> t;
+  t.push_back(study_entry("fgd", "Fragmentation Gradient Descent: least fragmentation growth",
+                          study::make_fgd));
+  t.push_back(
+      study_entry("best_fit", "the node left with the least CPU and GPU", study::make_best_fit));
+  t.push_back(study_entry("dot_product", "Tetris' alignment of free resources and request",
+                          study::make_dot_product));
+  t.push_back(study_entry("gpu_packing", "shared GPUs first, then used nodes, then idle ones",
+                          study::make_gpu_packing));
+  t.push_back(study_entry("gpu_clustering", "pods of a kind together", study::make_gpu_clustering));
+  t.push_back(study_entry("random_fit", "a node drawn among those that fit (seeded)",
+                          study::make_random_fit, true));
+  return t;
+}
+
+ComponentDescriptor allocation_entry(
+    std::string name, std::string summary,
+    std::unique_ptr<AllocationMechanism> (*make)(const SchedulerOptions&), double relative_cost,
+    bool small_jobs) {
+  ComponentDescriptor d =
+      describe(ComponentKind::kAllocation, std::move(name), std::move(summary), {"allocation"});
+  d.caps.relative_cost = relative_cost;
+  d.caps.small_jobs = small_jobs;
+  d.factory.allocation = make;
+  return d;
+}
+
+std::vector<ComponentDescriptor> allocations() {
+  std::vector<ComponentDescriptor> t;
+  // Only the proportional grant knows CPU-only, fractional and MIG jobs. Those that re-plan
+  // every running job at each change cost more per event: opt solves an LP, drf re-divides
+  // every node (factors measured on sweep/examples/synergy).
+  t.push_back(allocation_entry("proportional", "CPU and memory in proportion to GPUs",
+                               allocation::make_proportional, 1.0, true));
+  t.push_back(allocation_entry("greedy", "each job its best demand, in queue order",
+                               allocation::make_greedy, 1.0, false));
+  t.push_back(allocation_entry("tune", "Synergy-TUNE: best demands, tuned to fit",
+                               allocation::make_tune, 1.0, false));
+  t.push_back(allocation_entry("opt", "Synergy-OPT: an LP over all jobs", allocation::make_opt,
+                               100.0, false));
+  t.push_back(allocation_entry("drf", "dominant resource fairness per node", allocation::make_drf,
+                               4.0, false));
+  t.push_back(allocation_entry("tetris", "Tetris: packing by alignment", allocation::make_tetris,
+                               1.0, false));
+  return t;
+}
+
+template <typename T>
+ComponentDescriptor mechanism_entry(
+    std::string name, std::string summary, bool needs_built_in_decider,
+    std::function<bool(const SimOptions&, const MechanismContext&)> wanted) {
+  std::string key_tag = "mechanism " + name;
+  ComponentDescriptor d = describe(ComponentKind::kMechanism, std::move(name), std::move(summary),
+                                   {std::move(key_tag)});
+  d.caps.needs_built_in_decider = needs_built_in_decider;
+  d.factory.wanted = std::move(wanted);
+  d.factory.mechanism = [](const SimOptions& options) -> std::unique_ptr<Mechanism> {
+    if constexpr (std::is_constructible_v<T, const SimOptions&>)
+      return std::make_unique<T>(options);
+    else
+      return std::make_unique<T>();
+  };
+  return d;
+}
+
+// In the order a run builds them (mechanisms/registry.h says why the order matters).
+std::vector<ComponentDescriptor> mechanism_table() {
+  std::vector<ComponentDescriptor> t;
+  t.push_back(mechanism_entry<internal::Checkpoints>(
+      "checkpoints", "periodic saves", false, [](const SimOptions& o, const MechanismContext& c) {
+        return internal::Checkpoints::needed(o, c.any_job_checkpoint_interval);
+      }));
+  t.push_back(mechanism_entry<internal::Failures>(
+      "failures", "node failures (generated, replayed)", false,
+      [](const SimOptions& o, const MechanismContext&) { return o.mechanisms.fails(); }));
+  t.push_back(mechanism_entry<internal::Preemption>(
+      "preemption", "lease rounds, priority evictions", true,
+      [](const SimOptions& o, const MechanismContext&) { return run_preempts(o); }));
+  t.push_back(mechanism_entry<internal::Elastic>(
+      "elastic", "shrink for the queue's head, grow when idle", true,
+      [](const SimOptions& o, const MechanismContext&) { return o.mechanisms.elastic; }));
+  t.push_back(mechanism_entry<internal::Migration>(
+      "migration", "make room, compact", true,
+      [](const SimOptions& o, const MechanismContext&) { return o.mechanisms.migrates(); }));
+  t.push_back(mechanism_entry<internal::TypeUpgrade>(
+      "upgrade_type", "move a job to a faster GPU type", true,
+      [](const SimOptions& o, const MechanismContext&) { return o.mechanisms.upgrade_type; }));
+  return t;
+}
+
+const std::vector<ComponentDescriptor>& built_in(ComponentKind kind) {
+  static const std::vector<ComponentDescriptor> tables[] = {
+      ordering_policies(), deciders(), placements(), allocations(), mechanism_table(),
+      study_placements(),  {}};
+  return tables[static_cast<std::size_t>(kind)];
+}
+
+// Registered components: pointers stay valid as the list grows.
+std::vector<std::unique_ptr<ComponentDescriptor>>& registered() {
+  static std::vector<std::unique_ptr<ComponentDescriptor>> list;
+  return list;
+}
+
+}  // namespace
+
+std::string_view component_kind_name(ComponentKind kind) {
+  switch (kind) {
+    case ComponentKind::kOrderingPolicy:
+      return "ordering_policy";
+    case ComponentKind::kDecider:
+      return "decider";
+    case ComponentKind::kPlacement:
+      return "placement";
+    case ComponentKind::kAllocation:
+      return "allocation";
+    case ComponentKind::kMechanism:
+      return "mechanism";
+    case ComponentKind::kStudyPlacement:
+      return "study_placement";
+    case ComponentKind::kTraceFormat:
+      return "trace_format";
+  }
+  return "unknown";
+}
+
+ComponentDescriptor describe(ComponentKind kind, std::string name, std::string summary,
+                             std::vector<std::string> key_components) {
+  ComponentDescriptor d;
+  d.kind = kind;
+  d.name = std::move(name);
+  d.summary = std::move(summary);
+  d.key_components = std::move(key_components);
+  return d;
+}
+
+std::vector<const ComponentDescriptor*> components(ComponentKind kind) {
+  std::vector<const ComponentDescriptor*> out;
+  for (const ComponentDescriptor& d : built_in(kind)) out.push_back(&d);
+  for (const auto& d : registered())
+    if (d->kind == kind) out.push_back(d.get());
+  return out;
+}
+
+const ComponentDescriptor* find_component(ComponentKind kind, std::string_view name) {
+  for (const ComponentDescriptor& d : built_in(kind))
+    if (d.name == name) return &d;
+  for (const auto& d : registered())
+    if (d->kind == kind && d->name == name) return d.get();
+  return nullptr;
+}
+
+std::vector<std::string> component_names(ComponentKind kind) {
+  std::vector<std::string> names;
+  for (const ComponentDescriptor* d : components(kind)) names.push_back(d->name);
+  return names;
+}
+
+std::vector<std::string> component_keys(const ComponentDescriptor& descriptor) {
+  std::vector<std::string> names;
+  for (const KeyDecl& key : simulator_keys().keys())
+    if (std::find(descriptor.key_components.begin(), descriptor.key_components.end(),
+                  key.component) != descriptor.key_components.end())
+      names.push_back(key.name);
+  return names;
+}
+
+ComponentRegistrar::ComponentRegistrar(ComponentDescriptor descriptor) {
+  const std::string what =
+      std::string(component_kind_name(descriptor.kind)) + " '" + descriptor.name + "'";
+  if (descriptor.name.empty()) throw std::invalid_argument("a component needs a name");
+  if (find_component(descriptor.kind, descriptor.name))
+    throw std::invalid_argument(what + " is registered already");
+  const ComponentFactory& f = descriptor.factory;
+  const bool buildable = [&] {
+    switch (descriptor.kind) {
+      case ComponentKind::kOrderingPolicy:
+        return static_cast<bool>(f.ordering_policy);
+      case ComponentKind::kDecider:
+        return f.time_share != nullptr;
+      case ComponentKind::kPlacement:
+        return static_cast<bool>(f.placement);
+      case ComponentKind::kAllocation:
+        return static_cast<bool>(f.allocation);
+      case ComponentKind::kStudyPlacement:
+        return static_cast<bool>(f.study_placement);
+      case ComponentKind::kTraceFormat:
+        return false;  // trace formats are the readers' table (workload.h)
+      case ComponentKind::kMechanism:
+        // One that plugs into the built-in decider must be one of the simulator's own.
+        return f.wanted && f.mechanism && !descriptor.caps.needs_built_in_decider;
+    }
+    return false;
+  }();
+  if (!buildable)
+    throw std::invalid_argument(what + " has no factory for its kind" +
+                                (descriptor.kind == ComponentKind::kMechanism
+                                     ? " (a registered mechanism acts under any decider)"
+                                     : ""));
+  registered().push_back(std::make_unique<ComponentDescriptor>(std::move(descriptor)));
+}
+
+bool has_own_decider(const SchedulerOptions& scheduler) {
+  const ComponentDescriptor* d = find_component(ComponentKind::kDecider, scheduler.policy);
+  return d && d->caps.own_decider;
+}
+
+bool run_preempts(const SchedulerOptions& scheduler, const SchedulingPolicy& policy) {
+  return has_own_decider(scheduler) || scheduler.preemption.value_or(policy.preemptive());
+}
+
+bool run_preempts(const SchedulerOptions& scheduler) {
+  if (has_own_decider(scheduler)) return true;  // no ordering policy to build
+  return run_preempts(scheduler, *make_scheduling_policy(scheduler));
+}
+
+bool run_preempts(const SimOptions& options) {
+  if (has_own_decider(options.scheduler)) return true;
+  return run_preempts(options.scheduler, *make_scheduling_policy(options));
+}
+
+}  // namespace clustersim

@@ -1,7 +1,7 @@
 // Component descriptors: every pluggable part of a run (ordering policy, decider, placement,
-// allocation mechanism, mechanism) is described once — its name, the config keys it declares,
-// what it can do and how to build it. Capability questions ("does the run preempt", "does this
-// mechanism need the built-in decider", "who handles CPU-only, fractional and MIG jobs"), the
+// allocation mechanism, mechanism, rate model) is described once — its name, the config keys it
+// declares, what it can do and how to build it. Capability questions ("does the run preempt", "does
+// this mechanism need the built-in decider", "who handles CPU-only, fractional and MIG jobs"), the
 // name lists and the sweep's cost estimate are answered from here, never by a name written
 // again elsewhere.
 //
@@ -21,6 +21,7 @@
 #include "clustersim/placement.h"
 #include "clustersim/placement_study.h"
 #include "clustersim/policy.h"
+#include "clustersim/rate_model.h"
 #include "clustersim/simulator.h"
 #include "clustersim/time_share.h"
 #include "clustersim/workload.h"
@@ -34,16 +35,18 @@ enum class ComponentKind {
   kAllocation,      // scheduler.allocation: CPU, memory and storage per job
   kMechanism,       // [mechanisms]: preemption, migration, failures, ...
   kStudyPlacement,  // scheduler.placement in the placement study (placement_study.h)
+  kRateModel,       // a factor of every job's rate (rate_model.h): [sharing]'s interference, ...
   // workload.format: a trace reader. The readers sit at the I/O edge, above the core: their
   // table is trace_format_components() (workload.h), not components().
   kTraceFormat,
 };
 inline constexpr ComponentKind kComponentKinds[] = {
     ComponentKind::kOrderingPolicy, ComponentKind::kDecider,   ComponentKind::kPlacement,
-    ComponentKind::kAllocation,     ComponentKind::kMechanism, ComponentKind::kStudyPlacement};
+    ComponentKind::kAllocation,     ComponentKind::kMechanism, ComponentKind::kStudyPlacement,
+    ComponentKind::kRateModel};
 // The kinds components() answers (all but kTraceFormat).
 // "ordering_policy", "decider", "placement", "allocation", "mechanism", "study_placement",
-// "trace_format".
+// "rate_model", "trace_format".
 std::string_view component_kind_name(ComponentKind kind);
 
 struct ComponentCapabilities {
@@ -83,10 +86,12 @@ struct ComponentFactory {
   std::function<std::unique_ptr<PlacementPolicy>(Rng&)> placement;
   std::function<std::unique_ptr<StudyPlacement>(const StudyContext&)> study_placement;
   std::function<std::unique_ptr<AllocationMechanism>(const SchedulerOptions&)> allocation;
-  // Mechanisms: whether the options turn it on, and the mechanism. One that needs the built-in
-  // decider is one of the simulator's own (a decision mechanism).
+  // Mechanisms and rate models: whether the options turn it on, and the mechanism (one that
+  // needs the built-in decider is one of the simulator's own: a decision mechanism) or the rate
+  // model (it may keep a reference to the options: they outlive it).
   std::function<bool(const SimOptions&, const MechanismContext&)> wanted;
   std::function<std::unique_ptr<Mechanism>(const SimOptions&)> mechanism;
+  std::function<std::unique_ptr<RateModel>(const SimOptions&)> rate_model;
   // Trace formats: reads `in` (`source_name` names it in errors).
   Workload (*trace_reader)(std::istream& in, const std::string& source_name,
                            const ReaderOptions& options) = nullptr;

@@ -17,6 +17,7 @@
 #include "placement/factories.h"
 #include "policies/factories.h"
 #include "study/factories.h"
+#include "throughput/sharing_interference.h"
 #include "timeshare/factories.h"
 
 namespace clustersim {
@@ -227,10 +228,27 @@ std::vector<ComponentDescriptor> mechanism_table() {
   return t;
 }
 
+// In the order a run multiplies their factors.
+std::vector<ComponentDescriptor> rate_models() {
+  std::vector<ComponentDescriptor> t;
+  ComponentDescriptor sharing =
+      describe(ComponentKind::kRateModel, "sharing",
+               "GPU shares slow each other (constant or pair table); co-located time", {"sharing"});
+  sharing.caps.small_jobs = true;  // it rates GPU shares
+  sharing.factory.wanted = [](const SimOptions& o, const MechanismContext&) {
+    return o.sharing.enabled();
+  };
+  sharing.factory.rate_model = [](const SimOptions& o) -> std::unique_ptr<RateModel> {
+    return std::make_unique<internal::SharingInterference>(o.sharing);
+  };
+  t.push_back(std::move(sharing));
+  return t;
+}
+
 const std::vector<ComponentDescriptor>& built_in(ComponentKind kind) {
   static const std::vector<ComponentDescriptor> tables[] = {
-      ordering_policies(), deciders(), placements(), allocations(), mechanism_table(),
-      study_placements(),  {}};
+      ordering_policies(), deciders(),         placements(),  allocations(),
+      mechanism_table(),   study_placements(), rate_models(), {}};
   return tables[static_cast<std::size_t>(kind)];
 }
 
@@ -256,6 +274,8 @@ std::string_view component_kind_name(ComponentKind kind) {
       return "mechanism";
     case ComponentKind::kStudyPlacement:
       return "study_placement";
+    case ComponentKind::kRateModel:
+      return "rate_model";
     case ComponentKind::kTraceFormat:
       return "trace_format";
   }
@@ -322,6 +342,8 @@ ComponentRegistrar::ComponentRegistrar(ComponentDescriptor descriptor) {
         return static_cast<bool>(f.allocation);
       case ComponentKind::kStudyPlacement:
         return static_cast<bool>(f.study_placement);
+      case ComponentKind::kRateModel:
+        return f.wanted && f.rate_model;
       case ComponentKind::kTraceFormat:
         return false;  // trace formats are the readers' table (workload.h)
       case ComponentKind::kMechanism:

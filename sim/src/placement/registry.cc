@@ -29,7 +29,7 @@ void declare_placement_keys(KeyRegistry& keys) {
       keys, "scheduler.placement", [](auto& o) -> auto& { return o.scheduler.placement; })
       .choices([] {
         // The placement study's placements (placement_study.h) too; those that are not also the
-        // engine's are refused in time (config.cc says so, naming the key).
+        // engine's are refused in time (io/config_run_modes.cc says so, naming the key).
         std::vector<std::string> names = placement_policy_names();
         for (const std::string& name : study_placement_names())
           if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);

@@ -17,7 +17,6 @@
 #include "decider/time_share_decider.h"
 #include "mechanisms/registry.h"
 #include "throughput/job_speed.h"
-#include "throughput/sharing_interference.h"
 
 namespace clustersim {
 
@@ -54,9 +53,9 @@ struct Simulation::Parts {
   std::unique_ptr<ThroughputModel> owned_model;
   std::unique_ptr<internal::JobSpeed> speed;
   std::unique_ptr<internal::Engine> engine;
-  std::unique_ptr<RateModel> sharing;     // [sharing]'s interference, when sharing is on
-  std::unique_ptr<MixedServing> serving;  // a mixed config's serving side
-  std::unique_ptr<Host> checked;          // a CheckedHost (file-local)
+  std::vector<std::unique_ptr<RateModel>> rate_models;  // those the options turn on
+  std::unique_ptr<MixedServing> serving;                // a mixed config's serving side
+  std::unique_ptr<Host> checked;                        // a CheckedHost (file-local)
   std::unique_ptr<internal::Admission> admission;
   std::unique_ptr<internal::PlacementStage> placement;
   internal::Mechanisms mechanisms;
@@ -141,11 +140,13 @@ void Simulation::assemble(Parts& parts) {
   parts.engine =
       std::make_unique<internal::Engine>(options_, *parts.speed, options_.mechanisms.elastic);
   internal::Engine& engine = *parts.engine;
-  // Rate models (rate_model.h): the built-in ones, then the user's, in the order they were added.
-  if (options_.sharing.enabled()) {
-    parts.sharing = std::make_unique<internal::SharingInterference>(options_.sharing);
-    engine.add_rate_model(*parts.sharing);
-  }
+  // Rate models (rate_model.h): those the options turn on, from their descriptors (the
+  // built-in ones, then the registered ones), then the ones added here, in order.
+  for (const ComponentDescriptor* d : components(ComponentKind::kRateModel))
+    if (d->factory.wanted(options_, MechanismContext{})) {
+      parts.rate_models.push_back(d->factory.rate_model(options_));
+      engine.add_rate_model(*parts.rate_models.back());
+    }
   for (auto& model : user_rate_models_) engine.add_rate_model(*model);
   parts.checked = std::make_unique<CheckedHost>(engine);
   parts.placement = std::make_unique<internal::PlacementStage>(options_, engine);

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "clustersim/component.h"
 #include "clustersim/simulation.h"
 #include "test_util.h"
 
@@ -103,6 +104,33 @@ TEST(RateModel, AFactorOfOneChangesNoResult) {
   }
   EXPECT_EQ(result.metrics.events, without.metrics.events);
   EXPECT_EQ(result.metrics.preemptions, without.metrics.preemptions);
+}
+
+// Registered from this file alone with a descriptor (component.h): runs whose options want it
+// get it, as the built-in sharing interference joins the runs that turn [sharing] on.
+bool neighbours_wanted = false;
+const ComponentRegistrar registered_neighbours([] {
+  ComponentDescriptor d = describe(ComponentKind::kRateModel, "test_neighbours_halve_the_rate",
+                                   "jobs on one node halve each other's rate", {});
+  d.factory.wanted = [](const SimOptions&, const MechanismContext&) { return neighbours_wanted; };
+  d.factory.rate_model = [](const SimOptions&) -> std::unique_ptr<RateModel> {
+    return std::make_unique<NeighboursHalveTheRate>();
+  };
+  return d;
+}());
+
+TEST(RateModel, ARegisteredModelJoinsTheRunsThatWantIt) {
+  ASSERT_NE(find_component(ComponentKind::kRateModel, "test_neighbours_halve_the_rate"), nullptr);
+  // The case of the first test, the model now built from its descriptor.
+  const std::vector<JobSpec> jobs = {job("a", 0, 1, 100), job("b", 20, 1, 40)};
+  neighbours_wanted = true;
+  const RunResult slowed = Simulation(testing::small_cluster(1, 2), jobs).run();
+  neighbours_wanted = false;
+  EXPECT_DOUBLE_EQ(slowed.jobs[0].finish_time, 140.0);
+  EXPECT_DOUBLE_EQ(slowed.jobs[1].finish_time, 100.0);
+  const RunResult plain = Simulation(testing::small_cluster(1, 2), jobs).run();  // not wanted
+  EXPECT_DOUBLE_EQ(plain.jobs[0].finish_time, 100.0);
+  EXPECT_DOUBLE_EQ(plain.jobs[1].finish_time, 60.0);
 }
 
 TEST(RateModel, AddedOnlyBeforeTheRunStarts) {

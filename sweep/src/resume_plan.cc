@@ -7,19 +7,13 @@
 #include <system_error>
 #include <utility>
 
+#include "build_identity.h"
 #include "clustersim/error.h"
 #include "clustersim/input_file.h"
 #include "clustersim/sweep/journal.h"
 #include "clustersim/sweep/result_store.h"
 #include "clustersim/sweep/row_spool.h"
 #include "rank_messages.h"
-
-#ifndef CLUSTERSIM_VERSION
-#define CLUSTERSIM_VERSION "unknown"
-#endif
-#ifndef CLUSTERSIM_GIT_COMMIT
-#define CLUSTERSIM_GIT_COMMIT "unknown"
-#endif
 
 namespace clustersim::sweep::sweep_internal {
 

@@ -2,7 +2,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -14,6 +13,7 @@
 #include "clustersim/sweep/point_result.h"
 #include "clustersim/sweep/result_store.h"
 #include "clustersim/sweep/row_spool.h"
+#include "sweep_session.h"
 
 namespace clustersim::sweep {
 
@@ -25,15 +25,6 @@ constexpr std::string_view kJournalSuffix = ".journal";
 
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
-std::string now_iso8601() {
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
 }
 
 std::string default_snapshot_path(const std::string& results) {
@@ -149,7 +140,7 @@ SnapshotSummary write_snapshot(const SnapshotOptions& options) {
   provenance.text["command_line"] = last_session["command_line"];
   provenance.text["hdf5_version"] = hdf5_version();
   provenance.text["snapshot_of"] = journal;
-  provenance.text["snapshot_time"] = now_iso8601();
+  provenance.text["snapshot_time"] = sweep_internal::now_iso8601();
   provenance.integers["sessions"] = sessions;
   provenance.integers["ranks"] = to_integer(last_session["ranks"], 0);
   provenance.integers["snapshot"] = 1;

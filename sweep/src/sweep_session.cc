@@ -8,15 +8,9 @@
 #include <ctime>
 #include <string>
 
+#include "build_identity.h"
 #include "clustersim/sweep/communicator.h"
 #include "clustersim/sweep/point_runner.h"
-
-#ifndef CLUSTERSIM_VERSION
-#define CLUSTERSIM_VERSION "unknown"
-#endif
-#ifndef CLUSTERSIM_GIT_COMMIT
-#define CLUSTERSIM_GIT_COMMIT "unknown"
-#endif
 
 namespace clustersim::sweep::sweep_internal {
 

@@ -17,6 +17,7 @@
 #include "clustersim/atomic_file.h"
 #include "clustersim/cluster.h"
 #include "clustersim/cluster_state.h"
+#include "clustersim/component.h"
 #include "clustersim/config.h"
 #include "clustersim/dag.h"
 #include "clustersim/decider.h"

@@ -17,10 +17,10 @@
 # several policies (6); every allocation mechanism on the Synergy workload with the profile
 # model (6); heterogeneous clusters (4); each mechanism and their combinations (14); planning
 # periods and event-driven preemption (3); windows on generated workloads, one overloaded (2);
-# serving DAG workloads per task placement (3); the built-in example (1). Exit 0 when every
-# output is identical, 1 otherwise (the differing files are listed; under a differing CSV, how
-# many rows differ, in which columns, and the first differing cells by row key (job_id or time);
-# under differing --json, the first differing keys).
+# serving DAG workloads per task placement (3); training beside serving (mixed configs, 2); the
+# built-in example (1). Exit 0 when every output is identical, 1 otherwise (the differing files
+# are listed; under a differing CSV, how many rows differ, in which columns, and the first
+# differing cells by row key (job_id or time); under differing --json, the first differing keys).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -165,6 +165,11 @@ queries_per_s = 4
 seed = 3
 EOF
 
+# Training and serving on one cluster (a mixed config): the mixed example, fewer queries.
+sed -e '/^\[sweep\]/,$d' sweep/examples/mixed/grid.toml >"$work/in/mixed.toml"
+sed -e 's/^queries = .*/queries = 4000/' sweep/examples/mixed/serving.toml >"$work/in/serving_side.toml"
+sed -i 's/^config = "serving.toml"/config = "serving_side.toml"/' "$work/in/mixed.toml"
+
 # --- The runs -------------------------------------------------------------------------------
 runs=()
 add() { runs+=("$*"); }  # NAME CONFIG [--set k=v ...]
@@ -217,6 +222,8 @@ add "window-overloaded vcs.toml --set workload.window=[500,1499] --set workload.
 for placement in compass heft round_robin; do
   add "serving-$placement serving.toml --set scheduler.task_placement=$placement"
 done
+add "mixed-priority mixed.toml"
+add "mixed-no-priority mixed.toml --set serving.priority=false --set serving.gpus=8"
 add "builtin-example"
 
 # --- Readable differences ------------------------------------------------------------------

@@ -5,19 +5,27 @@
 # table: ns/event and B/job per case, old and new, and new/old.
 #
 #   sim/bench/compare_scaling.sh OLD/clustersim_scaling_bench NEW/clustersim_scaling_bench
-#       [--rounds 3] [--quick]
+#       [--rounds 3] [--quick] [--nodes "64 256 512"] [--jobs "10000 100000"] [--policies "fifo"]
+#       [--loads "0.8"]
 #
 # --quick: the 64/256/512-node and 10k/100k-job cases only (minutes instead of tens of minutes).
+# --nodes / --jobs / --policies / --loads: these cases only (cluster sizes with 80 jobs per node;
+# job counts on 256 nodes), e.g. --nodes "" --jobs 1000000 for the memory target's case.
 set -euo pipefail
 old=${1:?usage: compare_scaling.sh OLD_BENCH NEW_BENCH [--rounds N] [--quick]}
 new=${2:?usage: compare_scaling.sh OLD_BENCH NEW_BENCH [--rounds N] [--quick]}
 shift 2
 rounds=3
 quick=0
+nodes_arg="-" jobs_arg="-" policies="fifo tiresias" loads="0.8 1.2"
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
     --quick) quick=1; shift ;;
+    --nodes) nodes_arg=$2; shift 2 ;;
+    --jobs) jobs_arg=$2; shift 2 ;;
+    --policies) policies=$2; shift 2 ;;
+    --loads) loads=$2; shift 2 ;;
     *) echo "compare_scaling: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -26,8 +34,10 @@ cases=()
 nodes_list="64 256 512 4096 12500"
 jobs_list="10000 100000 1000000 2000000"
 if [ $quick = 1 ]; then nodes_list="64 256 512"; jobs_list="10000 100000"; fi
-for load in 0.8 1.2; do
-  for policy in fifo tiresias; do
+[ "$nodes_arg" = - ] || nodes_list=$nodes_arg
+[ "$jobs_arg" = - ] || jobs_list=$jobs_arg
+for load in $loads; do
+  for policy in $policies; do
     for nodes in $nodes_list; do cases+=("$load $policy $nodes $((80 * nodes))"); done
     for jobs in $jobs_list; do cases+=("$load $policy 256 $jobs"); done
   done

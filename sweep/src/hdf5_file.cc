@@ -106,14 +106,18 @@ std::int64_t read_integer_attribute(hid_t file, const std::string& name) {
   return value;
 }
 
-std::string read_text_attribute(hid_t file, const std::string& name) {
-  Handle attribute(H5Aopen(file, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
+std::string read_variable_text(hid_t attribute, const std::string& name) {
   Handle type = text_type();
   char* pointer = nullptr;
   check(H5Aread(attribute, type, &pointer), "read attribute " + name);
   std::string value = pointer ? pointer : "";
   H5free_memory(pointer);
   return value;
+}
+
+std::string read_text_attribute(hid_t file, const std::string& name) {
+  Handle attribute(H5Aopen(file, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
+  return read_variable_text(attribute, name);
 }
 
 std::vector<std::string> read_text_column(hid_t file, const std::string& name) {

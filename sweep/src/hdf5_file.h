@@ -65,6 +65,8 @@ void silence_hdf5_error_stack();
 Handle file_access();
 
 std::int64_t read_integer_attribute(hid_t file, const std::string& name);
+// The variable-length string of an open attribute (`name` for errors).
+std::string read_variable_text(hid_t attribute, const std::string& name);
 std::string read_text_attribute(hid_t file, const std::string& name);
 
 template <typename T>

@@ -74,14 +74,8 @@ AttributeValue read_attribute_value(hid_t object, const std::string& name,
       check(H5Aread(attribute, H5T_NATIVE_DOUBLE, &value), "read attribute " + name);
       return value;
     }
-    if (type_class == H5T_STRING && H5Tis_variable_str(type) > 0) {
-      Handle memory = text_type();
-      char* pointer = nullptr;
-      check(H5Aread(attribute, memory, &pointer), "read attribute " + name);
-      std::string value = pointer ? pointer : "";
-      H5free_memory(pointer);
-      return value;
-    }
+    if (type_class == H5T_STRING && H5Tis_variable_str(type) > 0)
+      return read_variable_text(attribute, name);
     if (type_class == H5T_STRING) {
       Handle memory(H5Tcopy(type), H5Tclose, "copy a string type");
       std::string value(H5Tget_size(type), '\0');

@@ -150,7 +150,9 @@ class Engine final : public View, public Host {
   void fail_job(JobState& job);
   void save_job(JobState& job);
   void change_job(JobState& job, std::span<const Grant> old_grants, bool resized);
-  void set_rate(JobState& job);
+  // Its rate as it holds now: the base rate times every rate model's factor (engine_rates.cc).
+  double rate_now(const JobState& job);
+  void set_rate(JobState& job) { job.rate = rate_now(job); }
   void rerate_affected();  // the jobs the rate models name, after a plan or a job event
   Allocation allocation_of(std::span<const Grant> grants) const;
 

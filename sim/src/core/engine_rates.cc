@@ -60,17 +60,19 @@ SensitivityAxes Engine::axes(std::uint32_t index, int gpu_type) const {
 
 // A job's rate: its base rate (the throughput model's for what it holds; 1 for a CPU-only job or
 // a GPU share, a MIG slice's compute slices of 7) times every rate model's factor.
-void Engine::set_rate(JobState& job) {
+double Engine::rate_now(const JobState& job) {
+  double rate;
   if (job.requested_gpus == 0) {
-    job.rate =
+    rate =
         job.mig == 0 ? 1.0 : static_cast<double>(mig_compute_slices(job.mig)) / kMigComputeSlices;
   } else {
-    job.rate = rate_if(job.index, grants_of(job.index));
-    if (!(job.rate > 0.0) || !std::isfinite(job.rate))
+    rate = rate_if(job.index, grants_of(job.index));
+    if (!(rate > 0.0) || !std::isfinite(rate))
       throw std::logic_error("throughput model returned a non-positive rate for job '" +
                              job.spec->id + "'");
   }
-  for (RateModel* model : rate_models_) job.rate *= model->factor(job.index);
+  for (RateModel* model : rate_models_) rate *= model->factor(job.index);
+  return rate;
 }
 
 // The jobs the rate models name get their rates anew: a running job's progress is folded at its
@@ -81,10 +83,7 @@ void Engine::rerate_affected() {
   for (std::uint32_t index : affected_) {
     JobState& job = jobs_[index];
     if (job.grant_count == 0) continue;
-    const double old_rate = job.rate;
-    set_rate(job);
-    const double rate = job.rate;
-    job.rate = old_rate;
+    const double rate = rate_now(job);
     if (rate == job.rate) continue;
     if (job.phase != JobPhase::kRunning) {
       job.rate = rate;

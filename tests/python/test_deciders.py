@@ -122,3 +122,29 @@ def test_a_mixed_config_steps_in_python_as_the_command_runs_it(tmp_path):
     mine = clustersim.Simulation(config).run(fifo)
     pd.testing.assert_frame_equal(mine.jobs, built_in.jobs, check_exact=True)
     assert mine.metrics == built_in.metrics
+
+
+def srtf(obs):
+    """Shortest remaining time first (the built-in srtf's key: work left, then submit time, then
+    id)."""
+    waiting = obs.waiting
+    return waiting[np.lexsort((waiting, obs.waiting_submit, obs.waiting_remaining))]
+
+
+def test_preemption_runs_under_a_python_decider():
+    """With scheduler.preemption on, preemption rounds (in scheduler.policy's order) stop running
+    jobs under a Python decider too; an SRTF written in Python then gives the built-in SRTF's
+    schedule job by job, preemptions included. Without the key the rounds stay the built-in
+    decider's: the same Python decider is never interrupted."""
+    config = philly(3000, policy="srtf", seed=7)
+    config["scheduler"].update(preemption=True, lease_s=600, checkpoint_s=20, restore_s=30)
+    built_in = clustersim.run(config)
+    assert built_in.metrics["preemptions"] > 100  # the rounds stopped jobs: they mattered
+    mine = clustersim.Simulation(config).run(srtf)
+    pd.testing.assert_frame_equal(mine.jobs, built_in.jobs, check_exact=True)
+    assert mine.metrics == built_in.metrics
+
+    del config["scheduler"]["preemption"]
+    unpreempted = clustersim.Simulation(config).run(srtf)
+    assert unpreempted.metrics["preemptions"] == 0
+    assert clustersim.run(config).metrics["preemptions"] > 0  # the built-in srtf's own default

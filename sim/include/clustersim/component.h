@@ -55,7 +55,10 @@ struct ComponentCapabilities {
   bool preempts = false;
   // Deciders: replaces the built-in decider (and with it the built-in decider's mechanisms).
   bool own_decider = false;
-  // Mechanisms: plugs into the built-in decider, so cannot act under a decider of its own.
+  // Mechanisms: a decision mechanism, hooked into each decision and reading the built-in
+  // stages (ordering, admission, placement): it acts under the built-in decider and around a
+  // user's decisions (a C++ or Python decider, or plans between step() calls), not under a
+  // decider of its own (Gavel's). Only the simulator's own can be one.
   bool needs_built_in_decider = false;
   // Runs with CPU-only (0-GPU), fractional and MIG jobs, and MIG slices: those start through
   // the built-in decider's own path and are never moved, nor re-divided.
@@ -77,6 +80,10 @@ struct ComponentCapabilities {
 // Mechanisms are wanted by a run's options (and the workload's own checkpoint intervals).
 struct MechanismContext {
   bool any_job_checkpoint_interval = false;
+  // The decisions are a user's (a C++ or Python decider, or plans between step() calls), not the
+  // built-in decider's: an ordering policy's own wish to preempt is the built-in decider's, so
+  // only scheduler.preemption turns preemption on (run_preempts).
+  bool users_decisions = false;
 };
 
 // How a component is built: the one member its kind uses is set.
@@ -140,5 +147,8 @@ bool has_own_decider(const SchedulerOptions& scheduler);
 bool run_preempts(const SchedulerOptions& scheduler);
 bool run_preempts(const SimOptions& options);
 bool run_preempts(const SchedulerOptions& scheduler, const SchedulingPolicy& policy);
+// The same for a run whose decisions may be a user's (MechanismContext::users_decisions):
+// then only scheduler.preemption = true preempts.
+bool run_preempts(const SimOptions& options, const MechanismContext& context);
 
 }  // namespace clustersim

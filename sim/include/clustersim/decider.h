@@ -40,7 +40,9 @@ class Decider {
   // A job finished (before on_released for what it gave back).
   virtual void on_finished(std::uint32_t job) { (void)job; }
   virtual void on_released() {}
-  // The decision at one instant: apply plans through the host given to attach().
+  // The decision at one instant: apply plans through the host given to attach(). With decision
+  // mechanisms on (sim/README.md, "The open core"), it may be asked again at the same instant
+  // when one of them freed GPUs for the queue's head (elastic shrinking, compaction).
   virtual void decide(const DecisionPoint& point) = 0;
 
   // The waiting job that measurements treat as the head of the queue (the fragmentation metric

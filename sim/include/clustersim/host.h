@@ -1,6 +1,6 @@
 // What a simulation offers the deciders and mechanisms plugged into it (decider.h,
-// mechanism.h): the read-only view, the one verb that changes state (apply a plan), timers,
-// and capacity changes.
+// mechanism.h): the read-only view, the one verb that changes state (apply a plan: jobs'
+// changes and capacity changes), timers, and shorthands for one-change capacity plans.
 #pragma once
 
 #include <cstdint>
@@ -54,15 +54,14 @@ class Host {
   virtual TimerKind add_timer_kind(TimerClient& client, TimerPhase phase) = 0;
   virtual void schedule(Time time, TimerKind kind, std::uint32_t subject = 0,
                         std::uint32_t tag = 0) = 0;
-  // Capacity: a node goes down (from then on its resources are held by the outage; the jobs on
-  // it must be stopped first, e.g. with Plan::fail) and comes back up. Outages of a node nest:
-  // it is back when each has ended.
+  // Capacity, as one-change plans (plan.h, Plan::CapacityAction; apply() takes them too, beside
+  // the jobs' changes, e.g. the jobs of a node failed and the node down at once): a node goes
+  // down (the jobs on it must have left it) and comes back up, outages nesting; `gpus` free
+  // whole GPUs of `node` are held outside jobs (a mixed run's serving pool: sim/README.md,
+  // "Training and serving on one cluster") until given back. PlanError when the node is not
+  // down (up), still hosts jobs (down), or the GPUs are not free (hold) or not held (release).
   virtual void node_down(std::uint32_t node) = 0;
   virtual void node_up(std::uint32_t node) = 0;
-  // Capacity held outside jobs (a mixed run's serving pool: sim/README.md, "Training and serving
-  // on one cluster"): `gpus` free whole GPUs of `node` are taken from the ledger (only the GPUs,
-  // not the node's CPUs or memory) until given back. Jobs never see them; giving them back is a
-  // release like a job's. PlanError when they are not free (hold) or not held (release).
   virtual void hold_gpus(std::uint32_t node, int gpus) = 0;
   virtual void release_gpus(std::uint32_t node, int gpus) = 0;
 };

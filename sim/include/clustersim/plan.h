@@ -1,8 +1,9 @@
 // A decision as data: for each job that changes, the resources it holds from now on (or what
-// happens to it). The engine applies a plan as a diff against what runs, after checking it whole
-// (sim/README.md, "The open core"); it is the only way a job's resources change. Deciders,
-// allocation mechanisms and mechanisms (preemption, migration, elastic resizing, failures,
-// periodic checkpoints) all produce plans.
+// happens to it), and the changes of capacity (nodes down and up, GPUs held outside jobs). The
+// engine applies a plan as a diff against what runs, after checking it whole (sim/README.md, "The
+// open core"); it is the only way a job's resources change. Deciders, allocation mechanisms and
+// mechanisms (preemption, migration, elastic resizing, failures, periodic checkpoints) all produce
+// plans.
 #pragma once
 
 #include <cstdint>
@@ -47,11 +48,25 @@ class Plan {
     Action action = Action::kHold;
   };
 
+  // Capacity changes, applied after the jobs' changes, in the order added: a node goes down
+  // (from then on its resources are held by the outage; every job on it must have left it, in
+  // an earlier plan or by fail() in this one) or comes back up (outages of a node nest: it is
+  // back when each has ended); whole GPUs of a node held outside jobs (a mixed run's serving
+  // pool: only the GPUs, not the node's CPUs or memory) are taken from the ledger or given back
+  // (a release like a job's). Host's capacity verbs (host.h) are one-change plans of these.
+  enum class CapacityAction : std::uint8_t { kNodeDown, kNodeUp, kHoldGpus, kReleaseGpus };
+  struct CapacityChange {
+    std::uint32_t node = 0;
+    int gpus = 0;  // kHoldGpus, kReleaseGpus: how many
+    CapacityAction action = CapacityAction::kNodeDown;
+  };
+
   void clear() {
     changes_.clear();
     grants_.clear();
+    capacity_.clear();
   }
-  bool empty() const { return changes_.empty(); }
+  bool empty() const { return changes_.empty() && capacity_.empty(); }
   // Opens the entry of `job`: the grants added until the next set() are what it holds after the
   // plan. A job appears at most once per plan (the engine checks).
   void set(std::uint32_t job) {
@@ -68,7 +83,16 @@ class Plan {
     grants_.push_back(grant);
     ++changes_.back().grant_count;
   }
+  void node_down(std::uint32_t node) { capacity_.push_back({node, 0, CapacityAction::kNodeDown}); }
+  void node_up(std::uint32_t node) { capacity_.push_back({node, 0, CapacityAction::kNodeUp}); }
+  void hold_gpus(std::uint32_t node, int gpus) {
+    capacity_.push_back({node, gpus, CapacityAction::kHoldGpus});
+  }
+  void release_gpus(std::uint32_t node, int gpus) {
+    capacity_.push_back({node, gpus, CapacityAction::kReleaseGpus});
+  }
   std::span<const Change> changes() const { return changes_; }
+  std::span<const CapacityChange> capacity_changes() const { return capacity_; }
   std::span<const Grant> grants(const Change& change) const {
     return {grants_.data() + change.first_grant, change.grant_count};
   }
@@ -76,6 +100,7 @@ class Plan {
  private:
   std::vector<Change> changes_;
   std::vector<Grant> grants_;
+  std::vector<CapacityChange> capacity_;
 };
 
 }  // namespace clustersim

@@ -215,7 +215,7 @@ std::vector<ComponentDescriptor> mechanism_table() {
       [](const SimOptions& o, const MechanismContext&) { return o.mechanisms.fails(); }));
   t.push_back(mechanism_entry<internal::Preemption>(
       "preemption", "lease rounds, priority evictions", true,
-      [](const SimOptions& o, const MechanismContext&) { return run_preempts(o); }));
+      [](const SimOptions& o, const MechanismContext& c) { return run_preempts(o, c); }));
   t.push_back(mechanism_entry<internal::Elastic>(
       "elastic", "shrink for the queue's head, grow when idle", true,
       [](const SimOptions& o, const MechanismContext&) { return o.mechanisms.elastic; }));
@@ -372,6 +372,12 @@ bool run_preempts(const SchedulerOptions& scheduler, const SchedulingPolicy& pol
 bool run_preempts(const SchedulerOptions& scheduler) {
   if (has_own_decider(scheduler)) return true;  // no ordering policy to build
   return run_preempts(scheduler, *make_scheduling_policy(scheduler));
+}
+
+bool run_preempts(const SimOptions& options, const MechanismContext& context) {
+  if (context.users_decisions && !has_own_decider(options.scheduler))
+    return options.scheduler.preemption.value_or(false);
+  return run_preempts(options);
 }
 
 bool run_preempts(const SimOptions& options) {

@@ -44,6 +44,7 @@ Engine::~Engine() = default;
 void Engine::apply(const Plan& plan) {
   ++apply_number_;
   for (const auto& change : plan.changes()) check_change(plan, change);
+  if (!plan.capacity_changes().empty()) check_capacity(plan);
   // Free before grant: a failure, a stop without checkpoint time and a change give back what
   // they held. (Each stop's checkpoint time is found here, in plan order: an empirical one is a
   // draw.)
@@ -99,6 +100,7 @@ void Engine::apply(const Plan& plan) {
   }
   if (!rate_models_.empty()) rerate_affected();
   if (failed && decider_) decider_->on_released();
+  for (const Plan::CapacityChange& change : plan.capacity_changes()) apply_capacity(change);
 }
 
 void Engine::release_to_ledger(const JobState& job) {
@@ -375,55 +377,6 @@ void Engine::begin_running(std::uint32_t index) {
   ++job.epoch;
   events_.push(now_ + std::max(0.0, job.remaining) / job.rate, kCompletionRank, index, job.epoch);
   for (Mechanism* mechanism : mechanisms_) mechanism->on_job_running(index);
-}
-
-// --- Capacity ---------------------------------------------------------------------------------
-
-void Engine::node_down(std::uint32_t node) {
-  if (node >= cluster_.nodes().size())
-    throw PlanError("node_down: no node " + std::to_string(node));
-  jobs_came_or_went_ = true;
-  if (down_count_[node]++ > 0) return;  // already down: this outage extends the one under way
-  if (!node_holders_[node].empty())
-    throw PlanError("node_down: node " + std::to_string(node) +
-                    " still hosts jobs (stop them first, e.g. with Plan::fail)");
-  // Down: the node's resources are held by no job until it is back.
-  const auto& n = cluster_.node(node);
-  offline_grant_[node] = Grant{node, n.free_gpus, n.free_cpus, n.free_mem_gb, n.free_storage_mbps};
-  cluster_.allocate(offline_grant_[node]);
-  ++offline_nodes_;
-  offline_gpus_ += n.gpus;
-}
-
-void Engine::node_up(std::uint32_t node) {
-  if (node >= cluster_.nodes().size() || down_count_[node] == 0)
-    throw PlanError("node_up: node " + std::to_string(node) + " is not down");
-  jobs_came_or_went_ = true;
-  if (--down_count_[node] > 0) return;
-  cluster_.release(offline_grant_[node]);
-  --offline_nodes_;
-  offline_gpus_ -= cluster_.node(node).gpus;
-  if (decider_) decider_->on_released();
-}
-
-void Engine::hold_gpus(std::uint32_t node, int gpus) {
-  if (node >= cluster_.nodes().size() || gpus <= 0 || cluster_.node(node).free_gpus < gpus)
-    throw PlanError("hold_gpus: node " + std::to_string(node) + " has not " + std::to_string(gpus) +
-                    " free GPUs");
-  cluster_.allocate(Grant{node, gpus});
-  held_gpus_[node] += gpus;
-  held_gpus_total_ += gpus;
-}
-
-void Engine::release_gpus(std::uint32_t node, int gpus) {
-  if (node >= cluster_.nodes().size() || gpus <= 0 || held_gpus_[node] < gpus)
-    throw PlanError("release_gpus: node " + std::to_string(node) + " holds fewer than " +
-                    std::to_string(gpus) + " GPUs outside jobs");
-  cluster_.release(Grant{node, gpus});
-  held_gpus_[node] -= gpus;
-  held_gpus_total_ -= gpus;
-  jobs_came_or_went_ = true;
-  if (decider_) decider_->on_released();
 }
 
 // --- Timers -----------------------------------------------------------------------------------

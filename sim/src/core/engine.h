@@ -142,6 +142,10 @@ class Engine final : public View, public Host {
 
   // Parts of apply().
   void check_change(const Plan& plan, const Plan::Change& change);
+  // The plan's capacity changes, in order, against the ledger as its jobs' changes leave it
+  // (engine_capacity.cc); then each applied, after the jobs' changes.
+  void check_capacity(const Plan& plan);
+  void apply_capacity(const Plan::CapacityChange& change);
   void release_to_ledger(const JobState& job);
   void take_holding(JobState& job, std::span<const Grant> grants);
   void drop_holding(JobState& job);
@@ -240,6 +244,13 @@ class Engine final : public View, public Host {
   // GPUs held outside jobs (hold_gpus: a mixed run's serving pool), by node, and in all.
   std::vector<int> held_gpus_;
   int held_gpus_total_ = 0;
+  Plan one_change_;  // Host's capacity verbs: a plan of one capacity change
+  struct CapacityDelta {
+    std::uint32_t node;
+    int down = 0;  // outages begun minus ended by the plan so far
+    int held = 0;  // GPUs held minus given back by the plan so far
+  };
+  std::vector<CapacityDelta> capacity_deltas_;  // scratch: check_capacity
 
   // Measurement.
   Measurement measurement_;  // integrals, samples, metrics (measurement.h)

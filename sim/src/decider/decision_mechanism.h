@@ -1,27 +1,31 @@
-// Mechanisms that plug into the built-in decider's decisions: preemption rounds, migration and
-// elastic resizing (sim/src/mechanisms/, registered in registry.cc). They are Mechanisms (timers,
-// plans through the host) with hooks that the decider calls at fixed points of every decision,
-// in registry order:
+// Mechanisms that plug into decisions: preemption rounds, migration and elastic resizing
+// (sim/src/mechanisms/, registered in registry.cc). They are Mechanisms (timers, plans through
+// the host) with hooks called at fixed points of every decision, in registry order, by the
+// built-in decider (default_decider.h) or, around any other decider, by DecisionHooks
+// (decision_hooks.h):
 //
 //   before_pass   rounds and evictions: stop jobs so that others can start
-//   make_room     during the pass, for a waiting job that has enough free GPUs of its type but
-//                 not on the fewest nodes it needs: moves that make that room
-//   after_pass    free GPUs for the queue's head (shrink elastic jobs, compact); the decider
-//                 applies the plan and passes again
+//   make_room     for a waiting job that has enough free GPUs of its type but not on the fewest
+//                 nodes it needs: moves that make that room (the built-in decider: during its
+//                 pass, for each such job; around another decider: for the queue's head, before
+//                 it decides)
+//   after_pass    free GPUs for the queue's head (shrink elastic jobs, compact); the plan is
+//                 applied and the decider decides again at the same instant
 //   use_idle      nothing waits: put idle GPUs to use (grow elastic jobs)
 //   after_decision  schedule its next timer; per-instant flags end here
+// What they read and do goes through DecisionStages (decision_stages.h), never the decider.
 // Private to the simulator.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "clustersim/decider.h"
 #include "clustersim/mechanism.h"
 #include "clustersim/plan.h"
+#include "decider/decision_stages.h"
 
 namespace clustersim::internal {
-
-class DefaultDecider;
 
 class DecisionMechanism : public Mechanism {
  public:
@@ -35,14 +39,34 @@ class DecisionMechanism : public Mechanism {
     kAfterDecision = 32,
   };
   virtual unsigned hooks() const = 0;
-  // Once, after the decider is attached: the decider it plugs into.
-  virtual void bind(DefaultDecider& decider) = 0;
+  // Once, after the decision it plugs into is attached: what it reads and does.
+  virtual void bind(DecisionStages& stages) = 0;
   virtual void on_arrival(std::uint32_t job) { (void)job; }
   virtual void before_pass(const DecisionPoint& point) { (void)point; }
   virtual bool make_room(std::uint32_t job, Plan& plan) { return (void)job, (void)plan, false; }
   virtual bool after_pass(Plan& plan) { return (void)plan, false; }
   virtual bool use_idle(Plan& plan) { return (void)plan, false; }
   virtual void after_decision(Time now) { (void)now; }
+};
+
+// The mechanisms implementing each hook, in registry order: a decision calls only those.
+struct DecisionHookLists {
+  explicit DecisionHookLists(const std::vector<DecisionMechanism*>& mechanisms) {
+    for (DecisionMechanism* mechanism : mechanisms) {
+      const unsigned hooks = mechanism->hooks();
+      const auto add = [&](unsigned hook, std::vector<DecisionMechanism*>& list) {
+        if (hooks & hook) list.push_back(mechanism);
+      };
+      add(DecisionMechanism::kOnArrival, on_arrival);
+      add(DecisionMechanism::kBeforePass, before_pass);
+      add(DecisionMechanism::kMakeRoom, room_makers);
+      add(DecisionMechanism::kAfterPass, after_pass);
+      add(DecisionMechanism::kUseIdle, use_idle);
+      add(DecisionMechanism::kAfterDecision, after_decision);
+    }
+  }
+  std::vector<DecisionMechanism*> on_arrival, before_pass, room_makers, after_pass, use_idle,
+      after_decision;
 };
 
 }  // namespace clustersim::internal

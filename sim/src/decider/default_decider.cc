@@ -15,21 +15,11 @@ DefaultDecider::DefaultDecider(const SimOptions& options, Admission& admission,
       ordering_(options, placement, admission),
       allocation_(options.make_allocation ? options.make_allocation(options.scheduler)
                                           : make_allocation_mechanism(options.scheduler)),
-      mechanisms_(std::move(mechanisms)) {
+      mechanisms_(std::move(mechanisms)),
+      hooks_(mechanisms_),
+      stages_(options, ordering_, admission, placement) {
   if (!allocation_) throw std::invalid_argument("make_allocation returned no mechanism");
   rebalances_ = allocation_->rebalances();
-  for (DecisionMechanism* mechanism : mechanisms_) {
-    const unsigned hooks = mechanism->hooks();
-    const auto add = [&](unsigned hook, std::vector<DecisionMechanism*>& list) {
-      if (hooks & hook) list.push_back(mechanism);
-    };
-    add(DecisionMechanism::kOnArrival, on_arrival_);
-    add(DecisionMechanism::kBeforePass, before_pass_);
-    add(DecisionMechanism::kMakeRoom, room_makers_);
-    add(DecisionMechanism::kAfterPass, after_pass_);
-    add(DecisionMechanism::kUseIdle, use_idle_);
-    add(DecisionMechanism::kAfterDecision, after_decision_);
-  }
 }
 
 DefaultDecider::~DefaultDecider() = default;
@@ -37,11 +27,12 @@ DefaultDecider::~DefaultDecider() = default;
 void DefaultDecider::attach(Host& host) {
   host_ = &host;
   view_ = &host.view();
+  stages_.attach(host);
   plan_timer_ = host.add_timer_kind(*this, TimerPhase::kAfterArrivals);
   jobs_added();
   allocation_->bind(placement_);
   bound_ = true;
-  for (DecisionMechanism* mechanism : mechanisms_) mechanism->bind(*this);
+  for (DecisionMechanism* mechanism : mechanisms_) mechanism->bind(stages_);
 }
 
 void DefaultDecider::jobs_added() {
@@ -52,7 +43,7 @@ void DefaultDecider::jobs_added() {
 
 void DefaultDecider::on_arrival(std::uint32_t job) {
   if (placement_.learns_speeds()) placement_.arrived(job);
-  for (DecisionMechanism* mechanism : on_arrival_) mechanism->on_arrival(job);
+  for (DecisionMechanism* mechanism : hooks_.on_arrival) mechanism->on_arrival(job);
 }
 
 void DefaultDecider::on_timer(const Timer& timer) {
@@ -62,7 +53,7 @@ void DefaultDecider::on_timer(const Timer& timer) {
 
 void DefaultDecider::decide(const DecisionPoint& point) {
   const Time now = point.now;
-  for (DecisionMechanism* mechanism : before_pass_) mechanism->before_pass(point);
+  for (DecisionMechanism* mechanism : hooks_.before_pass) mechanism->before_pass(point);
   bool gated = false;
   const double period = options_.scheduler.plan_interval_s;
   if (period > 0.0) {
@@ -71,16 +62,15 @@ void DefaultDecider::decide(const DecisionPoint& point) {
   }
   if (!gated) {
     scheduling_pass();
-    if (released_ && rebalances_) {
+    if (stages_.released() && rebalances_) {
       plan_.clear();
       allocation_->rebalance(placement_, plan_);
       if (!plan_.empty()) apply(plan_);
     }
-    if (!after_pass_.empty() || !use_idle_.empty()) after_pass_mechanisms();
-    released_ = false;
-    started_ = false;
+    if (!hooks_.after_pass.empty() || !hooks_.use_idle.empty()) after_pass_mechanisms();
+    stages_.decision_over();
   }
-  for (DecisionMechanism* mechanism : after_decision_) mechanism->after_decision(now);
+  for (DecisionMechanism* mechanism : hooks_.after_decision) mechanism->after_decision(now);
   if (auto boundary = next_plan(now)) host_->schedule(*boundary, plan_timer_);
   plan_event_ = false;
 }
@@ -88,7 +78,7 @@ void DefaultDecider::decide(const DecisionPoint& point) {
 void DefaultDecider::after_pass_mechanisms() {
   // Free GPUs for the queue's head (each success is followed by another pass), then put idle
   // GPUs to use.
-  for (DecisionMechanism* mechanism : after_pass_) {
+  for (DecisionMechanism* mechanism : hooks_.after_pass) {
     plan_.clear();
     if (mechanism->after_pass(plan_)) {
       apply(plan_);
@@ -96,7 +86,7 @@ void DefaultDecider::after_pass_mechanisms() {
       scheduling_pass();
     }
   }
-  for (DecisionMechanism* mechanism : use_idle_) {
+  for (DecisionMechanism* mechanism : hooks_.use_idle) {
     plan_.clear();
     if (mechanism->use_idle(plan_)) apply(plan_);
   }
@@ -104,7 +94,8 @@ void DefaultDecider::after_pass_mechanisms() {
 
 std::optional<Time> DefaultDecider::next_plan(Time now) {
   const double period = options_.scheduler.plan_interval_s;
-  if (period <= 0.0 || plan_scheduled_ || (queue_empty() && !released_)) return std::nullopt;
+  if (period <= 0.0 || plan_scheduled_ || (queue_empty() && !stages_.released()))
+    return std::nullopt;
   plan_scheduled_ = true;
   return (std::floor(now / period) + 1.0) * period;
 }
@@ -133,17 +124,18 @@ void DefaultDecider::scheduling_pass() {
   ++pass_number_;
   // Room a mechanism could not make stays unmade until something is released (until then the
   // cluster only fills up); one made clears the list.
-  if (released_) no_room_.clear();
+  if (stages_.released()) no_room_.clear();
   const auto all = view().jobs();
   const bool locality = options_.scheduler.strict_locality;
-  if (queue.size() == 1 && !admission_.quotas_enforced() && !locality && room_makers_.empty()) {
+  if (queue.size() == 1 && !admission_.quotas_enforced() && !locality &&
+      hooks_.room_makers.empty()) {
     // One job waits (an arrival on a cluster that keeps up): what the walk below would do with
     // it, without building the walk.
     const std::uint32_t bucket = queue.active_buckets().front();
     const std::uint32_t index = queue.bucket(bucket).jobs.front();
     const JobState& job = all[index];
     if (job.gpus <= cluster.free_gpus(job.gpu_type) && try_start(index)) {
-      started_ = true;
+      stages_.mark_started();
       queue.remove_left(bucket, 1, [](std::uint32_t) { return true; });
     }
     return;
@@ -201,14 +193,14 @@ void DefaultDecider::scheduling_pass() {
           job.spec->cpus >
               cluster.total_cpus() - cluster.allocated_cpus() + ClusterState::kResourceEpsilon)
         room = false;
-      if (room && job.requested_gpus > 0 && (!room_makers_.empty() || locality)) {
+      if (room && job.requested_gpus > 0 && (!hooks_.room_makers.empty() || locality)) {
         // Room on the job's fewest nodes: what strict locality needs, and what a mechanism
         // (on-demand migration) makes when it pays (a shape it failed for stays failed).
         bool local = placement_.room_on_fewest_nodes(index);
         const std::pair<int, int> shape{job.gpus, job.gpu_type};
-        if (!local && !room_makers_.empty() &&
+        if (!local && !hooks_.room_makers.empty() &&
             std::find(no_room_.begin(), no_room_.end(), shape) == no_room_.end()) {
-          for (DecisionMechanism* maker : room_makers_) {
+          for (DecisionMechanism* maker : hooks_.room_makers) {
             plan_.clear();
             if (maker->make_room(index, plan_)) {
               apply(plan_);
@@ -229,7 +221,7 @@ void DefaultDecider::scheduling_pass() {
       }
       if (room && try_start(index)) {
         started_any = true;
-        started_ = true;
+        stages_.mark_started();
         walk_.advance(less);
         if (ordering_.ranks_vcs()) walk_.reorder(less);  // the VC's share grew: its lists move
         continue;

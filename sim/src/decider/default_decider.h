@@ -27,6 +27,7 @@
 #include "clustersim/policy.h"
 #include "decider/admission.h"
 #include "decider/decision_mechanism.h"
+#include "decider/decision_stages.h"
 #include "decider/ordering.h"
 #include "decider/placement_stage.h"
 #include "decider/waiting_queue.h"
@@ -47,7 +48,7 @@ class DefaultDecider final : public Decider, public TimerClient {
   void on_finished(std::uint32_t job) override {
     if (ordering_.rekeys()) ordering_.finished(job, view_->now());
   }
-  void on_released() override { released_ = true; }
+  void on_released() override { stages_.mark_released(); }
   void decide(const DecisionPoint& point) override;
   std::optional<std::uint32_t> head_of_queue() const override { return head(); }
   bool expects_wakeup() const override { return plan_scheduled_; }
@@ -55,28 +56,14 @@ class DefaultDecider final : public Decider, public TimerClient {
   void report(RunMetrics& metrics) const override;
   void on_timer(const Timer& timer) override;  // the planning period's boundaries
 
-  // ---- What the decision mechanisms use --------------------------------------------------
-  const View& view() const { return *view_; }
-  Host& host() { return *host_; }
-  const SimOptions& options() const { return options_; }
-  Ordering& ordering() { return ordering_; }
-  const Ordering& ordering() const { return ordering_; }
-  Admission& admission() { return admission_; }
-  PlacementStage& placement() { return placement_; }
-  AllocationContext& context() { return placement_; }
-  bool queue_empty() const { return ordering_.queue().empty(); }
-  // The waiting job first in walk order (the queue must not be empty).
-  std::uint32_t head() const { return ordering_.head(view().vc_usage()); }
-  // Resources were given back since the last decision that got past its planning gate (a
-  // completion, a checkpoint's end, a failure, a node back, or a stop this decision made).
-  bool released() const { return released_; }
-  void mark_released() { released_ = true; }
-  // This decision's passes started a job.
-  bool started() const { return started_; }
-  // Applies a plan a mechanism made, counting it as this decision's.
-  void apply(const Plan& plan) { host_->apply(plan); }
+  // What the decision mechanisms use (bound to them at attach).
+  DecisionStages& stages() { return stages_; }
 
  private:
+  const View& view() const { return *view_; }
+  bool queue_empty() const { return ordering_.queue().empty(); }
+  std::uint32_t head() const { return stages_.head(); }
+  void apply(const Plan& plan) { host_->apply(plan); }
   void scheduling_pass();
   bool try_start(std::uint32_t job);
   void after_pass_mechanisms();
@@ -89,17 +76,14 @@ class DefaultDecider final : public Decider, public TimerClient {
   std::unique_ptr<AllocationMechanism> allocation_;
   bool rebalances_ = false;                     // allocation_->rebalances(), asked once
   std::vector<DecisionMechanism*> mechanisms_;  // registry order
-  // Those implementing each hook, in registry order.
-  std::vector<DecisionMechanism*> on_arrival_, before_pass_, room_makers_, after_pass_, use_idle_,
-      after_decision_;
+  DecisionHookLists hooks_;
+  DecisionStages stages_;  // what the mechanisms read and do; the released and started flags
   Host* host_ = nullptr;
   const View* view_ = nullptr;  // host_->view(), kept: the hot path reads it
   bool bound_ = false;
   TimerKind plan_timer_ = 0;
 
   Plan plan_;
-  bool released_ = false;  // since the last rebalance
-  bool started_ = false;   // this decision's passes started a job
   bool plan_event_ = false;
   bool plan_scheduled_ = false;
 

@@ -4,33 +4,33 @@
 #include <climits>
 #include <cmath>
 
-#include "decider/default_decider.h"
+#include "decider/decision_stages.h"
 #include "decider/type_choice.h"
 #include "mechanisms/keys.h"
 
 namespace clustersim::internal {
 
-void Elastic::bind(DefaultDecider& decider) {
-  decider_ = &decider;
-  view_ = &decider.view();
+void Elastic::bind(DecisionStages& stages) {
+  decision_ = &stages;
+  view_ = &stages.view();
   planned_ = std::make_unique<PlannedLedger>(view_->cluster());
 }
 
 bool Elastic::ranks_before(std::uint32_t a, std::uint32_t b) const {
-  return decider_->ordering().before(a, b);
+  return decision_->ordering().before(a, b);
 }
 
 bool Elastic::after_pass(Plan& plan) {
-  if (decider_->queue_empty()) return false;
-  const std::uint32_t head = decider_->head();
-  if (!decider_->released() && head == shrink_tried_for_) return false;
+  if (decision_->queue_empty()) return false;
+  const std::uint32_t head = decision_->head();
+  if (!decision_->released() && head == shrink_tried_for_) return false;
   shrink_tried_for_ = head;
   return shrink_for(head, plan);
 }
 
 bool Elastic::use_idle(Plan& plan) {
-  if (!decider_->queue_empty() || !(decider_->released() || decider_->started())) return false;
-  return grow(plan, !decider_->released());
+  if (!decision_->queue_empty() || !(decision_->released() || decision_->started())) return false;
+  return grow(plan, !decision_->released());
 }
 
 template <typename Keep>
@@ -56,10 +56,10 @@ bool Elastic::shrink_for(std::uint32_t waiting, Plan& plan) {
         [&](int t) { return view().type_speed(waiting, t) > 0.0; });
   const int need = head.gpus - cluster.free_gpus(type);
   if (need <= 0) return false;
-  const Admission& admission = decider_->admission();
+  const Admission& admission = decision_->admission();
   if (admission.strict() && !admission.within_quota(head, view().vc_usage()))
     return false;  // its quota, not GPUs, holds it back
-  if (decider_->placement().request_of(waiting).fewest_nodes)
+  if (decision_->placement().request_of(waiting).fewest_nodes)
     return shrink_on_one_node(waiting, type, plan);
   collect(type, [&](const JobState& job) { return job.gpus > view().min_gpus(job.index); });
   // Lowest-ranked first: what they hold beyond their request, then (only those ranked after the
@@ -110,7 +110,7 @@ bool Elastic::shrink_for(std::uint32_t waiting, Plan& plan) {
 bool Elastic::shrink_on_one_node(std::uint32_t waiting, int type, Plan& plan) {
   const JobState& head = view().jobs()[waiting];
   const ClusterState& cluster = view().cluster();
-  if (decider_->placement().fewest_nodes(type, head.gpus) > 1) return false;
+  if (decision_->placement().fewest_nodes(type, head.gpus) > 1) return false;
   // How many GPUs `job` can give back from its grant on `node`.
   const auto cuttable = [&](std::uint32_t job, std::uint32_t node) {
     const JobState& state = view().jobs()[job];
@@ -174,7 +174,7 @@ bool Elastic::grow(Plan& plan, bool only_not_begun) {
   });
   if (jobs_.empty()) return false;
   planned_->clear();
-  const Admission& admission = decider_->admission();
+  const Admission& admission = decision_->admission();
   const bool strict_quota = admission.strict();
   const auto held_now = view().vc_usage();
   std::vector<double> usage(held_now.begin(), held_now.end());
@@ -187,7 +187,7 @@ bool Elastic::grow(Plan& plan, bool only_not_begun) {
     if (strict_quota)
       want = std::min(want, static_cast<int>(admission.quota()[job.vc] - usage[job.vc]));
     if (want <= 0 || cluster.free_gpus(type) == 0) continue;
-    PlacementRequest request = decider_->placement().request_of(index);
+    PlacementRequest request = decision_->placement().request_of(index);
     request.gpu_type = type;
     const std::size_t mark = planned_->mark();
     int added = 0;

@@ -34,7 +34,7 @@ class Elastic final : public DecisionMechanism {
   std::string_view name() const override { return "elastic"; }
   unsigned hooks() const override { return kAfterPass | kUseIdle; }
   void attach(Host& host) override { (void)host; }
-  void bind(DefaultDecider& decider) override;
+  void bind(DecisionStages& stages) override;
   // After the pass: shrink for the queue's head (tried once per head until something is
   // released: a failed try fails again until then). With nothing waiting, after a release or
   // as jobs start: grow.
@@ -55,7 +55,7 @@ class Elastic final : public DecisionMechanism {
   const View& view() const { return *view_; }
   bool ranks_before(std::uint32_t a, std::uint32_t b) const;
 
-  DefaultDecider* decider_ = nullptr;
+  DecisionStages* decision_ = nullptr;
   const View* view_ = nullptr;
   std::unique_ptr<PlannedLedger> planned_;
   std::uint32_t shrink_tried_for_ = UINT32_MAX;  // the head last shrunk for (or not)

@@ -69,20 +69,22 @@ void Failures::on_timer(const Timer& timer) {
 
 void Failures::node_down(std::uint32_t node, bool generated) {
   const View& view = host_->view();
+  plan_.clear();
   if (!view.node_offline(node)) {
     ++node_failures_;
-    plan_.clear();
     for (std::uint32_t job : view.holders_on(node)) plan_.fail(job);
-    if (!plan_.empty()) host_->apply(plan_);
   } else if (generated) {
     ++node_failures_;  // a second outage while down (it extends the outage)
   }
-  host_->node_down(node);
+  plan_.node_down(node);  // one plan: the node's jobs fail, then it goes down
+  host_->apply(plan_);
   if (generated) host_->schedule(view.now() + process_->repair_s(), up_, node, 1);
 }
 
 void Failures::node_up(std::uint32_t node, bool generated) {
-  host_->node_up(node);
+  plan_.clear();
+  plan_.node_up(node);
+  host_->apply(plan_);
   if (generated) host_->schedule(host_->view().now() + process_->next_uptime(node), down_, node, 1);
 }
 

@@ -4,7 +4,7 @@
 #include <climits>
 #include <cmath>
 
-#include "decider/default_decider.h"
+#include "decider/decision_stages.h"
 #include "mechanisms/keys.h"
 
 namespace clustersim::internal {
@@ -27,10 +27,10 @@ void Migration::attach(Host& host) {
   timer_ = host.add_timer_kind(*this, TimerPhase::kAfterArrivals);
 }
 
-void Migration::bind(DefaultDecider& decider) {
-  decider_ = &decider;
-  view_ = &decider.view();
-  placement_ = &decider.placement();
+void Migration::bind(DecisionStages& stages) {
+  decision_ = &stages;
+  view_ = &stages.view();
+  placement_ = &stages.placement();
   planned_ = std::make_unique<PlannedLedger>(view_->cluster());
 }
 
@@ -43,10 +43,10 @@ void Migration::on_timer(const Timer& timer) {
 bool Migration::make_room(std::uint32_t job, Plan& plan) { return make_room_for(job, plan); }
 
 bool Migration::after_pass(Plan& plan) {
-  if (decider_->released()) compaction_tried_ = false;
+  if (decision_->released()) compaction_tried_ = false;
   const double threshold = options_.defrag_threshold;
-  const bool fragmented = threshold > 0.0 && !decider_->queue_empty() && !compaction_tried_ &&
-                          fragmented_fraction(decider_->head()) > threshold;
+  const bool fragmented = threshold > 0.0 && !decision_->queue_empty() && !compaction_tried_ &&
+                          fragmented_fraction(decision_->head()) > threshold;
   if (!compaction_due_ && !fragmented) return false;
   if (compact(plan)) return true;
   compaction_tried_ = true;

@@ -34,7 +34,7 @@ class Migration final : public DecisionMechanism {
   // On demand: make room for a job the pass would start split (make_room); after the pass,
   // compact when fragmentation is above the threshold or a periodic compaction is due.
   void attach(Host& host) override;
-  void bind(DefaultDecider& decider) override;
+  void bind(DecisionStages& stages) override;
   void on_timer(const Timer& timer) override;  // a periodic compaction is due
   unsigned hooks() const override {
     return (on_demand_ ? kMakeRoom : 0u) | kAfterPass | kAfterDecision;
@@ -70,7 +70,7 @@ class Migration final : public DecisionMechanism {
 
   const MechanismOptions& options_;
   bool on_demand_ = false;
-  DefaultDecider* decider_ = nullptr;
+  DecisionStages* decision_ = nullptr;
   const View* view_ = nullptr;
   PlacementStage* placement_ = nullptr;
   Host* host_ = nullptr;

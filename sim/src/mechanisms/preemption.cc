@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "decider/default_decider.h"
+#include "decider/decision_stages.h"
 #include "decider/type_choice.h"
 #include "mechanisms/keys.h"
 
@@ -19,9 +19,9 @@ void Preemption::attach(Host& host) {
   timer_ = host.add_timer_kind(*this, TimerPhase::kAfterArrivals);
 }
 
-void Preemption::bind(DefaultDecider& decider) {
-  decider_ = &decider;
-  const std::size_t types = decider.view().cluster().gpu_type_names().size();
+void Preemption::bind(DecisionStages& stages) {
+  decision_ = &stages;
+  const std::size_t types = stages.view().cluster().gpu_type_names().size();
   type_capacity_.assign(types, 0);
   type_idle_.assign(types, 0);
   type_admitted_.assign(types, 0);
@@ -37,7 +37,7 @@ void Preemption::on_arrival(std::uint32_t job) {
 }
 
 bool Preemption::round_due(const DecisionPoint& point) {
-  const bool waiting = !decider_->queue_empty();
+  const bool waiting = !decision_->queue_empty();
   if (options_.scheduler.lease_s == 0.0) return point.jobs_came_or_went && waiting;
   // An instant that lands exactly on a lease boundary is that boundary's round, even when no
   // round was pending (the queue was empty until this instant's arrivals).
@@ -55,7 +55,7 @@ void Preemption::before_pass(const DecisionPoint& point) {
 }
 
 std::optional<Time> Preemption::next_round(Time now) {
-  if (round_scheduled_ || decider_->queue_empty() || decider_->view().holders().empty() ||
+  if (round_scheduled_ || decision_->queue_empty() || decision_->view().holders().empty() ||
       options_.scheduler.lease_s == 0.0)
     return std::nullopt;
   round_scheduled_ = true;
@@ -72,8 +72,8 @@ void Preemption::after_decision(Time now) {
 // (then the lowest in policy order) first, when enough of them hold GPUs of its type; the pass
 // then starts it as they give their GPUs back.
 void Preemption::evict_for_arrivals() {
-  const View& view = decider_->view();
-  const Ordering& ordering = decider_->ordering();
+  const View& view = decision_->view();
+  const Ordering& ordering = decision_->ordering();
   const auto all = view.jobs();
   const ClusterState& cluster = view.cluster();
   freeing_.assign(cluster.gpu_type_names().size(), 0);
@@ -108,9 +108,9 @@ void Preemption::evict_for_arrivals() {
         plan_.set(victims_[chosen]);  // no grants: stop
         need -= all[victims_[chosen]].gpus;
       }
-      decider_->apply(plan_);
+      decision_->apply(plan_);
       plan_.clear();
-      decider_->mark_released();
+      decision_->mark_released();
       // Those still saving their state free their GPUs later: later arrivals count them.
       for (std::size_t v = 0; v < chosen; ++v)
         if (all[victims_[v]].phase == JobPhase::kCheckpointing)
@@ -123,10 +123,10 @@ void Preemption::evict_for_arrivals() {
 
 void Preemption::round(Time now) {
   ++rounds_;
-  if (decider_->queue_empty()) return;
-  const View& view = decider_->view();
-  Ordering& ordering = decider_->ordering();
-  const Admission& admission = decider_->admission();
+  if (decision_->queue_empty()) return;
+  const View& view = decision_->view();
+  Ordering& ordering = decision_->ordering();
+  const Admission& admission = decision_->admission();
   WaitingQueue& queue = ordering.queue();
   candidates_.clear();
   round_usage_.assign(view.vc_names().size(), 0.0);
@@ -238,8 +238,8 @@ void Preemption::round(Time now) {
         type_admitted_[static_cast<std::size_t>(view.type_held(index))])
       plan_.set(index);  // no grants: stop
   if (plan_.empty()) return;
-  decider_->apply(plan_);
-  decider_->mark_released();
+  decision_->apply(plan_);
+  decision_->mark_released();
 }
 
 // The round for one GPU type, no quotas and no VC ranking (the common case), with the same
@@ -248,8 +248,8 @@ void Preemption::round(Time now) {
 // GPUs (a binary search finds them); only near the end of the capacity are running jobs looked
 // at one by one.
 void Preemption::simple_round(int capacity) {
-  const View& view = decider_->view();
-  const Ordering& ordering = decider_->ordering();
+  const View& view = decision_->view();
+  const Ordering& ordering = decision_->ordering();
   const WaitingQueue& queue = ordering.queue();
   const auto all = view.jobs();
   const bool backfill = options_.scheduler.backfill;
@@ -312,8 +312,8 @@ void Preemption::simple_round(int capacity) {
   for (std::uint32_t index : rejected_) plan_.set(index);  // no grants: stop
   for (std::size_t i = next; i < n; ++i) plan_.set(candidates_[i]);
   if (plan_.empty()) return;
-  decider_->apply(plan_);
-  decider_->mark_released();
+  decision_->apply(plan_);
+  decision_->mark_released();
 }
 
 }  // namespace clustersim::internal

@@ -34,7 +34,7 @@ class Preemption final : public DecisionMechanism {
     return (evicts_on_arrival_ ? kOnArrival : 0u) | kBeforePass | kAfterDecision;
   }
   void attach(Host& host) override;
-  void bind(DefaultDecider& decider) override;
+  void bind(DecisionStages& stages) override;
   void on_timer(const Timer& timer) override;
   void on_arrival(std::uint32_t job) override;
   void before_pass(const DecisionPoint& point) override;
@@ -52,7 +52,7 @@ class Preemption final : public DecisionMechanism {
   std::optional<Time> next_round(Time now);
 
   const SimOptions& options_;
-  DefaultDecider* decider_ = nullptr;
+  DecisionStages* decision_ = nullptr;
   Host* host_ = nullptr;
   TimerKind timer_ = 0;
   bool evicts_on_arrival_ = false;

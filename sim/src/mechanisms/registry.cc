@@ -7,9 +7,8 @@
 
 namespace clustersim::internal {
 
-Mechanisms make_mechanisms(const SimOptions& options, bool any_job_checkpoint_interval) {
+Mechanisms make_mechanisms(const SimOptions& options, const MechanismContext& context) {
   Mechanisms out;
-  const MechanismContext context{any_job_checkpoint_interval};
   // A decider of its own (Gavel's) has none of the built-in decider's mechanisms.
   const bool built_in_decider = !has_own_decider(options.scheduler);
   for (const ComponentDescriptor* descriptor : components(ComponentKind::kMechanism)) {

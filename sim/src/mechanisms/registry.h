@@ -7,17 +7,20 @@
 // and the decision mechanisms' hooks within a decision (decision_mechanism.h).
 //   checkpoints  periodic saves                      any decider
 //   failures     node failures (generated, replayed)  any decider
-//   preemption   rounds, priority evictions           the built-in decider
-//   elastic      shrink for the head, grow when idle  the built-in decider
-//   migration    make room, compact                   the built-in decider
-//   upgrade_type move to a faster GPU type            the built-in decider
+//   preemption   rounds, priority evictions           any decider but Gavel's (*)
+//   elastic      shrink for the head, grow when idle  any decider but Gavel's (*)
+//   migration    make room, compact                   any decider but Gavel's (*)
+//   upgrade_type move to a faster GPU type            any decider but Gavel's (*)
 //   (registered) a program's or a test's own          any decider
+// (*) decision mechanisms (decision_mechanism.h): hooked into the built-in decider, or around a
+// user's decisions (decision_hooks.h).
 #pragma once
 
 #include <memory>
 #include <span>
 #include <vector>
 
+#include "clustersim/component.h"
 #include "clustersim/job.h"
 #include "clustersim/mechanism.h"
 #include "clustersim/simulator.h"
@@ -28,11 +31,11 @@ namespace clustersim::internal {
 struct Mechanisms {
   std::vector<std::unique_ptr<Mechanism>> owned;
   std::vector<Mechanism*> any_decider;               // act with any decider
-  std::vector<DecisionMechanism*> built_in_decider;  // plug into the built-in decider
+  std::vector<DecisionMechanism*> built_in_decider;  // hooked into decisions (*)
 };
 
 // The mechanisms `options` turn on, given whether a job of the workload has its own periodic
-// checkpoint interval (its spec's checkpoint_interval_s).
-Mechanisms make_mechanisms(const SimOptions& options, bool any_job_checkpoint_interval);
+// checkpoint interval (its spec's checkpoint_interval_s) and whether the decisions are a user's.
+Mechanisms make_mechanisms(const SimOptions& options, const MechanismContext& context);
 
 }  // namespace clustersim::internal

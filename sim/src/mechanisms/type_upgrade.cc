@@ -1,14 +1,14 @@
 #include "mechanisms/type_upgrade.h"
 
-#include "decider/default_decider.h"
+#include "decider/decision_stages.h"
 #include "mechanisms/keys.h"
 
 namespace clustersim::internal {
 
-void TypeUpgrade::bind(DefaultDecider& decider) {
-  decider_ = &decider;
-  view_ = &decider.view();
-  placement_ = &decider.placement();
+void TypeUpgrade::bind(DecisionStages& stages) {
+  decision_ = &stages;
+  view_ = &stages.view();
+  placement_ = &stages.placement();
 }
 
 bool TypeUpgrade::best_upgrade(Upgrade& best) const {
@@ -50,7 +50,7 @@ bool TypeUpgrade::move(const Upgrade& upgrade) {
   const double cost_s = view().expected_overhead_s(OverheadKind::kMigration, upgrade.job);
   if (!(left_s > cost_s + state.remaining_at(view().now()) / view().rate_if(upgrade.job, grants)))
     return false;
-  decider_->apply(move_);
+  decision_->apply(move_);
   return true;
 }
 

@@ -29,7 +29,7 @@ class TypeUpgrade final : public DecisionMechanism {
   std::string_view name() const override { return "upgrade_type"; }
   unsigned hooks() const override { return kAfterPass; }
   void attach(Host& host) override { (void)host; }
-  void bind(DefaultDecider& decider) override;
+  void bind(DecisionStages& stages) override;
   // Applies the moves itself (each one changes what the placement sees); `plan` stays empty.
   // True when a job moved: the decider passes again.
   bool after_pass(Plan& plan) override;
@@ -46,7 +46,7 @@ class TypeUpgrade final : public DecisionMechanism {
   bool move(const Upgrade& upgrade);
   const View& view() const { return *view_; }
 
-  DefaultDecider* decider_ = nullptr;
+  DecisionStages* decision_ = nullptr;
   const View* view_ = nullptr;
   PlacementStage* placement_ = nullptr;
   std::vector<std::uint8_t> tried_;  // by job: a move failed this pass (placement, or no gain)

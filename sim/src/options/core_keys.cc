@@ -173,7 +173,8 @@ void declare_scheduler_keys(KeyRegistry& keys) {
       .default_note("the policy's")
       .doc(
           "Force preemption on or off (unset: the policy's own; `srtf`, `las`, `tiresias` and "
-          "`drf` preempt).");
+          "`drf` preempt). Under your own decider (C++, Python, or plans between `step()` "
+          "calls) only `true` turns lease rounds on; they stop jobs in this policy's order.");
   choice<SimOptions>(
       keys, "scheduler.vc_quota", [](auto& o) -> auto& { return o.scheduler.vc_quota; },
       std::vector<std::pair<std::string, VcQuotaMode>>{{"strict", VcQuotaMode::kStrict},

@@ -11,6 +11,7 @@
 #include "clustersim/steady_state.h"
 #include "core/engine.h"
 #include "decider/admission.h"
+#include "decider/decision_hooks.h"
 #include "decider/default_decider.h"
 #include "decider/exact_time_share_decider.h"
 #include "decider/placement_stage.h"
@@ -61,7 +62,9 @@ struct Simulation::Parts {
   internal::Mechanisms mechanisms;
   std::unique_ptr<internal::DefaultDecider> built_in;
   std::unique_ptr<Decider> time_share;  // Gavel's rounds or the exact realisation
-  Decider* decider = nullptr;
+  // The decision mechanisms around a user's decider or a program's own plans.
+  std::unique_ptr<internal::DecisionHooks> hooks;
+  Decider* decider = nullptr;  // what decide()s at each point (none: the program applies plans)
 };
 
 Simulation::Simulation(SimOptions options, std::vector<JobSpec> jobs)
@@ -154,7 +157,9 @@ void Simulation::assemble(Parts& parts) {
   parts.admission = std::make_unique<internal::Admission>(options_, engine.cluster());
   engine.load(jobs_, *parts.admission);
   parts.admission->vcs_known(engine.vc_names().size());
-  parts.mechanisms = internal::make_mechanisms(options_, engine.any_job_checkpoint_interval());
+  const bool users_decisions = user_decider_ || external_;
+  parts.mechanisms = internal::make_mechanisms(
+      options_, MechanismContext{engine.any_job_checkpoint_interval(), users_decisions});
   if (make_serving_) parts.serving = make_serving_();
   if (user_decider_) {
     parts.decider = user_decider_.get();
@@ -169,6 +174,12 @@ void Simulation::assemble(Parts& parts) {
     parts.built_in = std::make_unique<internal::DefaultDecider>(
         options_, *parts.admission, *parts.placement, parts.mechanisms.built_in_decider);
     parts.decider = parts.built_in.get();
+  }
+  if (users_decisions && !parts.mechanisms.built_in_decider.empty()) {
+    parts.hooks = std::make_unique<internal::DecisionHooks>(
+        options_, *parts.admission, *parts.placement, parts.mechanisms.built_in_decider,
+        *parts.checked, user_decider_.get());
+    if (user_decider_) parts.decider = parts.hooks.get();  // it asks the user's decider
   }
   if (engine.small_jobs() > 0 || engine.cluster().mig_gpus() > 0) {
     // CPU-only, fractional and MIG jobs start through the built-in decider's own path and are
@@ -204,9 +215,10 @@ void Simulation::assemble(Parts& parts) {
       throw std::invalid_argument("the workload has " + std::to_string(engine.small_jobs()) +
                                   " CPU-only (0-GPU), fractional or MIG jobs; they " + why);
   }
-  engine.set_decider(parts.decider);
+  // The engine tells the hooks (when there are) of every job event; they tell the user's decider.
+  engine.set_decider(parts.hooks ? parts.hooks.get() : parts.decider);
   // Timer kinds are registered in this order (host.h): mechanisms for any decider (the
-  // registry's, then the user's), the built-in decider's mechanisms, the decider.
+  // registry's, then the user's), the decision mechanisms, the decider.
   for (Mechanism* mechanism : parts.mechanisms.any_decider) {
     engine.add_mechanism(*mechanism);
     mechanism->attach(engine);
@@ -223,6 +235,10 @@ void Simulation::assemble(Parts& parts) {
     for (internal::DecisionMechanism* mechanism : parts.mechanisms.built_in_decider)
       mechanism->attach(engine);
     parts.built_in->attach(engine);
+  } else if (parts.hooks) {
+    for (internal::DecisionMechanism* mechanism : parts.mechanisms.built_in_decider)
+      mechanism->attach(engine);
+    parts.hooks->attach(engine);  // the user's decider, if any, attaches to hooks->user_host()
   } else if (parts.decider) {
     parts.decider->attach(*parts.checked);
   }
@@ -250,7 +266,11 @@ bool Simulation::step() {
   if (over_) return false;
   if (!parts_) start();
   internal::Engine& engine = *parts_->engine;
+  // The program's plans of this point are in: the decision mechanisms finish it (or have it
+  // decide again at this instant).
+  const bool hooks_around_program = parts_->hooks && !parts_->decider;
   if (in_point_) {
+    if (hooks_around_program && parts_->hooks->finish()) return true;
     in_point_ = false;
     engine.conclude();
   }
@@ -260,7 +280,11 @@ bool Simulation::step() {
     return false;
   }
   in_point_ = true;
-  if (parts_->decider) parts_->decider->decide(*point);
+  if (parts_->decider) {
+    parts_->decider->decide(*point);
+  } else if (hooks_around_program) {
+    parts_->hooks->begin(*point);
+  }
   return true;
 }
 
@@ -281,7 +305,7 @@ void Simulation::apply(const Plan& plan) {
         "Simulation::apply: this simulation has a decider (set_decider(nullptr) to decide "
         "yourself)");
   if (!in_point_) throw std::logic_error("Simulation::apply: not at a decision point (step())");
-  parts_->checked->apply(plan);
+  (parts_->hooks ? parts_->hooks->user_host() : *parts_->checked).apply(plan);
 }
 
 RunResult Simulation::run() {

@@ -1,4 +1,5 @@
 // The TBB arena runs `threads` points at once although the main thread never joins it.
+// (Each point waits until `threads` ran at once: the check does not depend on timing.)
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -19,7 +20,12 @@ TEST(SweepPointRunner, RunsThreadsPointsConcurrentlyWithoutTheMainThread) {
       int seen = most.load();
       while (now > seen && !most.compare_exchange_weak(seen, now)) {
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      // Stay until `threads` points were seen running at once (or 10 s: then they never were
+      // and the check below fails). A fixed sleep here failed on a loaded machine, where a
+      // thread may start more than that late.
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (most.load() < threads && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
       --active;
       PointResult result;
       result.point_id = id;

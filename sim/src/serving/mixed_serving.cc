@@ -5,8 +5,8 @@
 //
 // The training engine owns the clock. Serving's events are its timers, all before the training
 // arrivals of an instant (TimerPhase::kBeforeArrivals), in this order: task finishes, query
-// arrivals, then one step that places the ready tasks and starts idle GPUs, as
-// simulate_serving's own loop does. Its GPUs are held in the training ledger (Host::hold_gpus),
+// arrivals, then one step that places the ready tasks and starts idle GPUs (the order of
+// serving_core.h). Its GPUs are held in the training ledger (Host::hold_gpus),
 // so training never places on them, and its preemptions are plans (a stop: the job pays its
 // checkpoint as any preemption does). A DAG run holds every GPU from its first query to its last
 // finish, so nothing grows, shrinks or preempts: the core sees what it would see on a clock of
@@ -171,8 +171,8 @@ class MixedServingMechanism final : public MixedServing,
 
   void collect(RunResult& result) const override {
     if (dag_run_) {
-      // The run is serving's alone: its result, as simulate_serving's own loop counted events
-      // (one per query arrival and one per task finish).
+      // The run is serving's alone: its result, events counted as the serving engine's own loop
+      // counted them before it ran on a Simulation (one per query arrival and per task finish).
       result = core_.collect();
       result.metrics.events = queries_arrived_ + tasks_done_;
       return;

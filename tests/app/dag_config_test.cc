@@ -1,7 +1,7 @@
 // DAG configs (serving queries alone) on a Simulation: stepped decision point by decision point,
-// reset and replayed, a run gives `clustersim run`'s records and metrics exactly (what
-// clustersim.Simulation steps from Python), and the records keep the serving execution model
-// (serving.h), checked here field by field.
+// reset and replayed (also with a new seed), a run gives `clustersim run`'s records and metrics
+// exactly (what clustersim.Simulation steps from Python), and the records keep the serving
+// execution model (serving.h), checked here field by field.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -154,6 +154,15 @@ TEST_P(DagConfig, ASimulationStepsADagConfigAsTheCommandRunsIt) {
   }
   EXPECT_THROW(simulation.result(), std::logic_error);  // reset: not run yet
   expect_same_records(simulation.run(), c);
+
+  // With a seed, the queries are generated anew, as a sweep seeds a point (apply_seed).
+  RunConfig seeded = config;
+  apply_seed(seeded, 7);
+  const ConfigRun reseeded =
+      simulate_config(seeded, std::make_shared<const Workload>(load_workload(seeded)));
+  EXPECT_NE(reseeded.result.metrics.query_latency_mean, c.metrics.query_latency_mean);
+  simulation.reset(7);
+  expect_same_records(simulation.run(), reseeded.result);
 }
 
 INSTANTIATE_TEST_SUITE_P(Placements, DagConfig,

@@ -105,6 +105,11 @@ class Simulation(_core.Simulation):
       action is applied whole or raises clustersim.PlanError with the reason.
 
     run(decider) calls decider(observation) -> plan at every decision point to the end.
+
+    Every config that runs in time steps: training, a mixed config (serving beside training:
+    the serving side takes and gives back its GPUs while you decide for the training jobs) and
+    a DAG config (serving alone: no training jobs, so nothing to start; the result is
+    `clustersim run`'s, one row per task).
     """
 
     def __init__(self, config=None, set=None):  # noqa: A002

@@ -519,12 +519,14 @@ class PySimulation {
     if (!state.over) throw std::logic_error("result: the run is not over (step() to its end)");
     if (!state.result) {
       // As `clustersim run` writes them: under the steady-state rule, the measured rows.
+      // The records' jobs are the workload's (a DAG config's tasks; jobs() are training jobs).
+      const std::span<const JobSpec> specs = state.simulation->workload()->jobs;
       if (state.config.workload.steady_plan) {
         RunResult measured = state.simulation->result();
         keep_measured_rows(measured);
-        state.result = result_dict(state.simulation->jobs(), measured);
+        state.result = result_dict(specs, measured);
       } else {
-        state.result = result_dict(state.simulation->jobs(), state.simulation->result());
+        state.result = result_dict(specs, state.simulation->result());
       }
     }
     return *state.result;

@@ -1,5 +1,8 @@
 """A decider written in Python reproduces the built-in policy job by job: the twin of
 tests/sim/simulation/simulation_test.cc's step-by-step FIFO, on a 10k-job Philly-shaped run."""
+import json
+import subprocess
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -148,3 +151,46 @@ def test_preemption_runs_under_a_python_decider():
     unpreempted = clustersim.Simulation(config).run(srtf)
     assert unpreempted.metrics["preemptions"] == 0
     assert clustersim.run(config).metrics["preemptions"] > 0  # the built-in srtf's own default
+
+
+def test_a_dag_config_steps_in_python_as_the_command_runs_it(tmp_path, clustersim_command):
+    """Serving alone (a DAG config: queries of model tasks, no training jobs) runs on a
+    Simulation stepped from Python: serving's timers make the decision points, there is nothing
+    for a decider to start, and the result is `clustersim run`'s, one row per task and every
+    metric, bit for bit; reset() replays it."""
+    config = tmp_path / "serving.toml"
+    config.write_text(
+        "[cluster]\nnodes = 3\ngpus_per_node = 2\ngpu_mem_gb = 16\n\n"
+        '[workload]\ngenerator = "query_dag"\nqueries = 600\nqueries_per_s = 2\n'
+        'arrival = "mmpp"\nburst_factor = 8\nburst_fraction = 0.1\nburst_mean_s = 60\nseed = 9\n\n'
+        '[scheduler]\ntask_placement = "heft"\ncache = "compass"\n\n[metrics]\nquery_slo_s = 3\n'
+    )
+    built_in = clustersim.run(config)
+    assert built_in.metrics["queries"] == 600
+    assert built_in.metrics["jobs"] == len(built_in.jobs) > 600  # a row per task
+
+    # The command line agrees with clustersim.run (its --json and --jobs-out, full precision).
+    jobs_out = tmp_path / "jobs.csv"
+    done = subprocess.run([clustersim_command, "run", str(config), "--json", "--jobs-out", str(jobs_out)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert built_in.metrics == json.loads(done.stdout)
+    text = {"job_id": str, "model": str, "vc": str, "status": str}
+    csv = pd.read_csv(jobs_out, dtype=text, keep_default_na=False, float_precision="round_trip")
+    pd.testing.assert_frame_equal(built_in.jobs, csv, check_exact=True, check_dtype=False)
+
+    sim = clustersim.Simulation(config)
+    for replay in range(2):
+        points = 0
+        while sim.step():
+            points += 1
+            assert len(sim.observe().waiting) == 0  # no training job to start
+        assert points > 600  # at least one per query arrival
+        mine = sim.result()
+        pd.testing.assert_frame_equal(mine.jobs, built_in.jobs, check_exact=True)
+        assert mine.metrics == built_in.metrics
+        sim.reset()
+    # With a decider (it is never asked to start anything), the same.
+    mine = sim.run(fifo)
+    pd.testing.assert_frame_equal(mine.jobs, built_in.jobs, check_exact=True)
+    assert mine.metrics == built_in.metrics

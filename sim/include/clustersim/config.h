@@ -123,10 +123,12 @@ ServingSetup serving_setup(const RunConfig& config, const Workload& workload);
 // randomness's. Sweeps and Simulation::reset seed runs with it.
 void apply_seed(RunConfig& config, std::uint64_t seed);
 
-// Simulates `config` on `workload` (as load_workload made it): a Simulation (simulation.h) run to
-// its end. A DAG workload runs on the serving engine (simulate_serving, serving.h); a mixed
-// config ([serving] config) runs its queries beside the training workload, on the Simulation's
-// clock and ledger (make_mixed_serving), the serving metrics joining the training ones. With a
+// Simulates `config` on `workload` (as load_workload made it): the placement study
+// (placement_study.h) for departures = "none", else a Simulation (simulation.h) run to its end.
+// A DAG workload's queries run on the Simulation's clock and ledger as its serving side, on
+// every GPU, with simulate_serving's result (make_dag_serving, serving.h); a mixed config
+// ([serving] config) runs its queries beside the training workload (make_mixed_serving), the
+// serving metrics joining the training ones. With a
 // window on a generated workload, arrivals continue until the window has drained: while the
 // window outlives the arrivals, the workload grows to twice the jobs (generators are
 // prefix-stable, so the jobs so far are unchanged) and the run goes on. The result is thus the

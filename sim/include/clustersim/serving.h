@@ -48,7 +48,9 @@ struct ServingSetup {
 // compute: a GPU waiting for a task's inputs counts as idle); ::queries and ::tasks the serving
 // records; metrics the serving fields plus jobs (tasks), jct_*, queue_*, makespan, gpu_seconds,
 // gpu_util (gpu_seconds / (GPUs x makespan)), useful_gpu_seconds (= gpu_seconds), goodput and
-// events. Deterministic: no randomness is drawn.
+// events. Deterministic: no randomness is drawn. It runs on a Simulation with no training jobs,
+// the serving side (make_dag_serving) holding every GPU: the run of a DAG config
+// (Simulation(config), simulation.h) is this one.
 // Throws std::invalid_argument for bad options or a setup that does not match the workload,
 // std::logic_error when a policy returns a GPU that cannot hold the task's model.
 RunResult simulate_serving(const SimOptions& options, const Workload& workload,
@@ -67,12 +69,24 @@ RunResult simulate_serving(const SimOptions& options, const Workload& workload,
 class MixedServing : public Mechanism {
  public:
   // After the run: the serving records (RunResult::queries, ::tasks) and metrics (queries,
-  // query_latency_*, task_*, cache and transfer metrics, serving_*) into the training result.
+  // query_latency_*, task_*, cache and transfer metrics, serving_*) into the training result;
+  // for a DAG run (make_dag_serving), the whole result.
   virtual void collect(RunResult& result) const = 0;
 };
 // `options`: the serving policies (task_placement, cache, ...), query_slo_s, priority and gpus.
 // Throws std::invalid_argument for a pool that cannot hold some task's model.
 std::unique_ptr<MixedServing> make_mixed_serving(const SimOptions& options, Workload queries,
                                                  ServingSetup setup);
+
+// A DAG run's serving side: the whole run of `workload`'s queries on options.cluster, as a
+// mechanism of a Simulation with no training jobs. It holds every GPU of the ledger from the
+// first query to the last task's finish (so nothing grows, shrinks or preempts), and its
+// collect() replaces the result with simulate_serving's (above): task records as the jobs, the
+// serving records and metrics, and events (one per query arrival and one per task finish).
+// `workload` and `setup` are shared by the runs (a reset() makes a new mechanism over them).
+// Throws std::invalid_argument as simulate_serving does.
+std::unique_ptr<MixedServing> make_dag_serving(const SimOptions& options,
+                                               std::shared_ptr<const Workload> workload,
+                                               std::shared_ptr<const ServingSetup> setup);
 
 }  // namespace clustersim

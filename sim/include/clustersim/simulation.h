@@ -55,8 +55,10 @@ class Simulation {
              std::size_t grow_limit = 0);
   // A parsed config (config.h): its workload is read or generated now (InputError on bad
   // input); the config's throughput model is shared. A mixed config's serving side (its queries
-  // read once) joins every run as a mechanism (serving.h); a DAG-only config is refused (it runs
-  // on the serving engine: simulate_config). Defined with the config reader.
+  // read once) joins every run as a mechanism (serving.h, make_mixed_serving). A DAG config's
+  // queries are the run's serving side on every GPU (make_dag_serving), with no training jobs:
+  // jobs() is empty, workload() holds the queries' tasks, and the result is simulate_serving's
+  // (one record per task), as `clustersim run` reports it. Defined with the config reader.
   explicit Simulation(const RunConfig& config);
   Simulation(const RunConfig& config, std::shared_ptr<const Workload> workload);
   ~Simulation();
@@ -93,7 +95,8 @@ class Simulation {
   const RunResult& result();
 
   // What is simulated (it grows when arrivals stream in; the workload is null when the
-  // simulation was given a span of jobs), and the options.
+  // simulation was given a span of jobs), and the options. jobs() are the training jobs the
+  // engine runs (none for a DAG config: the workload's jobs are then its queries' tasks).
   std::span<const JobSpec> jobs() const { return jobs_; }
   const std::shared_ptr<const Workload>& workload() const { return workload_; }
   const SimOptions& options() const { return options_; }
@@ -113,7 +116,7 @@ class Simulation {
   std::function<void(std::uint64_t)> reseed_;  // a config's seeding (workload and run)
   // After the run, on its results: a config's steady-state verdict (steady_state.h).
   std::function<void(RunResult&)> finish_;
-  // A mixed config's serving side (serving.h): a mechanism made anew for every run.
+  // A mixed or DAG config's serving side (serving.h): a mechanism made anew for every run.
   std::function<std::unique_ptr<MixedServing>()> make_serving_;
   void complete(RunResult& result) const;
   std::unique_ptr<Decider> user_decider_;

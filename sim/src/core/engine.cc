@@ -416,13 +416,17 @@ void Engine::begin() {
   sample_rank_ = rank;
   for (const Mechanism* mechanism : mechanisms_) endless_ = endless_ || mechanism->endless();
 
-  if (arrival_order_.empty()) {
+  // The clock starts at the first arrival, or earlier at a mechanism's start (a serving side's
+  // first query); with neither (no jobs, no such mechanism) there is nothing to run.
+  Time begins = arrival_order_.empty() ? std::numeric_limits<Time>::infinity()
+                                       : jobs_[arrival_order_.front()].submit;
+  for (const Mechanism* mechanism : mechanisms_) begins = std::min(begins, mechanism->begins_at());
+  if (!std::isfinite(begins)) {
     over_ = true;
     return;
   }
-  first_submit_ = last_batch_time_ = now_ = jobs_[arrival_order_.front()].submit;
-  for (const Mechanism* mechanism : mechanisms_)
-    last_batch_time_ = now_ = std::min(now_, mechanism->begins_at());
+  first_submit_ = arrival_order_.empty() ? begins : jobs_[arrival_order_.front()].submit;
+  last_batch_time_ = now_ = begins;
   Time measure_from = first_submit_;
   if (options_.window) {
     measure_from = std::numeric_limits<double>::infinity();

@@ -1,5 +1,6 @@
 // Simulation from a parsed config (simulation.h): the workload is read or generated here, and a
-// generated workload with a window streams in as the run needs it.
+// generated workload with a window streams in as the run needs it. A serving side joins the
+// run as a mechanism: a mixed config's beside the training jobs, a DAG config's alone.
 #include <algorithm>
 #include <functional>
 #include <memory>
@@ -53,6 +54,17 @@ std::function<std::unique_ptr<MixedServing>()> serving_side(const RunConfig& con
   return [make, first]() { return *first ? std::move(*first) : make(); };
 }
 
+// A DAG config's serving side, the whole run: its setup is resolved once per workload (errors
+// name the trace's line or the config); every run gets a mechanism of its own over them
+// (serving.h, make_dag_serving), so a reset() replays the same queries.
+std::function<std::unique_ptr<MixedServing>()> dag_side(const RunConfig& config,
+                                                        std::shared_ptr<const Workload> workload) {
+  auto setup = std::make_shared<const ServingSetup>(serving_setup(config, *workload));
+  return [options = config.sim, workload = std::move(workload), setup] {
+    return make_dag_serving(options, workload, setup);
+  };
+}
+
 }  // namespace
 
 void apply_seed(RunConfig& config, std::uint64_t seed) {
@@ -65,12 +77,24 @@ Simulation::Simulation(const RunConfig& config) : Simulation(config, loaded(conf
 
 Simulation::Simulation(const RunConfig& config, std::shared_ptr<const Workload> workload)
     : Simulation(config.sim, std::move(workload)) {
-  if (workload_->dag)
-    throw std::invalid_argument(
-        "a DAG workload runs on the serving engine (simulate_config), not on a Simulation");
-  if (config.serving) make_serving_ = serving_side(config);
   auto source = std::make_shared<RunConfig>(config);
   keep_alive_ = source;  // the throughput model options_.throughput points to
+  if (workload_->dag) {
+    // Serving alone: no training jobs; the queries' tasks are the serving side's, which holds
+    // every GPU (make_dag_serving). workload() stays the queries (the records are its tasks').
+    jobs_ = {};
+    make_serving_ = dag_side(*source, workload_);
+    reseed_ = [this, source](std::uint64_t seed) {
+      apply_seed(*source, seed);
+      options_.seed = source->sim.seed;
+      if (source->workload.generator) {
+        workload_ = loaded(*source);
+        make_serving_ = dag_side(*source, workload_);
+      }
+    };
+    return;
+  }
+  if (config.serving) make_serving_ = serving_side(config);
   // A window on a generated workload must drain while jobs keep arriving: it grows. An
   // overloaded cluster never drains a window while jobs keep coming: arrivals stop at the
   // steady-state plan's drain limit, else at 8x the jobs the window reaches (the result then

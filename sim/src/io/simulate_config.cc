@@ -1,15 +1,12 @@
-// A parsed config run on the simulator it needs (config.h, simulate_config): the placement
-// study, the serving engine (DAG workloads), or a Simulation (training, alone or beside serving
-// in a mixed config).
+// A parsed config run on the simulator its run kind needs (config.h, simulate_config): the
+// placement study (no time), or a Simulation (training, serving DAGs, or both on one cluster).
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "clustersim/config.h"
 #include "clustersim/placement_study.h"
-#include "clustersim/serving.h"
 #include "clustersim/simulation.h"
-#include "clustersim/steady_state.h"
 
 namespace clustersim {
 
@@ -38,14 +35,8 @@ ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workloa
     run.workload = std::move(arrived);
     return run;
   }
-  if (workload->dag) {  // serving: queries of model tasks (serving.h); no window
-    run.result = simulate_serving(config.sim, *workload, serving_setup(config, *workload));
-    describe_population(std::nullopt, workload->jobs, run.result);
-    run.workload = std::move(workload);
-    return run;
-  }
-  // Training, alone or beside serving (a mixed config: the serving side joins the Simulation
-  // as a mechanism, serving.h).
+  // Training, serving (a DAG config: its queries on every GPU) or both (a mixed config): a
+  // Simulation, the serving side joining it as a mechanism (serving.h).
   Simulation simulation(config, std::move(workload));
   run.result = simulation.run();
   run.workload = simulation.workload();  // grown, when a window streamed more jobs in

@@ -1,13 +1,16 @@
-// Training and serving on one cluster: the serving engine (ServingCore) as a mechanism on the
-// training engine's clock and ledger (serving.h, make_mixed_serving; sim/README.md, "Training
-// and serving on one cluster").
+// Serving on the training engine's clock and ledger: the serving engine (ServingCore) as a
+// mechanism of a Simulation, beside training (serving.h, make_mixed_serving; sim/README.md,
+// "Training and serving on one cluster") or alone, holding every GPU (a DAG run: make_dag_serving,
+// which is also what simulate_serving runs).
 //
 // The training engine owns the clock. Serving's events are its timers, all before the training
 // arrivals of an instant (TimerPhase::kBeforeArrivals), in this order: task finishes, query
-// arrivals, then one step that places the ready tasks and starts idle GPUs, as
-// simulate_serving's own loop does. Its GPUs are held in the training ledger (Host::hold_gpus),
+// arrivals, then one step that places the ready tasks and starts idle GPUs (the order of
+// serving_core.h). Its GPUs are held in the training ledger (Host::hold_gpus),
 // so training never places on them, and its preemptions are plans (a stop: the job pays its
-// checkpoint as any preemption does).
+// checkpoint as any preemption does). A DAG run holds every GPU from its first query to its last
+// finish, so nothing grows, shrinks or preempts: the core sees what it would see on a clock of
+// its own, and the run's result is the core's (simulate_serving's RunResult).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -15,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "clustersim/options.h"
 #include "clustersim/serving.h"
 #include "serving/serving_core.h"
 
@@ -28,13 +32,28 @@ class MixedServingMechanism final : public MixedServing,
                                     public serving_internal::FinishClock,
                                     public serving_internal::PlaceHook {
  public:
-  MixedServingMechanism(const SimOptions& options, Workload queries, ServingSetup setup)
+  // `dag_run`: the whole run of a DAG workload (make_dag_serving): every GPU is the base pool.
+  MixedServingMechanism(const SimOptions& options, std::shared_ptr<const Workload> queries,
+                        std::shared_ptr<const ServingSetup> setup, bool dag_run)
       : options_(options),
         queries_(std::move(queries)),
         setup_(std::move(setup)),
-        core_(options_, queries_, setup_, *this) {
-    core_.set_place_hook(this);
+        dag_run_(dag_run),
+        core_(options_, *queries_, *setup_, *this) {
     const std::size_t gpus = core_.gpu_count();
+    role_.assign(gpus, Role::kOut);
+    victim_of_.assign(gpus, kNone);
+    arrivals_.resize(core_.dag().query_count());
+    std::iota(arrivals_.begin(), arrivals_.end(), 0u);
+    const auto& arrival = core_.dag().arrival_time;
+    std::stable_sort(arrivals_.begin(), arrivals_.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return arrival[a] < arrival[b]; });
+    if (dag_run_) {
+      // Every GPU, all along: no pool to grow (no hook), no GPU to give back before the end.
+      base_gpus_ = static_cast<std::uint32_t>(gpus);
+      return;
+    }
+    core_.set_place_hook(this);
     if (options_.serving.gpus < 1 || static_cast<std::size_t>(options_.serving.gpus) > gpus)
       throw std::invalid_argument("serving.gpus: the base pool needs 1 to " + std::to_string(gpus) +
                                   " GPUs (the cluster's), got " +
@@ -51,13 +70,7 @@ class MixedServingMechanism final : public MixedServing,
                                     std::to_string(core_.footprint_gb(model)) +
                                     " GB: give the pool more GPUs");
     }
-    role_.assign(gpus, Role::kOut);
-    victim_of_.assign(gpus, kNone);
-    arrivals_.resize(core_.dag().query_count());
-    std::iota(arrivals_.begin(), arrivals_.end(), 0u);
-    const auto& arrival = core_.dag().arrival_time;
-    std::stable_sort(arrivals_.begin(), arrivals_.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return arrival[a] < arrival[b]; });
+    base_gpus_ = base;
   }
 
   std::string_view name() const override { return "serving"; }
@@ -85,8 +98,7 @@ class MixedServingMechanism final : public MixedServing,
                      first_gpu_of_node_.begin());
     last_change_ = now;
     // Nothing runs yet: the base pool is the first GPUs in GPU order.
-    for (std::uint32_t g = 0; g < static_cast<std::uint32_t>(options_.serving.gpus); ++g)
-      claim(g, Role::kBase, now);
+    for (std::uint32_t g = 0; g < base_gpus_; ++g) claim(g, Role::kBase, now);
     for (std::uint32_t g = 0; g < core_.gpu_count(); ++g)
       if (role_[g] == Role::kOut) core_.set_pool(g, false, false, now);
     if (arrivals_.empty()) {
@@ -158,6 +170,13 @@ class MixedServingMechanism final : public MixedServing,
   }
 
   void collect(RunResult& result) const override {
+    if (dag_run_) {
+      // The run is serving's alone: its result, events counted as the serving engine's own loop
+      // counted them before it ran on a Simulation (one per query arrival and per task finish).
+      result = core_.collect();
+      result.metrics.events = queries_arrived_ + tasks_done_;
+      return;
+    }
     RunResult serving = core_.collect();
     const RunMetrics& s = serving.metrics;
     RunMetrics& m = result.metrics;
@@ -213,7 +232,8 @@ class MixedServingMechanism final : public MixedServing,
 
   // Grown GPUs with nothing to do go back; once every query is done, the base pool too.
   void give_back_idle(Time now) {
-    const bool over = queries_arrived_ == arrivals_.size() && tasks_done_ == queries_.jobs.size();
+    const bool over = queries_arrived_ == arrivals_.size() && tasks_done_ == queries_->jobs.size();
+    if (dag_run_ && !over) return;  // nothing but the base pool: held to the end
     for (std::uint32_t g = 0; g < core_.gpu_count(); ++g)
       if ((role_[g] == Role::kGrown || (over && role_[g] == Role::kBase)) && core_.idle(g))
         give_back(g, now);
@@ -284,9 +304,11 @@ class MixedServingMechanism final : public MixedServing,
   }
 
   SimOptions options_;
-  Workload queries_;
-  ServingSetup setup_;
+  std::shared_ptr<const Workload> queries_;
+  std::shared_ptr<const ServingSetup> setup_;
+  bool dag_run_ = false;
   serving_internal::ServingCore core_;
+  std::uint32_t base_gpus_ = 0;  // the base pool: GPUs [0, base_gpus_)
   Host* host_ = nullptr;
   TimerKind done_kind_ = 0, query_kind_ = 0, step_kind_ = 0;
   std::vector<std::uint32_t> arrivals_;   // queries in arrival order (file order among ties)
@@ -309,7 +331,20 @@ class MixedServingMechanism final : public MixedServing,
 std::unique_ptr<MixedServing> make_mixed_serving(const SimOptions& options, Workload queries,
                                                  ServingSetup setup) {
   if (!queries.dag) throw std::invalid_argument("serving: the query workload has no DAG (dag.h)");
-  return std::make_unique<MixedServingMechanism>(options, std::move(queries), std::move(setup));
+  return std::make_unique<MixedServingMechanism>(
+      options, std::make_shared<const Workload>(std::move(queries)),
+      std::make_shared<const ServingSetup>(std::move(setup)), /*dag_run=*/false);
+}
+
+std::unique_ptr<MixedServing> make_dag_serving(const SimOptions& options,
+                                               std::shared_ptr<const Workload> workload,
+                                               std::shared_ptr<const ServingSetup> setup) {
+  if (!workload || !setup) throw std::invalid_argument("make_dag_serving: no workload or setup");
+  if (!workload->dag)
+    throw std::invalid_argument("simulate_serving: the workload has no DAG (dag.h)");
+  validate(options, WorkloadKind::kDag);  // the declared ranges of the keys it uses (options.h)
+  return std::make_unique<MixedServingMechanism>(options, std::move(workload), std::move(setup),
+                                                 /*dag_run=*/true);
 }
 
 }  // namespace clustersim

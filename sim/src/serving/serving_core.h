@@ -1,12 +1,13 @@
 // The serving engine's state and its verbs (serving.h gives the execution model), without a clock.
 //
-// Two drivers own the clock and call these verbs at each instant, in one order (task finishes,
-// then query arrivals, then place_ready and start_idle_gpus):
-//   - simulate_serving (serving_engine.cc): its own event queue, every GPU of the cluster;
-//   - a mixed run (mixed_serving.cc): the training engine's event loop, with the serving
-//     component as a mechanism on it; serving then uses only the GPUs of its pool (in_pool),
-//     which it claims from the training engine's ledger, and may grow the pool before each task
-//     is placed (PlaceHook).
+// The training engine's clock drives it: the serving side is a mechanism of a Simulation
+// (mixed_serving.cc), whose timers call these verbs at each instant, in one order (task
+// finishes, then query arrivals, then place_ready and start_idle_gpus):
+//   - a DAG run (simulate_serving, a DAG config's Simulation): every GPU is in its pool from
+//     the first query to the last finish;
+//   - a mixed run: beside training, serving uses only the GPUs of its pool (in_pool), which it
+//     claims from the training engine's ledger, and may grow the pool before each task is
+//     placed (PlaceHook).
 // Like the training engine, it *applies* and policies *decide*: the placement policy picks each
 // ready task's GPU (the engine checks the pick), the cache policy what stays in GPU memory.
 #pragma once
@@ -41,7 +42,7 @@ class PlaceHook {
 
 class ServingCore {
  public:
-  // Every GPU starts in the pool (simulate_serving); a mixed run takes them out first.
+  // Every GPU starts in the pool; a mixed run takes those not in its base pool out first.
   ServingCore(const SimOptions& options, const Workload& workload, const ServingSetup& setup,
               FinishClock& clock);
 
@@ -72,7 +73,7 @@ class ServingCore {
   const std::vector<int>& task_models() const { return setup_.task_model; }
   const DagInfo& dag() const { return dag_; }
 
-  // The serving records and metrics (serving.h, simulate_serving's RunResult).
+  // The serving records and metrics (serving.h, simulate_serving's RunResult; no events).
   RunResult collect() const;
 
  private:

@@ -1,6 +1,7 @@
 // The serving engine: queries' tasks as events (serving.h gives the execution model). Its state
-// and verbs are ServingCore (serving_core.h); simulate_serving drives them with its own clock
-// here, a mixed run with the training engine's (mixed_serving.cc).
+// and verbs are ServingCore (serving_core.h); the training engine's clock drives them, the
+// serving side being a mechanism of a Simulation (mixed_serving.cc), alone on the cluster
+// (simulate_serving, here; a DAG config's Simulation) or beside training (a mixed config).
 //
 // Like the training engine, it *applies* and policies *decide*: at each instant the engine
 // gathers the tasks that became ready, asks the placement policy for each one's GPU (a plan of
@@ -13,12 +14,13 @@
 // every placement and finish. Deciding allocates nothing per task after warm-up.
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
-#include "clustersim/options.h"
-#include "core/event_queue.h"
+#include "clustersim/simulation.h"
 #include "metrics/summary_stats.h"
 #include "serving/serving_core.h"
 
@@ -391,65 +393,22 @@ RunResult ServingCore::collect() const {
 
 }  // namespace serving_internal
 
-namespace {
-
-// simulate_serving's driver: its own clock over every GPU of the cluster.
-class ServingEngine final : public serving_internal::FinishClock {
- public:
-  ServingEngine(const SimOptions& options, const Workload& workload, const ServingSetup& setup)
-      : dag_(*workload.dag), core_(options, workload, setup, *this) {
-    events_.reserve(core_.gpu_count() + 1);
-  }
-  void schedule_finish(std::uint32_t task, Time time) override {
-    events_.push(time, /*rank=*/0, task);
-  }
-  RunResult run();
-
- private:
-  const DagInfo& dag_;
-  serving_internal::ServingCore core_;
-  internal::EventQueue events_;
-  std::uint64_t events_processed_ = 0;
-};
-
-RunResult ServingEngine::run() {
-  // Queries in arrival order (file order among equal times).
-  std::vector<std::uint32_t> arrivals(dag_.query_count());
-  std::iota(arrivals.begin(), arrivals.end(), 0u);
-  std::stable_sort(arrivals.begin(), arrivals.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return dag_.arrival_time[a] < dag_.arrival_time[b];
-  });
-  std::size_t next_arrival = 0;
-  while (next_arrival < arrivals.size() || !events_.empty()) {
-    Time now = events_.empty() ? dag_.arrival_time[arrivals[next_arrival]] : events_.top().time;
-    if (next_arrival < arrivals.size())
-      now = std::min(now, dag_.arrival_time[arrivals[next_arrival]]);
-    // One instant: finishes free GPUs and ready children, then arrivals, then decisions.
-    while (!events_.empty() && events_.top().time == now) {
-      core_.finish(events_.pop().subject(), now);
-      ++events_processed_;
-    }
-    while (next_arrival < arrivals.size() && dag_.arrival_time[arrivals[next_arrival]] == now) {
-      core_.arrive(arrivals[next_arrival++], now);
-      ++events_processed_;
-    }
-    core_.place_ready(now);
-    core_.start_idle_gpus(now);
-  }
-  RunResult result = core_.collect();
-  result.metrics.events = events_processed_;
-  return result;
-}
-
-}  // namespace
-
 RunResult simulate_serving(const SimOptions& options, const Workload& workload,
                            const ServingSetup& setup) {
   if (!workload.dag)
     throw std::invalid_argument("simulate_serving: the workload has no DAG (dag.h)");
-  validate(options, WorkloadKind::kDag);  // the declared ranges of the keys it uses (options.h)
-  ServingEngine engine(options, workload, setup);
-  return engine.run();
+  // The caller's workload and setup outlive the run: shared without being owned.
+  std::unique_ptr<MixedServing> serving =
+      make_dag_serving(options, std::shared_ptr<const Workload>(std::shared_ptr<void>(), &workload),
+                       std::shared_ptr<const ServingSetup>(std::shared_ptr<void>(), &setup));
+  const MixedServing& dag_run = *serving;
+  // A Simulation with no training jobs: its clock and ledger, the serving mechanism on them.
+  Simulation simulation(options, std::vector<JobSpec>{});
+  simulation.add_mechanism(std::move(serving));
+  simulation.run();
+  RunResult result;
+  dag_run.collect(result);
+  return result;
 }
 
 }  // namespace clustersim

@@ -55,7 +55,7 @@ struct Simulation::Parts {
   std::unique_ptr<internal::JobSpeed> speed;
   std::unique_ptr<internal::Engine> engine;
   std::vector<std::unique_ptr<RateModel>> rate_models;  // those the options turn on
-  std::unique_ptr<MixedServing> serving;                // a mixed config's serving side
+  std::unique_ptr<MixedServing> serving;                // a mixed or DAG config's serving side
   std::unique_ptr<Host> checked;                        // a CheckedHost (file-local)
   std::unique_ptr<internal::Admission> admission;
   std::unique_ptr<internal::PlacementStage> placement;
@@ -223,7 +223,7 @@ void Simulation::assemble(Parts& parts) {
     engine.add_mechanism(*mechanism);
     mechanism->attach(engine);
   }
-  if (parts.serving) {  // a mixed config's serving side, as the first of the user's
+  if (parts.serving) {  // a mixed or DAG config's serving side, as the first of the user's
     engine.add_mechanism(*parts.serving);
     parts.serving->attach(*parts.checked);
   }
@@ -339,12 +339,15 @@ const RunResult& Simulation::result() {
 }
 
 // What every run reports of its measured population, then a config's own finish (its verdict).
+// A serving side's records come first: a DAG config's (its queries' tasks, not jobs_) are the
+// whole result.
 void Simulation::complete(RunResult& result) const {
+  if (parts_ && parts_->serving) parts_->serving->collect(result);
   std::optional<std::pair<std::size_t, std::size_t>> window;
   if (options_.window) window.emplace(options_.window->first, options_.window->last);
-  describe_population(window, jobs_, result);
+  const bool dag = workload_ && workload_->dag;
+  describe_population(window, dag ? std::span<const JobSpec>(workload_->jobs) : jobs_, result);
   if (finish_) finish_(result);
-  if (parts_ && parts_->serving) parts_->serving->collect(result);
 }
 
 }  // namespace clustersim

@@ -153,6 +153,11 @@ class Env {
     workload_ = config_.workload.generator
                     ? std::make_shared<const Workload>(load_workload(config_))
                     : base_workload_;
+    if (workload_->dag)
+      throw std::invalid_argument(
+          "an environment schedules training jobs: a DAG config (serving queries alone) has none "
+          "to start (step it with clustersim.Simulation, or add [serving] config beside a "
+          "training workload)");
     simulation_ = make_simulation(config_, workload_);
     allocation_ = make_allocation_mechanism(config_.sim.scheduler);
     allocation_->bind(simulation_->context());

@@ -98,3 +98,15 @@ def test_truncation_and_bad_options():
         SchedulingEnv(philly(10), features=["gpus", "colour"])
     with pytest.raises(ValueError, match="reward"):
         SchedulingEnv(philly(10), reward="happiness")
+
+
+def test_a_dag_config_is_refused_with_its_reason(tmp_path):
+    """A DAG config has no training jobs to start: the environment says so (it once ended every
+    episode at once with no step)."""
+    config = tmp_path / "serving.toml"
+    config.write_text(
+        "[cluster]\nnodes = 2\ngpus_per_node = 2\ngpu_mem_gb = 16\n\n"
+        '[workload]\ngenerator = "query_dag"\nqueries = 20\nqueries_per_s = 1\nseed = 1\n'
+    )
+    with pytest.raises(ValueError, match="a DAG config"):
+        SchedulingEnv(str(config), window=4).reset(seed=0)

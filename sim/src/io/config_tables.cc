@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "clustersim/component.h"
 #include "clustersim/config.h"
 #include "clustersim/error.h"
 #include "clustersim/failure_trace.h"
@@ -175,8 +176,11 @@ WorkloadSource parse_workload(ConfigParse& parse, const toml::table& root, int c
                              .workload = &workload});
   // Serving DAG workloads: the catalog their models come from (default: the built-in copy of
   // profiles/serving/models.json). Elsewhere it is refused with the keys of the other kind.
-  const bool dag =
-      has_trace ? workload.format == TraceFormat::kDag : workload.generator->shape == "query_dag";
+  // (Which formats and generators yield query DAGs: their descriptors' `serving`.)
+  const ComponentDescriptor* workload_source =
+      has_trace ? &trace_format_components()[static_cast<std::size_t>(workload.format)]
+                : find_generator(workload.generator->shape);
+  const bool dag = workload_source && workload_source->caps.serving;
   if (dag) {
     if (reader.has("catalog")) {
       const std::string path =

@@ -8,6 +8,7 @@
 
 #include "clustersim/component.h"
 #include "clustersim/config.h"
+#include "clustersim/generator.h"
 #include "clustersim/options.h"
 #include "clustersim/workload.h"
 
@@ -26,6 +27,9 @@ std::vector<std::string> capability_names(const ComponentCapabilities& caps) {
   if (caps.random) names.emplace_back("random");
   if (caps.gpu_shares) names.emplace_back("gpu_shares");
   if (caps.serving) names.emplace_back("serving");
+  if (caps.steady_state) names.emplace_back("steady_state");
+  if (caps.plans_queries) names.emplace_back("plans_queries");
+  if (caps.looks_ahead) names.emplace_back("looks_ahead");
   return names;
 }
 
@@ -39,13 +43,18 @@ std::vector<std::string> keys_of(const ComponentDescriptor& d) {
   return names;
 }
 
-// Every kind, each with its components: the core's, then the trace readers'.
+// Every kind, each with its components: the core's, then the trace readers' and the
+// generators'.
 std::vector<std::pair<ComponentKind, std::vector<const ComponentDescriptor*>>> every_component() {
   std::vector<std::pair<ComponentKind, std::vector<const ComponentDescriptor*>>> out;
   for (ComponentKind kind : kComponentKinds) out.emplace_back(kind, components(kind));
-  std::vector<const ComponentDescriptor*> formats;
-  for (const ComponentDescriptor& d : trace_format_components()) formats.push_back(&d);
-  out.emplace_back(ComponentKind::kTraceFormat, std::move(formats));
+  for (const auto& [kind, table] :
+       {std::pair{ComponentKind::kTraceFormat, &trace_format_components()},
+        std::pair{ComponentKind::kGenerator, &generator_components()}}) {
+    std::vector<const ComponentDescriptor*> list;
+    for (const ComponentDescriptor& d : *table) list.push_back(&d);
+    out.emplace_back(kind, std::move(list));
+  }
   return out;
 }
 
@@ -61,7 +70,10 @@ nlohmann::ordered_json to_json(const ComponentDescriptor& d) {
                          {"random", d.caps.random},
                          {"gpu_shares", d.caps.gpu_shares},
                          {"serving", d.caps.serving},
-                         {"relative_cost", d.caps.relative_cost}};
+                         {"relative_cost", d.caps.relative_cost},
+                         {"steady_state", d.caps.steady_state},
+                         {"plans_queries", d.caps.plans_queries},
+                         {"looks_ahead", d.caps.looks_ahead}};
   out["keys"] = keys_of(d);
   return out;
 }

@@ -36,11 +36,20 @@ std::size_t line_for_field(const Grid& grid, const std::string& field, std::size
 }  // namespace
 
 RunConfig make_point_config(const Grid& grid, const GridPoint& point) {
-  return make_point_config(grid, point, {});
+  return make_point_config(grid, point, std::vector<std::string>{});
 }
 
 RunConfig make_point_config(const Grid& grid, const GridPoint& point,
                             const std::vector<std::string>& overrides) {
+  return make_point_config(grid, point, overrides, nullptr);
+}
+
+RunConfig make_point_config(const Grid& grid, const GridPoint& point, SideFileCache* side_files) {
+  return make_point_config(grid, point, {}, side_files);
+}
+
+RunConfig make_point_config(const Grid& grid, const GridPoint& point,
+                            const std::vector<std::string>& overrides, SideFileCache* side_files) {
   try {
     toml::table table = point_table(grid, point);
     for (const std::string& assignment : overrides) {
@@ -49,7 +58,7 @@ RunConfig make_point_config(const Grid& grid, const GridPoint& point,
                          "cannot be set for a grid point: its seed derives from the grid's");
       apply_override(table, assignment, grid.source_name);
     }
-    RunConfig config = parse_run_config(table, grid.source_name, grid.base_dir);
+    RunConfig config = parse_run_config(table, grid.source_name, grid.base_dir, side_files);
     apply_seed(config, point.seed);
     return config;
   } catch (const InputError& error) {
@@ -150,9 +159,10 @@ GridCheck validate_grid(const Grid& grid) {
   std::size_t fixed = 0;  // configurations whose seeds would all be the same run
   std::string fixed_where;
   check.config_cost.reserve(grid.configurations());
+  SideFileCache side_files;  // the configurations share their profiles and tables
   for (std::size_t config_id = 0; config_id < grid.configurations(); ++config_id) {
     GridPoint point = grid_point(grid, config_id * grid.replicates);
-    RunConfig config = make_point_config(grid, point);
+    RunConfig config = make_point_config(grid, point, &side_files);
     const std::string where = describe_point(grid, point);
     std::size_t jobs = 0;
     std::shared_ptr<const Workload> trace;

@@ -136,7 +136,7 @@ PointResult run_point(const Grid& grid, const SweepOptions& options, WorkloadCac
   } else
     try {
       GridPoint point = grid_point(grid, point_id);
-      RunConfig config = make_point_config(grid, point);
+      RunConfig config = make_point_config(grid, point, &workloads.side_files());
       config.sim.record_samples = options.save_timeseries;
       ConfigRun config_run;
       try {

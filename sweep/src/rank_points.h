@@ -10,6 +10,7 @@
 #include <string>
 
 #include "clustersim/config.h"
+#include "clustersim/side_file_cache.h"
 #include "clustersim/sweep/grid.h"
 #include "clustersim/sweep/point_result.h"
 #include "clustersim/sweep/row_spool.h"
@@ -18,9 +19,12 @@
 namespace clustersim::sweep::sweep_internal {
 
 // Trace files are read once per rank and shared by every point that uses them; generated
-// workloads depend on the point's seed and are built per point.
+// workloads depend on the point's seed and are built per point. The configs' side files
+// (profiles, tables, failure traces, catalogs) are parsed once per rank too: side_files().
 class WorkloadCache {
  public:
+  SideFileCache& side_files() { return side_files_; }
+
   std::shared_ptr<const Workload> get(const RunConfig& config) {
     if (!config.workload.trace_path) return std::make_shared<const Workload>(load_workload(config));
     const std::string key = trace_read_key(config);
@@ -36,6 +40,7 @@ class WorkloadCache {
  private:
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<const Workload>> cache_;
+  SideFileCache side_files_;
 };
 
 // A rank's per-job rows and samples: its row spool for this session (row_spool.h), written by

@@ -228,3 +228,48 @@ TEST(SweepGrid, CostGrowsWithJobsAndClusterSize) {
 
 }  // namespace
 }  // namespace clustersim::sweep
+
+namespace clustersim::sweep {
+namespace {
+
+// The points of a grid made with one side-file cache share their profile library: its folder
+// is parsed once; the axis values still differ per point; without a cache each point reads it.
+TEST(SweepGrid, PointsMadeWithOneSideFileCacheShareTheirProfiles) {
+  const std::string text = std::string(R"(
+[cluster]
+nodes = 2
+gpus_per_node = 8
+gpu_type = "v100"
+cpus_per_node = 24
+mem_gb_per_node = 500
+[workload]
+generator = "synergy"
+jobs = 20
+[throughput]
+model = "profile"
+profiles = ")") + CLUSTERSIM_SOURCE_DIR +
+                           R"(/profiles/v100"
+[sweep]
+"workload.jobs_per_hour" = [3, 5, 7]
+seeds = 2
+)";
+  const Grid grid = parse_grid(text, "grid.toml", ".");
+  ASSERT_EQ(grid.size(), 6u);
+  SideFileCache cache;
+  std::vector<RunConfig> configs;
+  for (std::uint64_t id = 0; id < grid.size(); ++id)
+    configs.push_back(make_point_config(grid, grid_point(grid, id), &cache));
+  const SideFileCache::Stats stats = cache.stats();
+  EXPECT_EQ(stats.lookups, 6u);
+  EXPECT_EQ(stats.parses, 1u);
+  for (const RunConfig& config : configs)
+    EXPECT_EQ(config.profiles.get(), configs[0].profiles.get());
+  EXPECT_EQ(configs[0].workload.generator->jobs_per_hour, 3.0);
+  EXPECT_EQ(configs[5].workload.generator->jobs_per_hour, 7.0);
+  const RunConfig uncached = make_point_config(grid, grid_point(grid, 0));
+  EXPECT_NE(uncached.profiles.get(), configs[0].profiles.get());
+  EXPECT_EQ(uncached.profiles->size(), configs[0].profiles->size());
+}
+
+}  // namespace
+}  // namespace clustersim::sweep

@@ -1,5 +1,6 @@
 // Component descriptors: every pluggable part of a run (ordering policy, decider, placement,
-// allocation mechanism, mechanism, rate model) is described once — its name, the config keys it
+// allocation mechanism, mechanism, rate model, the serving engine's task placement and cache
+// policy, trace reader, workload generator) is described once — its name, the config keys it
 // declares, what it can do and how to build it. Capability questions ("does the run preempt", "does
 // this mechanism need the built-in decider", "who handles CPU-only, fractional and MIG jobs"), the
 // name lists and the sweep's cost estimate are answered from here, never by a name written
@@ -17,12 +18,15 @@
 #include <vector>
 
 #include "clustersim/allocation_mechanism.h"
+#include "clustersim/generator.h"
 #include "clustersim/mechanism.h"
+#include "clustersim/model_cache.h"
 #include "clustersim/placement.h"
 #include "clustersim/placement_study.h"
 #include "clustersim/policy.h"
 #include "clustersim/rate_model.h"
 #include "clustersim/simulator.h"
+#include "clustersim/task_placement.h"
 #include "clustersim/time_share.h"
 #include "clustersim/workload.h"
 
@@ -39,14 +43,19 @@ enum class ComponentKind {
   // workload.format: a trace reader. The readers sit at the I/O edge, above the core: their
   // table is trace_format_components() (workload.h), not components().
   kTraceFormat,
+  kTaskPlacement,  // scheduler.task_placement: where the serving engine runs each ready task
+  kCachePolicy,    // scheduler.cache: which models the serving engine keeps in GPU memory
+  // workload.generator: a synthetic workload. Like the readers, the generators sit above the
+  // core: their table is generator_components() (generator.h), not components().
+  kGenerator,
 };
 inline constexpr ComponentKind kComponentKinds[] = {
-    ComponentKind::kOrderingPolicy, ComponentKind::kDecider,   ComponentKind::kPlacement,
-    ComponentKind::kAllocation,     ComponentKind::kMechanism, ComponentKind::kStudyPlacement,
-    ComponentKind::kRateModel};
-// The kinds components() answers (all but kTraceFormat).
+    ComponentKind::kOrderingPolicy, ComponentKind::kDecider,       ComponentKind::kPlacement,
+    ComponentKind::kAllocation,     ComponentKind::kMechanism,     ComponentKind::kStudyPlacement,
+    ComponentKind::kRateModel,      ComponentKind::kTaskPlacement, ComponentKind::kCachePolicy};
+// The kinds components() answers (all but kTraceFormat and kGenerator).
 // "ordering_policy", "decider", "placement", "allocation", "mechanism", "study_placement",
-// "rate_model", "trace_format".
+// "rate_model", "trace_format", "task_placement", "cache_policy", "generator".
 std::string_view component_kind_name(ComponentKind kind);
 
 struct ComponentCapabilities {
@@ -65,13 +74,24 @@ struct ComponentCapabilities {
   bool small_jobs = false;
   // Trace formats: has jobs asking for a share of one GPU (what [sharing] acts on).
   bool gpu_shares = false;
-  // Trace formats: its workload is serving query DAGs (run on the serving engine), not training
-  // jobs.
+  // Trace formats and generators: its workload is serving query DAGs (run on the serving
+  // engine), not training jobs.
   bool serving = false;
   // Placements: starts a job on as few nodes as it can (what on-demand migration makes room for).
   bool consolidates = false;
-  // Draws on the run's seed (placements, the study's too), so replicates differ.
+  // Draws on the run's seed (placements, the study's too; generators: workload.seed), so
+  // replicates differ.
   bool random = false;
+  // Generators: its jobs have a steady-state shape (generator_shape, steady_state.h): arrival
+  // rate, GPU demand and duration distributions, which the steady-state rule and the event
+  // budget's span estimate use. A generator with `serving` set yields query DAGs instead.
+  bool steady_state = false;
+  // Task placements: plans a whole query's tasks when it arrives (and re-plans a task whose
+  // planned GPU would keep it waiting too long), rather than choosing each ready task alone.
+  bool plans_queries = false;
+  // Cache policies: looks at the tasks queued on a GPU to choose what to evict, not only at
+  // the resident models' past use.
+  bool looks_ahead = false;
   // The sweep's cost estimate: events of a run with this component cost this much relative to
   // the cheapest (allocation mechanisms that re-plan every running job cost more).
   double relative_cost = 1.0;
@@ -102,6 +122,13 @@ struct ComponentFactory {
   // Trace formats: reads `in` (`source_name` names it in errors).
   Workload (*trace_reader)(std::istream& in, const std::string& source_name,
                            const ReaderOptions& options) = nullptr;
+  // Task placements (CompassOptions: the compass placement's settings) and cache policies
+  // (ServingOptions::cache_lookahead: the queued tasks a looking-ahead policy considers).
+  std::function<std::unique_ptr<TaskPlacementPolicy>(const CompassOptions&)> task_placement;
+  std::function<std::unique_ptr<ModelCachePolicy>(int lookahead)> cache_policy;
+  // Generators: the workload, and (with caps.steady_state) its steady-state shape.
+  Workload (*generator)(const GeneratorOptions& options) = nullptr;
+  WorkloadShape (*workload_shape)(const GeneratorOptions& options) = nullptr;
 };
 
 struct ComponentDescriptor {

@@ -40,6 +40,7 @@ enum class OnUnplaceable : std::uint8_t { kWait, kDrop };
 enum class ArrivalOrder : std::uint8_t { kTrace, kShuffle };
 
 struct NodeList;
+class SideFileCache;  // side_file_cache.h
 
 struct WorkloadSource {
   // Exactly one of a trace file or a generator.
@@ -102,6 +103,10 @@ RunConfig parse_run_config(std::string_view toml_text, const std::string& source
                            const std::vector<std::string>& overrides = {});
 RunConfig parse_run_config(const toml::table& table, const std::string& source_name,
                            const std::string& base_dir);
+// The same, its side files (profiles, throughput table, failure trace, serving catalog, pair
+// table) taken from `side_files` (side_file_cache.h): a sweep's points share one parse of each.
+RunConfig parse_run_config(const toml::table& table, const std::string& source_name,
+                           const std::string& base_dir, SideFileCache* side_files);
 RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides = {});
 
 // Applies one "section.key=value" override to a table (creating the key if absent).

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "clustersim/job.h"
@@ -18,9 +19,10 @@
 namespace clustersim {
 
 struct ServingCatalog;
+struct ComponentDescriptor;
 
 struct GeneratorOptions {
-  std::string shape = "philly";  // "philly", "synergy" or "query_dag"
+  std::string shape = "philly";  // a generator's name: generator_components()
   std::size_t jobs = 1000;
   double load = 0.8;         // philly: offered GPU-seconds per second over cluster GPUs
   int cluster_gpus = 64;     // philly: capacity the load refers to
@@ -81,6 +83,12 @@ struct GeneratorOptions {
   std::shared_ptr<const ServingCatalog> catalog;  // null = default_serving_catalog()
 };
 
+// The generators' descriptors (component.h), in a fixed order: the config's choices, the name
+// checks and what a run may do with a generated workload (steady state, serving) come from them.
+const std::vector<ComponentDescriptor>& generator_components();
+// The generator named `shape`, or nullptr.
+const ComponentDescriptor* find_generator(std::string_view shape);
+
 // The models the synergy generator draws from, by class (image, language, speech).
 const std::vector<std::vector<std::string>>& synergy_model_classes();
 
@@ -92,7 +100,8 @@ double generator_mean_gpu_seconds(const GeneratorOptions& options);
 struct WorkloadShape;  // steady_state.h
 // The philly and synergy generators' jobs as the steady-state rule sees them (steady_state.h):
 // their arrival rate, GPU demand and duration distributions (after the caps). Throws
-// std::invalid_argument for the query_dag shape (serving queries have no such shape).
+// std::invalid_argument for a generator without caps.steady_state (query_dag: serving queries
+// have no such shape).
 WorkloadShape generator_shape(const GeneratorOptions& options);
 
 }  // namespace clustersim

@@ -55,9 +55,10 @@ using CachePolicy = ModelCachePolicy;
 // "lru": least recently used first. "compass": the Compass study's lookahead eviction (models no
 // queued task needs first, least recently used first; then models needed latest first), with
 // `compass_lookahead` queued tasks considered (the study's simulator looks at 3).
+// (Their descriptors, component.h: ComponentKind::kCachePolicy, and any registered ones.)
 std::unique_ptr<ModelCachePolicy> make_cache_policy(const std::string& name,
                                                     int compass_lookahead = 3);
-const std::vector<std::string>& cache_policy_names();
+std::vector<std::string> cache_policy_names();
 
 class ModelCache {
  public:

@@ -135,9 +135,10 @@ struct CompassOptions {
   bool keep_join_plans = false;  // the study's rule: a task with several parents keeps its plan
 };
 
-// By name: "compass", "round_robin", "least_loaded", "model_affinity", "heft".
+// By name: "compass", "round_robin", "least_loaded", "model_affinity", "heft" (their
+// descriptors, component.h: ComponentKind::kTaskPlacement, and any registered ones).
 std::unique_ptr<TaskPlacementPolicy> make_task_placement(const std::string& name,
                                                          const CompassOptions& compass = {});
-const std::vector<std::string>& task_placement_names();
+std::vector<std::string> task_placement_names();
 
 }  // namespace clustersim

@@ -16,6 +16,7 @@
 #include "mechanisms/type_upgrade.h"
 #include "placement/factories.h"
 #include "policies/factories.h"
+#include "serving/factories.h"
 #include "study/factories.h"
 #include "throughput/sharing_interference.h"
 #include "timeshare/factories.h"
@@ -245,10 +246,69 @@ std::vector<ComponentDescriptor> rate_models() {
   return t;
 }
 
+ComponentDescriptor task_placement_entry(
+    std::string name, std::string summary,
+    std::function<std::unique_ptr<TaskPlacementPolicy>(const CompassOptions&)> make,
+    bool plans_queries = false) {
+  ComponentDescriptor d = describe(ComponentKind::kTaskPlacement, std::move(name),
+                                   std::move(summary), {"serving task placement"});
+  if (plans_queries) d.key_components.push_back("serving compass placement");
+  d.caps.plans_queries = plans_queries;
+  d.factory.task_placement = std::move(make);
+  return d;
+}
+
+// The serving engine's task placements (task_placement.h); the first is the default.
+std::vector<ComponentDescriptor> task_placements() {
+  std::vector<ComponentDescriptor> t;
+  t.push_back(task_placement_entry(
+      "compass", "Compass: plans each query's tasks on arrival, re-plans a task kept waiting",
+      serving_internal::make_compass_placement, true));
+  t.push_back(task_placement_entry("round_robin", "GPUs in turn", [](const CompassOptions&) {
+    return serving_internal::make_round_robin_placement();
+  }));
+  t.push_back(task_placement_entry(
+      "least_loaded", "the GPU that frees up first",
+      [](const CompassOptions&) { return serving_internal::make_least_loaded_placement(); }));
+  t.push_back(task_placement_entry(
+      "model_affinity", "a GPU holding the task's model, else the least loaded",
+      [](const CompassOptions&) { return serving_internal::make_model_affinity_placement(); }));
+  t.push_back(task_placement_entry(
+      "heft", "earliest finish time, counting model loads and transfers (HEFT)",
+      [](const CompassOptions&) { return serving_internal::make_heft_placement(); }));
+  return t;
+}
+
+// The serving engine's model cache policies (model_cache.h); the first is the default.
+std::vector<ComponentDescriptor> cache_policies() {
+  std::vector<ComponentDescriptor> t;
+  ComponentDescriptor lru = describe(ComponentKind::kCachePolicy, "lru",
+                                     "evicts the least recently used models", {"serving cache"});
+  lru.factory.cache_policy = [](int) { return serving_internal::make_lru_cache(); };
+  t.push_back(std::move(lru));
+  ComponentDescriptor compass = describe(
+      ComponentKind::kCachePolicy, "compass",
+      "keeps the models of the next queued tasks (Compass' lookahead), then least recently used",
+      {"serving cache", "serving compass cache"});
+  compass.caps.looks_ahead = true;
+  compass.factory.cache_policy = serving_internal::make_compass_cache;
+  t.push_back(std::move(compass));
+  return t;
+}
+
 const std::vector<ComponentDescriptor>& built_in(ComponentKind kind) {
-  static const std::vector<ComponentDescriptor> tables[] = {
-      ordering_policies(), deciders(),         placements(),  allocations(),
-      mechanism_table(),   study_placements(), rate_models(), {}};
+  // In ComponentKind's order: the trace formats and generators are the I/O edge's tables.
+  static const std::vector<ComponentDescriptor> tables[] = {ordering_policies(),
+                                                            deciders(),
+                                                            placements(),
+                                                            allocations(),
+                                                            mechanism_table(),
+                                                            study_placements(),
+                                                            rate_models(),
+                                                            {},
+                                                            task_placements(),
+                                                            cache_policies(),
+                                                            {}};
   return tables[static_cast<std::size_t>(kind)];
 }
 
@@ -278,6 +338,12 @@ std::string_view component_kind_name(ComponentKind kind) {
       return "rate_model";
     case ComponentKind::kTraceFormat:
       return "trace_format";
+    case ComponentKind::kTaskPlacement:
+      return "task_placement";
+    case ComponentKind::kCachePolicy:
+      return "cache_policy";
+    case ComponentKind::kGenerator:
+      return "generator";
   }
   return "unknown";
 }
@@ -344,8 +410,13 @@ ComponentRegistrar::ComponentRegistrar(ComponentDescriptor descriptor) {
         return static_cast<bool>(f.study_placement);
       case ComponentKind::kRateModel:
         return f.wanted && f.rate_model;
+      case ComponentKind::kTaskPlacement:
+        return static_cast<bool>(f.task_placement);
+      case ComponentKind::kCachePolicy:
+        return static_cast<bool>(f.cache_policy);
       case ComponentKind::kTraceFormat:
-        return false;  // trace formats are the readers' table (workload.h)
+      case ComponentKind::kGenerator:
+        return false;  // the readers' and generators' tables (workload.h, generator.h)
       case ComponentKind::kMechanism:
         // One that plugs into the built-in decider must be one of the simulator's own.
         return f.wanted && f.mechanism && !descriptor.caps.needs_built_in_decider;

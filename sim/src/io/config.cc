@@ -86,10 +86,15 @@ void apply_override(toml::table& table, const std::string& assignment,
 
 RunConfig parse_run_config(const toml::table& root, const std::string& source_name,
                            const std::string& base_dir) {
+  return parse_run_config(root, source_name, base_dir, nullptr);
+}
+
+RunConfig parse_run_config(const toml::table& root, const std::string& source_name,
+                           const std::string& base_dir, SideFileCache* side_files) {
   using namespace io_internal;  // the config reader and the table parsers
   RunConfig config;
   config.source_name = source_name;
-  ConfigParse parse(source_name, base_dir);
+  ConfigParse parse(source_name, base_dir, side_files);
   const std::vector<std::string> tables = parse.keys().tables();
   for (const auto& [key, value] : root) {
     if (std::find(tables.begin(), tables.end(), key.str()) == tables.end())
@@ -123,12 +128,14 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
                      "sets the time scale itself: give target_load or time_scale, not both");
   check_placement_study(config, root);
   io_internal::plan_measurement(config, steady_keys_set);
-  if (!config.sim.serving.config.empty()) parse_mixed(config, root);
+  if (!config.sim.serving.config.empty()) parse_mixed(config, root, side_files);
   return config;
 }
 
-RunConfig parse_run_config(std::string_view toml_text, const std::string& source_name,
-                           const std::string& base_dir, const std::vector<std::string>& overrides) {
+namespace {
+
+toml::table parse_toml(std::string_view toml_text, const std::string& source_name,
+                       const std::vector<std::string>& overrides) {
   toml::table root;
   try {
     root = toml::parse(toml_text, source_name);
@@ -137,13 +144,26 @@ RunConfig parse_run_config(std::string_view toml_text, const std::string& source
                      "not valid TOML: " + excerpt(error.description(), 160));
   }
   for (const auto& assignment : overrides) apply_override(root, assignment, source_name);
-  return parse_run_config(root, source_name, base_dir);
+  return root;
+}
+
+}  // namespace
+
+RunConfig parse_run_config(std::string_view toml_text, const std::string& source_name,
+                           const std::string& base_dir, const std::vector<std::string>& overrides) {
+  return parse_run_config(parse_toml(toml_text, source_name, overrides), source_name, base_dir);
 }
 
 RunConfig load_run_config(const std::string& path, const std::vector<std::string>& overrides) {
   const std::string text = read_input_file(path, "config file");
   const std::string base_dir = std::filesystem::path(path).parent_path().string();
   return parse_run_config(text, path, base_dir, overrides);
+}
+
+RunConfig io_internal::load_run_config(const std::string& path, SideFileCache* side_files) {
+  const std::string text = read_input_file(path, "config file");
+  const std::string base_dir = std::filesystem::path(path).parent_path().string();
+  return parse_run_config(parse_toml(text, path, {}), path, base_dir, side_files);
 }
 
 InputError impossible_job_error(const RunConfig& config, const ImpossibleJobError& error) {

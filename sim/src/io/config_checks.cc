@@ -29,6 +29,10 @@ bool capable(ComponentKind kind, std::string_view name, bool ComponentCapabiliti
       if (format.name == name) return format.caps.*capability;
     return false;
   }
+  if (kind == ComponentKind::kGenerator) {
+    const ComponentDescriptor* generator = find_generator(name);
+    return generator && generator->caps.*capability;
+  }
   const ComponentDescriptor* descriptor = find_component(kind, name);
   return descriptor && descriptor->caps.*capability;
 }
@@ -245,7 +249,7 @@ double estimated_span_s(const RunConfig& config, const Workload* workload) {
     return span;
   }
   if (generator && !config.workload.serving_catalog &&
-      (generator->shape == "philly" || generator->shape == "synergy")) {
+      capable(ComponentKind::kGenerator, generator->shape, &ComponentCapabilities::steady_state)) {
     const WorkloadShape shape = generator_shape(*generator);
     double longest = 0.0;
     for (const auto& point : shape.durations) longest = std::max(longest, point.first);
@@ -312,7 +316,9 @@ void check_event_budget(const RunConfig& config, const Workload* workload) {
 bool has_randomness(const RunConfig& config) {
   const SimOptions& sim = config.sim;
   const MechanismOptions& m = sim.mechanisms;
-  return config.workload.generator.has_value() ||
+  return (config.workload.generator &&
+          capable(ComponentKind::kGenerator, config.workload.generator->shape,
+                  &ComponentCapabilities::random)) ||
          capable(ComponentKind::kPlacement, sim.scheduler.placement,
                  &ComponentCapabilities::random) ||
          m.mtbf_h > 0.0 || empirical(m.checkpoint_cost) || empirical(m.restore_cost) ||

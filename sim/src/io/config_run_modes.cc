@@ -114,7 +114,7 @@ void check_placement_study(RunConfig& config, const toml::table& root) {
 
 // A mixed config ([serving] config beside a training workload): its serving config, and what
 // cannot act in a mixed run refused, naming the key.
-void parse_mixed(RunConfig& config, const toml::table& root) {
+void parse_mixed(RunConfig& config, const toml::table& root, SideFileCache* side_files) {
   const auto refuse = [&](const std::string& key, const std::string& why) {
     std::size_t line = 0;
     const auto dot = key.find('.');
@@ -125,7 +125,7 @@ void parse_mixed(RunConfig& config, const toml::table& root) {
   };
   RunConfig serving;
   try {
-    serving = load_run_config(config.sim.serving.config);
+    serving = io_internal::load_run_config(config.sim.serving.config, side_files);
   } catch (const InputError& error) {
     refuse("serving.config", std::string("cannot read the serving config: ") + error.what());
   }

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "clustersim/component.h"
 #include "clustersim/config.h"
 #include "clustersim/error.h"
 #include "clustersim/failure_trace.h"
@@ -22,6 +23,7 @@
 #include "clustersim/serving_catalog.h"
 #include "io/internal/config_reader.h"
 #include "io/internal/pair_table.h"
+#include "io/internal/side_files.h"
 
 namespace clustersim::io_internal {
 
@@ -175,13 +177,16 @@ WorkloadSource parse_workload(ConfigParse& parse, const toml::table& root, int c
                              .workload = &workload});
   // Serving DAG workloads: the catalog their models come from (default: the built-in copy of
   // profiles/serving/models.json). Elsewhere it is refused with the keys of the other kind.
-  const bool dag =
-      has_trace ? workload.format == TraceFormat::kDag : workload.generator->shape == "query_dag";
+  // (Which formats and generators yield query DAGs: their descriptors' `serving`.)
+  const ComponentDescriptor* workload_source =
+      has_trace ? &trace_format_components()[static_cast<std::size_t>(workload.format)]
+                : find_generator(workload.generator->shape);
+  const bool dag = workload_source && workload_source->caps.serving;
   if (dag) {
     if (reader.has("catalog")) {
       const std::string path =
           resolve_path(parse.text(reader, "workload.catalog"), parse.base_dir());
-      workload.serving_catalog = std::make_shared<const ServingCatalog>(load_serving_catalog(path));
+      workload.serving_catalog = side_serving_catalog(parse.side_files(), path);
     } else {
       workload.serving_catalog = std::shared_ptr<const ServingCatalog>(
           std::shared_ptr<const ServingCatalog>(), &default_serving_catalog());
@@ -258,8 +263,9 @@ void parse_throughput(ConfigParse& parse, const toml::table& root, RunConfig& co
   if (profile) {
     if (!throughput.has("profiles"))
       throughput.fail("profiles", "the profile model needs a folder of profiles");
-    config.profiles = std::make_shared<const ProfileLibrary>(load_profile_dir(
-        resolve_path(parse.text(throughput, "throughput.profiles"), parse.base_dir())));
+    config.profiles = side_profile_dir(
+        parse.side_files(),
+        resolve_path(parse.text(throughput, "throughput.profiles"), parse.base_dir()));
     options.penalty = config.sim.penalty;
     if (options.on_missing == MissingProfile::kCannotRun)
       throughput.fail("on_missing",
@@ -270,8 +276,9 @@ void parse_throughput(ConfigParse& parse, const toml::table& root, RunConfig& co
   if (model == "table") {
     if (!throughput.has("table"))
       throughput.fail("table", "the table model needs a throughput table (Gavel's format)");
-    config.throughput_table = std::make_shared<const ThroughputTable>(load_throughput_table(
-        resolve_path(parse.text(throughput, "throughput.table"), parse.base_dir())));
+    config.throughput_table = side_throughput_table(
+        parse.side_files(),
+        resolve_path(parse.text(throughput, "throughput.table"), parse.base_dir()));
     TableModelOptions& table = config.table_options;
     table.on_missing = options.on_missing;
     table.penalty = config.sim.penalty;
@@ -326,7 +333,8 @@ void parse_mechanisms(ConfigParse& parse, const toml::table& root, RunConfig& co
     }
   }
   if (reader.has("failure_trace"))
-    m.failure_trace = load_failure_trace(
+    m.failure_trace = side_failure_trace(
+        parse.side_files(),
         resolve_path(parse.text(reader, "mechanisms.failure_trace"), parse.base_dir()),
         config.sim.cluster);
   // Checkpoint sizes: the profiles' (any GPU type; under every alias), then this table's.
@@ -359,7 +367,7 @@ void parse_sharing(ConfigParse& parse, const toml::table& root, RunConfig& confi
   parse.read_section(reader, "sharing", targets);
   SharingOptions& sharing = config.sim.sharing;
   if (sharing.interference == Interference::kTable && !sharing.table.empty())
-    sharing.pairs = read_pair_table(sharing.table);
+    sharing.pairs = side_pair_table(parse.side_files(), sharing.table);
   parse.check_section(reader, "sharing", targets);
   reader.reject_unknown_keys();
   config.workload.reader.gpu_shares = sharing.enabled();

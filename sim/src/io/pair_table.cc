@@ -14,9 +14,11 @@
 
 namespace clustersim::io_internal {
 
-std::vector<std::pair<std::pair<std::string, std::string>, double>> read_pair_table(
-    const std::string& path) {
-  const std::string text = read_input_file(path, "sharing.table");
+PairTable read_pair_table(const std::string& path) {
+  return parse_pair_table(read_input_file(path, "sharing.table"), path);
+}
+
+PairTable parse_pair_table(const std::string& text, const std::string& path) {
   std::vector<std::pair<std::pair<std::string, std::string>, double>> pairs;
   std::istringstream in(text);
   std::string line;

@@ -11,6 +11,7 @@
 #include "clustersim/profile.h"
 #include "clustersim/serving_catalog.h"
 #include "io/internal/json_error.h"
+#include "io/internal/side_files.h"
 
 namespace clustersim {
 
@@ -198,7 +199,9 @@ Profile load_profile(const std::string& path) {
   return parse_profile(read_input_file(path, "profile file"), path);
 }
 
-ProfileLibrary load_profile_dir(const std::string& dir) {
+namespace io_internal {
+
+std::vector<std::string> profile_files(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
@@ -214,14 +217,28 @@ ProfileLibrary load_profile_dir(const std::string& dir) {
   if (ec) throw InputError(dir, 0, "", "cannot list profile folder: " + ec.message());
   std::sort(files.begin(), files.end());
   if (files.empty()) throw InputError(dir, 0, "", "no profile (*.json) in this folder");
+  return files;
+}
+
+ProfileLibrary profile_library(const std::string& dir, const std::vector<std::string>& files,
+                               const std::vector<std::string>& texts) {
   ProfileLibrary library;
-  for (const std::string& file : files) {
-    const std::string text = read_input_file(file, "profile file");
-    if (is_serving_catalog(text)) continue;  // profiles/serving/models.json is not a profile
-    library.add(parse_profile(text, file));
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (is_serving_catalog(texts[i])) continue;  // profiles/serving/models.json is not a profile
+    library.add(parse_profile(texts[i], files[i]));
   }
   if (library.size() == 0) throw InputError(dir, 0, "", "no profile (*.json) in this folder");
   return library;
+}
+
+}  // namespace io_internal
+
+ProfileLibrary load_profile_dir(const std::string& dir) {
+  const std::vector<std::string> files = io_internal::profile_files(dir);
+  std::vector<std::string> texts;
+  texts.reserve(files.size());
+  for (const std::string& file : files) texts.push_back(read_input_file(file, "profile file"));
+  return io_internal::profile_library(dir, files, texts);
 }
 
 }  // namespace clustersim

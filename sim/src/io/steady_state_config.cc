@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "clustersim/component.h"
 #include "clustersim/config.h"
 #include "clustersim/error.h"
 #include "options/declare.h"
@@ -15,9 +16,12 @@ namespace io_internal {
 
 bool steady_state_applies(const RunConfig& config) {
   const WorkloadSource& workload = config.workload;
-  return workload.steady_state == SteadyStateMode::kAuto && workload.generator &&
-         !workload.serving_catalog &&
-         (workload.generator->shape == "philly" || workload.generator->shape == "synergy");
+  if (workload.steady_state != SteadyStateMode::kAuto || !workload.generator ||
+      workload.serving_catalog)
+    return false;
+  // The generators whose jobs have a steady-state shape (their descriptors say which).
+  const ComponentDescriptor* generator = find_generator(workload.generator->shape);
+  return generator && generator->caps.steady_state;
 }
 
 void plan_measurement(RunConfig& config, const std::vector<std::string>& steady_keys_set) {

@@ -1,41 +1,47 @@
-// Task placement and cache policies by name.
+// Task placement and cache policies by name: their descriptors (sim/src/components).
 #include <stdexcept>
 
 #include "clustersim/cluster.h"
+#include "clustersim/component.h"
 #include "clustersim/simulator.h"
 #include "options/declare.h"
-#include "serving/factories.h"
 
 namespace clustersim {
 
-const std::vector<std::string>& task_placement_names() {
-  static const std::vector<std::string> names = {"compass", "round_robin", "least_loaded",
-                                                 "model_affinity", "heft"};
-  return names;
+namespace {
+
+// "unknown task placement 'x' (expected compass, round_robin, ... or heft)": its kind's names.
+std::invalid_argument unknown(ComponentKind kind, const std::string& what,
+                              const std::string& name) {
+  const std::vector<std::string> names = component_names(kind);
+  std::string expected;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    expected += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return std::invalid_argument("unknown " + what + " '" + name + "' (expected " + expected + ")");
+}
+
+}  // namespace
+
+std::vector<std::string> task_placement_names() {
+  return component_names(ComponentKind::kTaskPlacement);
 }
 
 std::unique_ptr<TaskPlacementPolicy> make_task_placement(const std::string& name,
                                                          const CompassOptions& compass) {
-  if (name == "compass") return serving_internal::make_compass_placement(compass);
-  if (name == "round_robin") return serving_internal::make_round_robin_placement();
-  if (name == "least_loaded") return serving_internal::make_least_loaded_placement();
-  if (name == "model_affinity") return serving_internal::make_model_affinity_placement();
-  if (name == "heft") return serving_internal::make_heft_placement();
-  throw std::invalid_argument("unknown task placement '" + name +
-                              "' (expected compass, round_robin, least_loaded, model_affinity or "
-                              "heft)");
+  if (const ComponentDescriptor* d = find_component(ComponentKind::kTaskPlacement, name))
+    return d->factory.task_placement(compass);
+  throw unknown(ComponentKind::kTaskPlacement, "task placement", name);
 }
 
-const std::vector<std::string>& cache_policy_names() {
-  static const std::vector<std::string> names = {"lru", "compass"};
-  return names;
+std::vector<std::string> cache_policy_names() {
+  return component_names(ComponentKind::kCachePolicy);
 }
 
 std::unique_ptr<ModelCachePolicy> make_cache_policy(const std::string& name,
                                                     int compass_lookahead) {
-  if (name == "lru") return serving_internal::make_lru_cache();
-  if (name == "compass") return serving_internal::make_compass_cache(compass_lookahead);
-  throw std::invalid_argument("unknown cache policy '" + name + "' (expected lru or compass)");
+  if (const ComponentDescriptor* d = find_component(ComponentKind::kCachePolicy, name))
+    return d->factory.cache_policy(compass_lookahead);
+  throw unknown(ComponentKind::kCachePolicy, "cache policy", name);
 }
 
 namespace options {
@@ -76,28 +82,33 @@ void declare_serving_keys(KeyRegistry& keys) {
   key(
       "scheduler.task_placement", [](auto& o) -> auto& { return o.serving.task_placement; })
       .choices(task_placement_names())
+      .component("serving task placement")
       .doc(
           "Where each ready task runs (`task_placement.h`; [`sim/README.md`]"
           "(sim/README.md#serving-dag-workloads)).");
   key(
       "scheduler.cache", [](auto& o) -> auto& { return o.serving.cache; })
       .choices(cache_policy_names())
+      .component("serving cache")
       .doc(
           "Which models stay in GPU memory: `lru`, or `compass` (keeps the models of the next "
           "`cache_lookahead` queued tasks).");
   key(
       "scheduler.cache_lookahead", [](auto& o) -> auto& { return o.serving.cache_lookahead; })
       .range(0, 1 << 20)
+      .component("serving compass cache")
       .doc("Queued tasks the `compass` cache looks at.");
   key(
       "scheduler.reschedule_threshold",
       [](auto& o) -> auto& { return o.serving.reschedule_threshold; })
       .range(0.0, 1e12)
+      .component("serving compass placement")
       .doc(
           "`compass` placement: its tolerated wait on a planned GPU (x the task's compute "
           "time).");
   key(
       "scheduler.compass_keep_joins", [](auto& o) -> auto& { return o.serving.compass_keep_joins; })
+      .component("serving compass placement")
       .doc(
           "`compass` placement: the study's rule that a join keeps its planned GPU whatever the "
           "wait.");

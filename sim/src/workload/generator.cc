@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "clustersim/component.h"
 #include "clustersim/random.h"
 #include "clustersim/steady_state.h"
 #include "options/declare.h"
@@ -159,11 +160,20 @@ double exponential_mean_runtime(double mean, double cap) {
   return cap > 0.0 ? mean * -std::expm1(-cap / mean) : mean;
 }
 
+// "unknown workload shape 'x' (expected philly, synergy or query_dag)": the generators' names.
+std::invalid_argument unknown_shape(const std::string& shape) {
+  std::string expected;
+  const auto& generators = generator_components();
+  for (std::size_t i = 0; i < generators.size(); ++i)
+    expected += (i == 0 ? "" : i + 1 == generators.size() ? " or " : ", ") + generators[i].name;
+  return std::invalid_argument("unknown workload shape '" + shape + "' (expected " + expected +
+                               ")");
+}
+
+// The philly generator's settings (its own functions only: generator_mean_gpu_seconds is
+// philly's mean, whatever the options' shape names).
 void validate(const GeneratorOptions& options) {
-  if (options.shape != "philly") {
-    throw std::invalid_argument("unknown workload shape '" + options.shape +
-                                "' (expected philly, synergy or query_dag)");
-  }
+  if (options.shape != "philly") throw unknown_shape(options.shape);
   if (!std::isfinite(options.load) || options.load <= 0.0) {
     throw std::invalid_argument("generator load must be a finite number > 0");
   }
@@ -222,20 +232,21 @@ std::vector<std::pair<double, double>> quantile_points(const std::array<RuntimeQ
 Workload generate_synergy_workload(const GeneratorOptions& options);  // synergy_generator.cc
 void synergy_gpu_moments(const GeneratorOptions& options, double& mean, double& square);
 
-WorkloadShape generator_shape(const GeneratorOptions& options) {
+namespace {
+
+WorkloadShape synergy_shape(const GeneratorOptions& options) {
   WorkloadShape shape;
-  if (options.shape == "synergy") {
-    // 60 x 10^U(1.5, 3) s for 80% of jobs, 60 x 10^U(3, 4) s for 20%: log-linear quantiles.
-    const std::array<RuntimeQuantile, 3> table = {
-        {{0.0, 60.0 * std::pow(10.0, 1.5)}, {0.8, 60.0 * 1e3}, {1.0, 60.0 * 1e4}}};
-    shape.durations = quantile_points(table, options.max_duration_s);
-    shape.arrival_rate = options.jobs_per_hour / 3600.0;
-    synergy_gpu_moments(options, shape.mean_gpus, shape.mean_gpus_sq);
-    return shape;
-  }
-  if (options.shape != "philly")
-    throw std::invalid_argument("generator '" + options.shape +
-                                "' has no steady-state shape (only philly and synergy)");
+  // 60 x 10^U(1.5, 3) s for 80% of jobs, 60 x 10^U(3, 4) s for 20%: log-linear quantiles.
+  const std::array<RuntimeQuantile, 3> table = {
+      {{0.0, 60.0 * std::pow(10.0, 1.5)}, {0.8, 60.0 * 1e3}, {1.0, 60.0 * 1e4}}};
+  shape.durations = quantile_points(table, options.max_duration_s);
+  shape.arrival_rate = options.jobs_per_hour / 3600.0;
+  synergy_gpu_moments(options, shape.mean_gpus, shape.mean_gpus_sq);
+  return shape;
+}
+
+WorkloadShape philly_shape(const GeneratorOptions& options) {
+  WorkloadShape shape;
   if (exponential_durations(options)) {
     // Midpoints of equal-probability bands: fine enough for the rule's run-length plan.
     constexpr int kBands = 4096;
@@ -257,6 +268,21 @@ WorkloadShape generator_shape(const GeneratorOptions& options) {
     shape.mean_gpus_sq += demand.probability * gpus * gpus;
   }
   return shape;
+}
+
+}  // namespace
+
+WorkloadShape generator_shape(const GeneratorOptions& options) {
+  const ComponentDescriptor* generator = find_generator(options.shape);
+  if (!generator) throw unknown_shape(options.shape);
+  if (!generator->factory.workload_shape) {
+    std::string shaped;
+    for (const ComponentDescriptor& d : generator_components())
+      if (d.caps.steady_state) shaped += (shaped.empty() ? "" : " and ") + d.name;
+    throw std::invalid_argument("generator '" + options.shape +
+                                "' has no steady-state shape (only " + shaped + ")");
+  }
+  return generator->factory.workload_shape(options);
 }
 
 Workload generate_query_dag_workload(const GeneratorOptions& options);  // query_dag_generator.cc
@@ -281,23 +307,69 @@ void make_elastic(const GeneratorOptions& options, Workload& workload) {
   }
 }
 
-Workload generate_philly_workload(const GeneratorOptions& options);
-
-}  // namespace
-
-Workload generate_workload(const GeneratorOptions& options) {
-  if (options.shape == "query_dag")
-    return generate_query_dag_workload(options);  // no elastic tasks
+// The training generators' jobs, some of them elastic (query DAGs have no elastic tasks).
+template <Workload (*generate)(const GeneratorOptions&)>
+Workload with_elastic_jobs(const GeneratorOptions& options) {
   if (!(options.elastic_fraction >= 0.0 && options.elastic_fraction <= 1.0) ||
       !(options.elastic_min_factor > 0.0 && options.elastic_min_factor <= 1.0) ||
       !(options.elastic_max_factor >= 1.0 && std::isfinite(options.elastic_max_factor)))
     throw std::invalid_argument(
         "elastic_fraction must be in [0, 1], elastic_min_factor in (0, 1], "
         "elastic_max_factor >= 1");
-  Workload workload = options.shape == "synergy" ? generate_synergy_workload(options)
-                                                 : generate_philly_workload(options);
+  Workload workload = generate(options);
   make_elastic(options, workload);
   return workload;
+}
+
+Workload generate_philly_workload(const GeneratorOptions& options);
+
+// Every generator draws on workload.seed (caps.random); the training ones have a steady-state
+// shape, query_dag yields serving query DAGs.
+ComponentDescriptor generator_entry(std::string name, std::string summary,
+                                    std::vector<std::string> key_components,
+                                    Workload (*generate)(const GeneratorOptions&),
+                                    WorkloadShape (*shape)(const GeneratorOptions&)) {
+  ComponentDescriptor d = describe(ComponentKind::kGenerator, std::move(name), std::move(summary),
+                                   std::move(key_components));
+  d.key_components.insert(d.key_components.begin(), "generators");
+  d.caps.random = true;
+  d.caps.steady_state = shape != nullptr;
+  d.caps.serving = shape == nullptr;
+  d.factory.generator = generate;
+  d.factory.workload_shape = shape;
+  return d;
+}
+
+std::vector<ComponentDescriptor> generators() {
+  std::vector<ComponentDescriptor> t;
+  t.push_back(generator_entry(
+      "philly", "Poisson arrivals at a target load, Philly-shaped GPU demands and durations", {},
+      with_elastic_jobs<generate_philly_workload>, philly_shape));
+  t.push_back(generator_entry("synergy", "the Synergy study's workload (Poisson, model classes)",
+                              {"generator synergy"}, with_elastic_jobs<generate_synergy_workload>,
+                              synergy_shape));
+  t.push_back(generator_entry("query_dag", "serving queries as DAGs of model tasks (Compass)",
+                              {"generator query_dag"}, generate_query_dag_workload, nullptr));
+  return t;
+}
+
+}  // namespace
+
+const std::vector<ComponentDescriptor>& generator_components() {
+  static const std::vector<ComponentDescriptor> table = generators();
+  return table;
+}
+
+const ComponentDescriptor* find_generator(std::string_view shape) {
+  for (const ComponentDescriptor& d : generator_components())
+    if (d.name == shape) return &d;
+  return nullptr;
+}
+
+Workload generate_workload(const GeneratorOptions& options) {
+  const ComponentDescriptor* generator = find_generator(options.shape);
+  if (!generator) throw unknown_shape(options.shape);
+  return generator->factory.generator(options);
 }
 
 namespace {
@@ -352,7 +424,11 @@ namespace options {
 // Keys of every generator, and philly's; synergy's and query_dag's are in their files.
 void declare_generator_keys(KeyRegistry& keys) {
   custom(keys, "workload.generator", KeyType::kChoice)
-      .choices({"philly", "synergy", "query_dag"})
+      .choices([] {
+        std::vector<std::string> names;
+        for (const ComponentDescriptor& d : generator_components()) names.push_back(d.name);
+        return names;
+      }())
       .component("generators")
       .doc(
           "A synthetic workload instead of `trace`: `philly` (Poisson arrivals at a target "

@@ -45,6 +45,7 @@
 #include "clustersim/report.h"
 #include "clustersim/serving.h"
 #include "clustersim/serving_catalog.h"
+#include "clustersim/side_file_cache.h"
 #include "clustersim/simulation.h"
 #include "clustersim/simulator.h"
 #include "clustersim/steady_state.h"

@@ -2,16 +2,21 @@
 // factory builds; "does the run preempt" has one answer, the descriptors'; a mechanism
 // registered from this file alone is built and runs in a Simulation; and the files that check
 // or refuse a configuration compare no scheduler name against a component's name (what a
-// component can do is its descriptor's to say).
+// component can do is its descriptor's to say): scheduler, serving, trace format or generator.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 #include "clustersim/component.h"
 #include "clustersim/config.h"
+#include "clustersim/generator.h"
+#include "clustersim/model_cache.h"
 #include "clustersim/placement_study.h"
 #include "clustersim/simulation.h"
+#include "clustersim/steady_state.h"
+#include "clustersim/task_placement.h"
 #include "clustersim/workload.h"
 #include "test_util.h"
 
@@ -135,6 +140,34 @@ TEST(Components, EveryListedNameHasADescriptorWhoseFactoryBuilds) {
     EXPECT_EQ(parse_trace_format(d.name), format);
     EXPECT_NE(d.factory.trace_reader, nullptr) << d.name;
   }
+  for (const std::string& name : task_placement_names()) {
+    const ComponentDescriptor* d = find_component(ComponentKind::kTaskPlacement, name);
+    ASSERT_NE(d, nullptr) << name;
+    EXPECT_EQ(d->factory.task_placement(CompassOptions{})->name(), name);
+  }
+  for (const std::string& name : cache_policy_names()) {
+    const ComponentDescriptor* d = find_component(ComponentKind::kCachePolicy, name);
+    ASSERT_NE(d, nullptr) << name;
+    EXPECT_EQ(d->factory.cache_policy(3)->name(), name);
+  }
+  // Every generator generates; those with a steady-state shape have one, the others throw.
+  for (const ComponentDescriptor& d : generator_components()) {
+    EXPECT_EQ(find_generator(d.name), &d);
+    EXPECT_TRUE(d.caps.random) << d.name;  // every generator draws on workload.seed
+    GeneratorOptions generator;
+    generator.shape = d.name;
+    generator.jobs = 5;
+    generator.queries = 5;
+    const Workload workload = d.factory.generator(generator);
+    EXPECT_EQ(workload.dag.has_value(), d.caps.serving) << d.name;
+    EXPECT_EQ(d.caps.serving ? workload.dag->query_count() : workload.jobs.size(), 5u) << d.name;
+    EXPECT_EQ(d.factory.workload_shape != nullptr, d.caps.steady_state) << d.name;
+    if (d.caps.steady_state)
+      EXPECT_GT(generator_shape(generator).arrival_rate, 0.0) << d.name;
+    else
+      EXPECT_THROW(generator_shape(generator), std::invalid_argument) << d.name;
+  }
+  EXPECT_EQ(find_generator("no_such_generator"), nullptr);
   const SimOptions options = testing::small_cluster(2, 1);
   for (const ComponentDescriptor* d : components(ComponentKind::kMechanism)) {
     ASSERT_TRUE(d->factory.wanted && d->factory.mechanism) << d->name;
@@ -235,9 +268,20 @@ TEST(Components, NoCapabilityRuleNamesAComponentOutsideTheDescriptors) {
   EXPECT_TRUE(compares_with("if (policy == \"fifo\")", "fifo"));
   EXPECT_TRUE(compares_with("policy !=\n      \"fifo\"", "fifo"));
   EXPECT_FALSE(compares_with("names = {\"fifo\"}; x = \"fifo\";", "fifo"));
-  const char* files[] = {"sim/src/io/config_checks.cc",    "sim/src/simulation/simulation.cc",
-                         "sim/src/mechanisms/registry.cc", "sim/src/options/core_keys.cc",
-                         "sweep/src/point_config.cc",      "sim/src/decider/ordering.cc"};
+  // The names: every kind's, the trace formats' and the generators' too.
+  std::vector<std::string> names;
+  for (ComponentKind kind : kComponentKinds)
+    for (const ComponentDescriptor* d : components(kind)) names.push_back(d->name);
+  for (const auto* table : {&trace_format_components(), &generator_components()})
+    for (const ComponentDescriptor& d : *table) names.push_back(d.name);
+  std::sort(names.begin(), names.end());  // once each ("philly" is a format and a generator)
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  const char* files[] = {"sim/src/io/config_checks.cc",       "sim/src/simulation/simulation.cc",
+                         "sim/src/mechanisms/registry.cc",    "sim/src/options/core_keys.cc",
+                         "sweep/src/point_config.cc",         "sim/src/decider/ordering.cc",
+                         "sim/src/io/steady_state_config.cc", "sim/src/io/config_run_modes.cc",
+                         "sim/src/io/workload_loading.cc",    "sweep/src/dry_run.cc",
+                         "sim/src/serving/registry.cc"};
   for (const char* file : files) {
     std::ifstream in(std::string(CLUSTERSIM_SOURCE_DIR) + "/" + file);
     ASSERT_TRUE(in) << file;
@@ -245,12 +289,11 @@ TEST(Components, NoCapabilityRuleNamesAComponentOutsideTheDescriptors) {
     text << in.rdbuf();
     const std::string source = text.str();
     EXPECT_EQ(source.find("preemptive()"), std::string::npos) << file << ": ask run_preempts()";
-    for (ComponentKind kind : kComponentKinds)
-      for (const ComponentDescriptor* d : components(kind)) {
-        EXPECT_FALSE(compares_with(source, d->name))
-            << file << " compares a name with \"" << d->name
-            << "\": say what it can do in its descriptor (sim/src/components/components.cc)";
-      }
+    for (const std::string& name : names)
+      EXPECT_FALSE(compares_with(source, name))
+          << file << " compares a name with \"" << name
+          << "\": say what it can do in its descriptor (sim/src/components/components.cc; "
+             "generators: generator.cc, trace formats: read_trace.cc)";
   }
 }
 

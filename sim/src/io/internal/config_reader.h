@@ -20,6 +20,7 @@
 #include "clustersim/config.h"
 #include "clustersim/error.h"
 #include "clustersim/options.h"
+#include "clustersim/side_file_cache.h"
 
 namespace clustersim::io_internal {
 
@@ -168,12 +169,16 @@ struct Targets {
 // the values read so far decide the conditions of the others.
 class ConfigParse {
  public:
-  ConfigParse(const std::string& source, const std::string& base_dir)
-      : source_(source), base_dir_(base_dir) {}
+  // `side_files`: where the config's side files come from (a sweep's cache), or nullptr (read
+  // from disk).
+  ConfigParse(const std::string& source, const std::string& base_dir,
+              SideFileCache* side_files = nullptr)
+      : source_(source), base_dir_(base_dir), side_files_(side_files) {}
 
   const KeyRegistry& keys() const { return keys_; }
   const std::string& source() const { return source_; }
   const std::string& base_dir() const { return base_dir_; }
+  SideFileCache* side_files() const { return side_files_; }
 
   const KeyDecl& decl(std::string_view name) const {
     const KeyDecl* key = keys_.find(name);
@@ -335,6 +340,7 @@ class ConfigParse {
   const KeyRegistry& keys_ = config_keys();
   const std::string& source_;
   const std::string& base_dir_;
+  SideFileCache* side_files_;
   std::map<std::string, OptionValue, std::less<>> values_;  // keys read so far
 };
 

@@ -8,8 +8,9 @@
 namespace clustersim::io_internal {
 
 // [sharing] interference = "table": the pair table, `model,other,factor` (a header row, then
-// one row per pair; `*` = any model).
-std::vector<std::pair<std::pair<std::string, std::string>, double>> read_pair_table(
-    const std::string& path);
+// one row per pair; `*` = any model): read from `path`, or parsed from its text.
+using PairTable = std::vector<std::pair<std::pair<std::string, std::string>, double>>;
+PairTable read_pair_table(const std::string& path);
+PairTable parse_pair_table(const std::string& text, const std::string& path);
 
 }  // namespace clustersim::io_internal

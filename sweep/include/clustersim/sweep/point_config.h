@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "clustersim/config.h"
+#include "clustersim/side_file_cache.h"
 #include "clustersim/sweep/grid.h"
 
 namespace clustersim::sweep {
@@ -19,6 +20,11 @@ RunConfig make_point_config(const Grid& grid, const GridPoint& point);
 // InputError (it would no longer be the grid's point).
 RunConfig make_point_config(const Grid& grid, const GridPoint& point,
                             const std::vector<std::string>& overrides);
+// The same with the config's side files from `side_files` (side_file_cache.h; nullptr: from
+// disk): a rank's points, and the grid's check, parse each profile folder or table once.
+RunConfig make_point_config(const Grid& grid, const GridPoint& point, SideFileCache* side_files);
+RunConfig make_point_config(const Grid& grid, const GridPoint& point,
+                            const std::vector<std::string>& overrides, SideFileCache* side_files);
 
 // Relative cost of one simulation: jobs x (1 + log2 of cluster GPUs), doubled for preemptive
 // policies (lease rounds re-plan the whole queue), x100 for the opt allocation mechanism (an LP

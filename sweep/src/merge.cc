@@ -59,6 +59,9 @@ const std::map<std::string_view, Rule>& attribute_rules() {
       {"hdf5_version", Rule::kDistinct},
       {"tbb_version", Rule::kDistinct},
       {"command_line", Rule::kLines},
+      // Each input's sessions and their builds (a JSON list per input, one per line): the
+      // builds themselves (git_commit, binary_sha256) must agree.
+      {"session_builds", Rule::kLines},
       // `clustersim snapshot` files (shards still running): merge --allow-missing shows progress.
       {"snapshot", Rule::kMax},
       {"snapshot_of", Rule::kDistinct},

@@ -74,7 +74,7 @@ void write_contents(const std::string& temporary, const Grid& grid,
                 "create " + temporary);
     Handle points = create_group(file, "points");
 
-    std::vector<std::int64_t> point_id, config_id, replicate, rank;
+    std::vector<std::int64_t> point_id, config_id, replicate, rank, session;
     std::vector<std::uint64_t> seed;
     std::vector<double> elapsed;
     std::vector<std::string> status;
@@ -87,6 +87,7 @@ void write_contents(const std::string& temporary, const Grid& grid,
       status.push_back(result.error.empty() ? "ok" : result.error);
       rank.push_back(result.rank);
       elapsed.push_back(result.elapsed_s);
+      session.push_back(result.session);
     }
     write_column(points, "point_id", H5T_NATIVE_INT64, point_id);
     write_column(points, "config_id", H5T_NATIVE_INT64, config_id);
@@ -115,6 +116,7 @@ void write_contents(const std::string& temporary, const Grid& grid,
     }
     write_column(points, "rank", H5T_NATIVE_INT64, rank);
     write_column(points, "elapsed_s", H5T_NATIVE_DOUBLE, elapsed);
+    write_column(points, "session", H5T_NATIVE_INT64, session);
 
     write_row_tables(file, results, options, rows_folder, !skeleton);
 

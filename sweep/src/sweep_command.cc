@@ -91,6 +91,7 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
       plan->check = validate_grid(plan->grid);
       if (!options.quiet) print_warnings(plan->check.warnings);
       plan->done.resize(plan->grid.size());
+      plan->done_session.resize(plan->grid.size(), 0);
       plan->shard = parse_shard(options.shard);
       plan->whole_run = options.whole_run;
       plan->members = shard_members(plan->grid, plan->check, plan->shard);
@@ -177,6 +178,10 @@ int run_sweep_command(int argc, char** argv) {
                               "finish an interrupted sweep; only missing points run");
   app.add_flag("--overwrite", options.overwrite, "replace an existing result file")
       ->excludes(resume);
+  app.add_flag("--resume-any-build", options.resume_any_build,
+               "with --resume: finish a sweep begun by another build of clustersim (refused "
+               "otherwise); each point records the session, and so the build, that computed it")
+      ->needs(resume);
   app.add_flag("--dry-run", options.dry_run,
                "list the points and their estimated cost, run nothing");
   app.add_option(

@@ -163,6 +163,11 @@ void JournalWriter::flush() {
     ssize_t n = ::write(fd_, buffer_.data() + written, buffer_.size() - written);
     if (n < 0) {
       if (errno == EINTR) continue;
+      // A later flush (the destructor's) goes on after what did reach the file, so a record
+      // torn by a full disk is not followed by a second copy of its first bytes.
+      const int error = errno;
+      buffer_.erase(0, written);
+      errno = error;
       fail_errno(path_, "cannot write the sweep journal");
     }
     written += static_cast<std::size_t>(n);

@@ -15,6 +15,7 @@
 #include "clustersim/sweep/result_store.h"
 #include "clustersim/sweep/shard.h"
 #include "clustersim/sweep/sweep_command.h"
+#include "hdf5_file.h"
 
 namespace clustersim::sweep {
 
@@ -429,6 +430,8 @@ int run_merge_command(int argc, char** argv) {
     return kExitBusy;
   } catch (const std::exception& error) {
     std::cerr << "clustersim merge: error: " << error.what() << "\n";
+    // HDF5's clean-up at exit would crash on a file it could not close (a full disk).
+    if (hdf5::file_left_open()) hdf5::leave_without_hdf5_cleanup(kExitFailure);
     return kExitFailure;
   }
 }

@@ -10,6 +10,7 @@
 
 #include "clustersim/atomic_file.h"
 #include "clustersim/error.h"
+#include "errno_error.h"
 #include "hdf5_file.h"
 #include "result_rows.h"
 
@@ -70,8 +71,8 @@ void write_contents(const std::string& temporary, const Grid& grid,
                     const Provenance& provenance, const std::string& rows_folder, bool skeleton) {
   {
     Handle access = file_access();
-    Handle file(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access), H5Fclose,
-                "create " + temporary);
+    WrittenFile file(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access), temporary,
+                     "create " + temporary);
     Handle points = create_group(file, "points");
 
     std::vector<std::int64_t> point_id, config_id, replicate, rank, session;
@@ -159,12 +160,17 @@ void write_result_file(const std::string& path, const Grid& grid,
   std::filesystem::remove(temporary);
   try {
     write_contents(temporary, grid, results, options, provenance, rows_folder, false);
-  } catch (...) {
+  } catch (const InputError&) {
     std::error_code ignored;
     std::filesystem::remove(temporary, ignored);  // never leave a half-written file behind
     throw;
+  } catch (const std::exception& error) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    // The error names the temporary; the user knows the result file.
+    throw std::runtime_error(path + ": cannot write the result file: " + error.what());
   }
-  std::filesystem::rename(temporary, path);
+  rename_into_place(temporary, path);
 }
 
 void write_result_skeleton(const std::string& temporary, const Grid& grid,

@@ -14,6 +14,7 @@
 #include "clustersim/sweep/point_result.h"
 #include "clustersim/sweep/result_store.h"
 #include "clustersim/sweep/row_spool.h"
+#include "hdf5_file.h"
 #include "sweep_session.h"
 
 namespace clustersim::sweep {
@@ -196,6 +197,8 @@ int run_snapshot_command(int argc, char** argv) {
     return 2;
   } catch (const std::exception& error) {
     std::cerr << "clustersim snapshot: error: " << error.what() << '\n';
+    // HDF5's clean-up at exit would crash on a file it could not close (a full disk).
+    if (hdf5::file_left_open()) hdf5::leave_without_hdf5_cleanup(1);
     return 1;
   }
 }

@@ -4,8 +4,10 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -19,6 +21,7 @@
 #include "clustersim/sweep/point_runner.h"
 #include "clustersim/sweep/row_spool.h"
 #include "dry_run.h"
+#include "hdf5_file.h"
 #include "rank_loop.h"
 #include "resume_plan.h"
 #include "sweep_coordinator.h"
@@ -146,10 +149,15 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
       return run_coordinator(mpi, *plan, options, session, *lock);
     } catch (const std::exception& error) {
       // The journal keeps what is done; the other ranks cannot go on without rank 0.
-      print_error(std::string(error.what()) +
-                  " (the journal keeps the finished points: rerun with --resume)");
+      const std::string what = error.what();
+      const bool full = what.find(std::strerror(ENOSPC)) != std::string::npos ||
+                        what.find(std::strerror(EDQUOT)) != std::string::npos;
+      print_error(what + " (the journal keeps the finished points: " +
+                  (full ? "free space and rerun with --resume)" : "rerun with --resume)"));
       lock->release();
       if (mpi.size() > 1) mpi.abort(kExitFailure);
+      // MPI_Finalize would run HDF5's clean-up, which crashes on a file it could not close.
+      if (hdf5::file_left_open()) hdf5::leave_without_hdf5_cleanup(kExitFailure);
       return kExitFailure;
     }
   }

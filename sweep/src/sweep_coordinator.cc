@@ -23,6 +23,7 @@
 #include "clustersim/sweep/progress.h"
 #include "clustersim/sweep/result_store.h"
 #include "clustersim/sweep/row_spool.h"
+#include "errno_error.h"
 #include "rank_loop.h"
 #include "rank_messages.h"
 #include "rank_points.h"
@@ -271,7 +272,7 @@ class Coordinator {
           throw;
         }
       }
-      std::filesystem::rename(temporary, options_.out);
+      rename_into_place(temporary, options_.out);
     } else {
       for (int rank = 1; rank < mpi_.size(); ++rank)
         if (waiting[rank]) mpi_.send(rank, MessageTag::kDone, {});

@@ -1,6 +1,10 @@
 // Rank 0's plan before the first simulation, and what an earlier session left (resume_plan.h).
 #include "resume_plan.h"
 
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -229,6 +233,56 @@ void check_existing_output(const SweepOptions& options) {
     throw InputError(options.out, 0, "",
                      "already exists (or its journal does): pass --resume to finish that sweep or "
                      "--overwrite to replace it");
+  }
+}
+
+namespace {
+
+std::string user_name(uid_t uid) {
+  if (const passwd* entry = ::getpwuid(uid)) return entry->pw_name;
+  return "uid " + std::to_string(uid);
+}
+
+}  // namespace
+
+// Renaming onto a file or removing it needs write access to its folder and, in a sticky folder
+// (mode 1777, as /scratch or /tmp), to own the file or the folder. A sweep that found out only
+// when its last point was done would have run for nothing and left its journal and temporary
+// behind (issue 45).
+void check_can_replace(const SweepOptions& options) {
+  const std::string journal = journal_path_for(options.out);
+  if (!options.overwrite && !(options.resume && std::filesystem::exists(journal))) return;
+  const std::filesystem::path target(options.out);
+  const std::string folder = target.parent_path().empty() ? "." : target.parent_path().string();
+  struct stat folder_info {};
+  if (::stat(folder.c_str(), &folder_info) != 0) return;  // check_output_path said why
+  const uid_t me = ::geteuid();
+  const std::string replaced = replaced_journal_path_for(options.out);
+  for (const std::string& path :
+       {options.out, journal, replaced, rows_folder_for(options.out), rows_folder_for(replaced)}) {
+    struct stat info {};
+    if (::lstat(path.c_str(), &info) != 0) continue;
+    if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+      throw InputError(options.out, 0, "",
+                       "cannot replace " + path + ": its folder " + folder +
+                           " is not writable for user " + user_name(me) +
+                           "; nothing ran. Write to another --out");
+    }
+    const bool sticky = (folder_info.st_mode & S_ISVTX) != 0;
+    if (sticky && me != 0 && info.st_uid != me && folder_info.st_uid != me) {
+      throw InputError(options.out, 0, "",
+                       "cannot replace " + path + ": it belongs to user " + user_name(info.st_uid) +
+                           " and its folder " + folder +
+                           " is sticky (only a file's owner may replace or remove it there); "
+                           "nothing ran. Ask " +
+                           user_name(info.st_uid) + " to remove it, or write to another --out");
+    }
+    if (path == journal && !options.overwrite && ::access(path.c_str(), W_OK) != 0) {
+      throw InputError(options.out, 0, "",
+                       "cannot resume: user " + user_name(me) + " may not write its journal " +
+                           path + " (owned by " + user_name(info.st_uid) +
+                           "; a group folder needs umask 002 for the sweep that began it)");
+    }
   }
 }
 

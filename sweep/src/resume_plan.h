@@ -76,6 +76,12 @@ void load_previous_session(Plan& plan, const SweepOptions& options);
 // --overwrite.
 void check_existing_output(const SweepOptions& options);
 
+// With the lock held, before anything runs (--overwrite, or --resume of an unfinished sweep): this
+// process will be able to replace and remove the files of the result it replaces or finishes
+// (the result file, its journal and rows). Throws InputError naming the file, its owner and the
+// folder otherwise (a sticky folder of another user's files, a folder it cannot write).
+void check_can_replace(const SweepOptions& options);
+
 // With the lock held, temporaries of the result file (PATH.tmp.HOST.PID, or PATH.tmp of older
 // versions) belong to writers that died while writing it: remove them.
 void remove_stale_temporaries(const std::string& out);

@@ -90,6 +90,7 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
                      excerpt(previous_holder, 300).c_str());
       }
       check_existing_output(options);
+      check_can_replace(options);
       remove_stale_temporaries(options.out);
       plan->check = validate_grid(plan->grid);
       if (!options.quiet) print_warnings(plan->check.warnings);

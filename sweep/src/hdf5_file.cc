@@ -1,17 +1,70 @@
 // The HDF5 helpers of the result file's writers, readers and merge (hdf5_file.h).
 #include "hdf5_file.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "clustersim/error.h"
 
 namespace clustersim::sweep::hdf5 {
 
+std::string system_error_in_stack() {
+  std::string found;
+  // The sec2 and MPI-IO drivers describe a failed system call as "... errno = 28, error
+  // message = 'No space left on device' ...".
+  auto visit = [](unsigned, const H5E_error2_t* error, void* data) -> herr_t {
+    const char* text =
+        error && error->desc ? std::strstr(error->desc, "error message = '") : nullptr;
+    if (!text) return 0;
+    text += std::strlen("error message = '");
+    const char* end = std::strchr(text, '\'');
+    *static_cast<std::string*>(data) = end ? std::string(text, end) : std::string(text);
+    return 1;  // the innermost one is enough
+  };
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, visit, &found);
+  return found;
+}
+
+void fail(const std::string& what) {
+  const std::string cause = system_error_in_stack();
+  throw std::runtime_error("HDF5: cannot " + what + (cause.empty() ? "" : ": " + cause));
+}
+
 void check(herr_t status, const std::string& what) {
-  if (status < 0) throw std::runtime_error("HDF5: cannot " + what);
+  if (status < 0) fail(what);
+}
+
+WrittenFile::WrittenFile(hid_t id, std::string path, const std::string& what)
+    : id_(id), path_(std::move(path)), exceptions_(std::uncaught_exceptions()) {
+  if (id_ < 0) fail(what);
+}
+
+namespace {
+bool g_file_left_open = false;
+}  // namespace
+
+bool file_left_open() { return g_file_left_open; }
+
+void leave_without_hdf5_cleanup(int status) {
+  std::fflush(nullptr);
+  std::_Exit(status);
+}
+
+WrittenFile::~WrittenFile() {
+  if (id_ < 0) return;
+  // Discarded anyway: give its space back to whatever else needs it.
+  if (std::uncaught_exceptions() > exceptions_) (void)::truncate(path_.c_str(), 0);
+  if (H5Fclose(id_) < 0) g_file_left_open = true;
 }
 
 // h5py reads variable-length UTF-8 strings as str (attributes) or via .asstr() (datasets).

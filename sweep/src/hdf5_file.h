@@ -12,11 +12,19 @@
 
 namespace clustersim::sweep::hdf5 {
 
+// The operating system's error under the failure HDF5 has just reported ("No space left on
+// device", "Disk quota exceeded", "Input/output error"), from its error stack, where its file
+// driver recorded one; "" otherwise.
+std::string system_error_in_stack();
+
+// Throws "HDF5: cannot WHAT", with the system error underneath where there is one.
+[[noreturn]] void fail(const std::string& what);
+
 // Closes an HDF5 handle with the right function when it goes out of scope.
 class Handle {
  public:
   Handle(hid_t id, herr_t (*close)(hid_t), const std::string& what) : id_(id), close_(close) {
-    if (id_ < 0) throw std::runtime_error("HDF5: cannot " + what);
+    if (id_ < 0) fail(what);
   }
   ~Handle() {
     if (id_ >= 0) close_(id_);
@@ -31,6 +39,34 @@ class Handle {
   hid_t id_;
   herr_t (*close_)(hid_t);
 };
+
+// A file this process writes, closed in scope like a Handle (`path`: its name, for messages).
+// Left by an exception (a full disk, a quota, an I/O error), it gives the discarded file's space
+// back (truncates it) before closing it. HDF5 1.10 cannot close a file whose flush failed: the
+// file stays half-destroyed inside the library, and the library's clean-up at exit or at
+// MPI_Finalize then crashes (issue 45: exit 139 in H5F__close_cb). file_left_open() then says
+// so, and the commands leave without that clean-up (std::_Exit, or MPI_Abort on several ranks).
+class WrittenFile {
+ public:
+  WrittenFile(hid_t id, std::string path, const std::string& what);
+  ~WrittenFile();
+  WrittenFile(const WrittenFile&) = delete;
+  WrittenFile& operator=(const WrittenFile&) = delete;
+  operator hid_t() const { return id_; }
+
+ private:
+  hid_t id_;
+  std::string path_;
+  int exceptions_;
+};
+
+// True once a WrittenFile could not be closed: the process must not run HDF5's clean-up (at
+// exit, or at MPI_Finalize, which runs it), which would crash on that file.
+bool file_left_open();
+
+// Exits with `status` at once: stdio flushed, no atexit handlers, no destructors of statics (nor
+// HDF5's clean-up among them), no MPI_Finalize. Locks and temporaries must be released first.
+[[noreturn]] void leave_without_hdf5_cleanup(int status);
 
 // Throws "HDF5: cannot WHAT" for a failed call.
 void check(herr_t status, const std::string& what);

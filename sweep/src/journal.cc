@@ -119,8 +119,9 @@ JournalContents read_journal(const std::string& path) {
 JournalWriter::JournalWriter(const std::string& path, bool append, std::uint64_t valid_bytes)
     : path_(path) {
   // O_APPEND: every write lands whole at the end of the file, never over an earlier record.
+  // 0666 less the umask: group-writable under umask 002, so a teammate can resume the sweep.
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | (append ? 0 : O_TRUNC) | O_CLOEXEC,
-               0644);
+               0666);
   if (fd_ < 0) fail_errno(path, "cannot open the sweep journal for writing");
   if (append) {
     // Drop a torn tail so new records follow the last whole one.
@@ -163,6 +164,11 @@ void JournalWriter::flush() {
     ssize_t n = ::write(fd_, buffer_.data() + written, buffer_.size() - written);
     if (n < 0) {
       if (errno == EINTR) continue;
+      // A later flush (the destructor's) goes on after what did reach the file, so a record
+      // torn by a full disk is not followed by a second copy of its first bytes.
+      const int error = errno;
+      buffer_.erase(0, written);
+      errno = error;
       fail_errno(path_, "cannot write the sweep journal");
     }
     written += static_cast<std::size_t>(n);

@@ -15,6 +15,7 @@
 #include "clustersim/sweep/result_store.h"
 #include "clustersim/sweep/shard.h"
 #include "clustersim/sweep/sweep_command.h"
+#include "hdf5_file.h"
 
 namespace clustersim::sweep {
 
@@ -59,6 +60,9 @@ const std::map<std::string_view, Rule>& attribute_rules() {
       {"hdf5_version", Rule::kDistinct},
       {"tbb_version", Rule::kDistinct},
       {"command_line", Rule::kLines},
+      // Each input's sessions and their builds (a JSON list per input, one per line): the
+      // builds themselves (git_commit, binary_sha256) must agree.
+      {"session_builds", Rule::kLines},
       // `clustersim snapshot` files (shards still running): merge --allow-missing shows progress.
       {"snapshot", Rule::kMax},
       {"snapshot_of", Rule::kDistinct},
@@ -426,6 +430,8 @@ int run_merge_command(int argc, char** argv) {
     return kExitBusy;
   } catch (const std::exception& error) {
     std::cerr << "clustersim merge: error: " << error.what() << "\n";
+    // HDF5's clean-up at exit would crash on a file it could not close (a full disk).
+    if (hdf5::file_left_open()) hdf5::leave_without_hdf5_cleanup(kExitFailure);
     return kExitFailure;
   }
 }

@@ -1,12 +1,14 @@
 #include "clustersim/sweep/output_lock.h"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -68,7 +70,18 @@ OutputLock::OutputLock(const std::string& out, const std::string& description,
   if (previous_holder) previous_holder->clear();
   // A few rounds: the file may be unlinked by a releasing holder between our open and flock.
   for (int attempt = 0; attempt < 100; ++attempt) {
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    // 0666 less the umask: in a group folder (umask 002) a teammate can take the lock over.
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    bool writable = fd_ >= 0;
+    if (fd_ < 0 && (errno == EACCES || errno == EPERM)) {
+      // Another user's lock file (a sweep of theirs, running or dead): flock needs no write
+      // access, so it still tells whether that sweep runs, and names it if it does.
+      fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd_ < 0) {
+        errno = EACCES;
+        fail_errno(path_, "cannot create the lock file");
+      }
+    }
     if (fd_ < 0) fail_errno(path_, "cannot create the lock file");
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       const int error = errno;
@@ -92,6 +105,9 @@ OutputLock::OutputLock(const std::string& out, const std::string& description,
       }
     }
     if (previous_holder) *previous_holder = read_all(fd_);
+    // A dead holder's file we may not write (another user's, umask 022): we hold its lock all
+    // the same; the name in it stays the dead holder's.
+    if (!writable) return;
     const std::string text = description + "\n";
     if (::ftruncate(fd_, 0) != 0 ||
         ::pwrite(fd_, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) {
@@ -120,8 +136,22 @@ void OutputLock::release() {
 std::string describe_this_process(const std::string& start_time, const std::string& command_line) {
   char host[256] = {0};
   if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "unknown");
+  std::string user = "uid " + std::to_string(::geteuid());
+  if (const passwd* entry = ::getpwuid(::geteuid())) user = entry->pw_name;
+  // The job as squeue shows it: an array task as JOB_TASK.
+  std::string job;
+  const char* array_job = std::getenv("SLURM_ARRAY_JOB_ID");
+  const char* array_task = std::getenv("SLURM_ARRAY_TASK_ID");
+  if (array_job && array_task && *array_job && *array_task) {
+    job = std::string(array_job) + "_" + array_task;
+  } else if (const char* id = std::getenv("SLURM_JOB_ID"); id && *id) {
+    job = id;
+  }
+  // Appended after the start time: "host H, pid P, started T" is the older form, which
+  // scripts may match.
   return "host " + std::string(host) + ", pid " + std::to_string(::getpid()) + ", started " +
-         start_time + ": " + excerpt(command_line, 200);
+         start_time + ", user " + user + (job.empty() ? "" : ", Slurm job " + job) + ": " +
+         excerpt(command_line, 200);
 }
 
 }  // namespace clustersim::sweep

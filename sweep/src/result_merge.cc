@@ -16,6 +16,7 @@
 #include "clustersim/atomic_file.h"
 #include "clustersim/error.h"
 #include "clustersim/sweep/result_store.h"
+#include "errno_error.h"
 #include "hdf5_file.h"
 
 namespace clustersim::sweep {
@@ -310,18 +311,22 @@ void write_merged_result_file(const std::string& out, const std::vector<std::str
     }
     {
       Handle access = file_access();
-      Handle out_file(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access), H5Fclose,
-                      "create " + temporary);
+      WrittenFile out_file(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access),
+                           temporary, "create " + temporary);
       for (const std::string& group : groups) merge_group(out_file, group, files, inputs);
       for (const auto& [name, value] : attributes) write_attribute_value(out_file, name, value);
       check(H5Fflush(out_file, H5F_SCOPE_GLOBAL), "flush " + temporary);
     }
-  } catch (...) {
+  } catch (const InputError&) {
     std::error_code ignored;
     std::filesystem::remove(temporary, ignored);  // never leave a half-written file behind
     throw;
+  } catch (const std::exception& error) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    throw std::runtime_error(out + ": cannot write the merged file: " + error.what());
   }
-  std::filesystem::rename(temporary, out);
+  rename_into_place(temporary, out);
 }
 
 }  // namespace clustersim::sweep

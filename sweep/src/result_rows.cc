@@ -501,8 +501,8 @@ void write_row_block(const std::string& temporary, const std::vector<PointResult
         // HDF5's own lock is left out, as on file systems that refuse it.
         Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
         check(H5Pset_file_locking(access, false, true), "configure file locking");
-        Handle file(H5Fopen(temporary.c_str(), H5F_ACC_RDWR, access), H5Fclose,
-                    "open " + temporary);
+        WrittenFile file(H5Fopen(temporary.c_str(), H5F_ACC_RDWR, access), temporary,
+                         "open " + temporary);
         const std::vector<Handle> datasets = open_row_datasets(file, table);
         write_block(datasets, table, layout, index - first_index, chunks);
         check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush " + temporary);
@@ -526,8 +526,8 @@ void write_row_tables_collectively(const std::string& temporary,
   // Every rank opens the file to write it: HDF5's own lock would refuse all but one (rank 0
   // holds the result file's OutputLock for them all).
   check(H5Pset_file_locking(access, false, true), "configure file locking");
-  Handle file(H5Fopen(temporary.c_str(), H5F_ACC_RDWR, access), H5Fclose,
-              "open " + temporary + " on every rank (MPI-IO)");
+  WrittenFile file(H5Fopen(temporary.c_str(), H5F_ACC_RDWR, access), temporary,
+                   "open " + temporary + " on every rank (MPI-IO)");
   Handle transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "create transfer properties");
   // Deflated datasets take parallel writes only as collective ones.
   check(H5Pset_dxpl_mpio(transfer, H5FD_MPIO_COLLECTIVE), "use collective writes");

@@ -10,6 +10,7 @@
 
 #include "clustersim/atomic_file.h"
 #include "clustersim/error.h"
+#include "errno_error.h"
 #include "hdf5_file.h"
 #include "result_rows.h"
 
@@ -70,11 +71,11 @@ void write_contents(const std::string& temporary, const Grid& grid,
                     const Provenance& provenance, const std::string& rows_folder, bool skeleton) {
   {
     Handle access = file_access();
-    Handle file(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access), H5Fclose,
-                "create " + temporary);
+    WrittenFile file(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access), temporary,
+                     "create " + temporary);
     Handle points = create_group(file, "points");
 
-    std::vector<std::int64_t> point_id, config_id, replicate, rank;
+    std::vector<std::int64_t> point_id, config_id, replicate, rank, session;
     std::vector<std::uint64_t> seed;
     std::vector<double> elapsed;
     std::vector<std::string> status;
@@ -87,6 +88,7 @@ void write_contents(const std::string& temporary, const Grid& grid,
       status.push_back(result.error.empty() ? "ok" : result.error);
       rank.push_back(result.rank);
       elapsed.push_back(result.elapsed_s);
+      session.push_back(result.session);
     }
     write_column(points, "point_id", H5T_NATIVE_INT64, point_id);
     write_column(points, "config_id", H5T_NATIVE_INT64, config_id);
@@ -115,6 +117,7 @@ void write_contents(const std::string& temporary, const Grid& grid,
     }
     write_column(points, "rank", H5T_NATIVE_INT64, rank);
     write_column(points, "elapsed_s", H5T_NATIVE_DOUBLE, elapsed);
+    write_column(points, "session", H5T_NATIVE_INT64, session);
 
     write_row_tables(file, results, options, rows_folder, !skeleton);
 
@@ -157,12 +160,17 @@ void write_result_file(const std::string& path, const Grid& grid,
   std::filesystem::remove(temporary);
   try {
     write_contents(temporary, grid, results, options, provenance, rows_folder, false);
-  } catch (...) {
+  } catch (const InputError&) {
     std::error_code ignored;
     std::filesystem::remove(temporary, ignored);  // never leave a half-written file behind
     throw;
+  } catch (const std::exception& error) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    // The error names the temporary; the user knows the result file.
+    throw std::runtime_error(path + ": cannot write the result file: " + error.what());
   }
-  std::filesystem::rename(temporary, path);
+  rename_into_place(temporary, path);
 }
 
 void write_result_skeleton(const std::string& temporary, const Grid& grid,

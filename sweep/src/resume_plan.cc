@@ -1,7 +1,12 @@
 // Rank 0's plan before the first simulation, and what an earlier session left (resume_plan.h).
 #include "resume_plan.h"
 
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <system_error>
@@ -69,15 +74,55 @@ std::map<std::string, std::string> journal_header(const Grid& grid, const SweepO
       {"replaces_existing", replaces_existing ? "1" : "0"},
       // What `clustersim snapshot` needs to write a result file from the journal alone.
       {"grid_text", grid.text},
-      {"grid_path", grid.source_name},
-      {"software_version", CLUSTERSIM_VERSION},
-      {"git_commit", CLUSTERSIM_GIT_COMMIT}};
+      {"grid_path", grid.source_name}};
+  header.merge(this_build().fields());
   if (!options.shard.empty()) header["shard"] = options.shard;
   header["warnings"] = warnings_json(warnings);
   return header;
 }
 
 namespace {
+
+// A resumed sweep's points must all come from one build (issue 45): refuses, naming both builds
+// and the ways on, when an earlier session that computed points ran another executable, unless
+// --resume-any-build lets the builds mix (each point's session then says which one computed it).
+void check_same_build(const Plan& plan, const SweepOptions& options, const std::string& journal) {
+  std::vector<std::size_t> points_of_session(plan.earlier_sessions.size() + 1, 0);
+  for (std::int32_t session : plan.done_session)
+    if (session > 0) ++points_of_session[static_cast<std::size_t>(session)];
+  std::string others;
+  std::size_t other_points = 0;
+  for (std::size_t s = 0; s < plan.earlier_sessions.size(); ++s) {
+    const SessionBuild& earlier = plan.earlier_sessions[s];
+    const std::size_t points = points_of_session[s + 1];
+    if (points == 0 || earlier.build.same_as(this_build())) continue;
+    other_points += points;
+    if (!others.empty()) others += "; ";
+    others += std::to_string(points) + " by session " + std::to_string(s + 1) + " (started " +
+              earlier.start_time + ": " + earlier.build.describe() + ")";
+  }
+  if (other_points == 0) return;
+  if (options.resume_any_build) {
+    // Said even under --quiet: the file will hold two builds' points.
+    std::fprintf(stderr,
+                 "sweep: warning: resuming with another build (--resume-any-build): %zu points "
+                 "were computed by other builds (%s); the /points column `session` and the "
+                 "attribute `session_builds` say which build computed each point\n",
+                 other_points, others.c_str());
+    return;
+  }
+  const std::string grid = options.grid_path.empty() ? "" : " " + options.grid_path;
+  throw InputError(
+      options.out, 0, "",
+      "this sweep was begun by another build of clustersim: " + std::to_string(other_points) +
+          " of its points were computed by another build (" + others + "); this is " +
+          this_build().describe() +
+          ". Resuming would mix two builds' results in one file. To go on: finish it with the "
+          "build that began it (its points are in " +
+          journal + "), or start over with this build: clustersim sweep" + grid + " --out " +
+          options.out + " --overwrite, or keep both builds' points: clustersim sweep" + grid +
+          " --out " + options.out + " --resume --resume-any-build");
+}
 
 // Whether the rows of a journaled result are there: always for rows that travelled with it
 // (journals of older builds); for spooled rows, their record must be whole in its spool.
@@ -126,8 +171,15 @@ void load_previous_session(Plan& plan, const SweepOptions& options) {
     plan.sessions = 0;
     for (auto& record : contents.records) {
       if (record.type == RecordType::kSession) {
-        if (plan.sessions++ == 0)
-          plan.first_start_time = parse_key_values(record.payload)["start_time"];
+        auto fields = parse_key_values(record.payload);
+        if (plan.sessions++ == 0) plan.first_start_time = fields["start_time"];
+        // Session records of a clustersim before build ids name no build: the header names
+        // the first session's (its commit), a later one's is unknown.
+        if (!fields.count("git_commit") && plan.sessions == 1) {
+          for (const char* key : {"software_version", "git_commit"})
+            if (header.count(key)) fields[key] = header[key];
+        }
+        plan.earlier_sessions.push_back({fields["start_time"], BuildIdentity::from_fields(fields)});
       } else if (record.type == RecordType::kPoint) {
         std::uint64_t id = peek_point_id(record.payload);
         if (id >= grid.size())
@@ -139,11 +191,13 @@ void load_previous_session(Plan& plan, const SweepOptions& options) {
         }
         if (plan.done[id].empty()) {
           plan.done[id] = std::move(record.payload);
+          plan.done_session[id] = static_cast<std::int32_t>(plan.sessions);
           ++plan.already_done;
         }
       }
     }
     ++plan.sessions;
+    check_same_build(plan, options, journal);
     return;
   }
   if (std::filesystem::exists(options.out)) {
@@ -179,6 +233,56 @@ void check_existing_output(const SweepOptions& options) {
     throw InputError(options.out, 0, "",
                      "already exists (or its journal does): pass --resume to finish that sweep or "
                      "--overwrite to replace it");
+  }
+}
+
+namespace {
+
+std::string user_name(uid_t uid) {
+  if (const passwd* entry = ::getpwuid(uid)) return entry->pw_name;
+  return "uid " + std::to_string(uid);
+}
+
+}  // namespace
+
+// Renaming onto a file or removing it needs write access to its folder and, in a sticky folder
+// (mode 1777, as /scratch or /tmp), to own the file or the folder. A sweep that found out only
+// when its last point was done would have run for nothing and left its journal and temporary
+// behind (issue 45).
+void check_can_replace(const SweepOptions& options) {
+  const std::string journal = journal_path_for(options.out);
+  if (!options.overwrite && !(options.resume && std::filesystem::exists(journal))) return;
+  const std::filesystem::path target(options.out);
+  const std::string folder = target.parent_path().empty() ? "." : target.parent_path().string();
+  struct stat folder_info {};
+  if (::stat(folder.c_str(), &folder_info) != 0) return;  // check_output_path said why
+  const uid_t me = ::geteuid();
+  const std::string replaced = replaced_journal_path_for(options.out);
+  for (const std::string& path :
+       {options.out, journal, replaced, rows_folder_for(options.out), rows_folder_for(replaced)}) {
+    struct stat info {};
+    if (::lstat(path.c_str(), &info) != 0) continue;
+    if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+      throw InputError(options.out, 0, "",
+                       "cannot replace " + path + ": its folder " + folder +
+                           " is not writable for user " + user_name(me) +
+                           "; nothing ran. Write to another --out");
+    }
+    const bool sticky = (folder_info.st_mode & S_ISVTX) != 0;
+    if (sticky && me != 0 && info.st_uid != me && folder_info.st_uid != me) {
+      throw InputError(options.out, 0, "",
+                       "cannot replace " + path + ": it belongs to user " + user_name(info.st_uid) +
+                           " and its folder " + folder +
+                           " is sticky (only a file's owner may replace or remove it there); "
+                           "nothing ran. Ask " +
+                           user_name(info.st_uid) + " to remove it, or write to another --out");
+    }
+    if (path == journal && !options.overwrite && ::access(path.c_str(), W_OK) != 0) {
+      throw InputError(options.out, 0, "",
+                       "cannot resume: user " + user_name(me) + " may not write its journal " +
+                           path + " (owned by " + user_name(info.st_uid) +
+                           "; a group folder needs umask 002 for the sweep that began it)");
+    }
   }
 }
 
@@ -220,10 +324,12 @@ void set_aside_previous_results(Plan& plan, const SweepOptions& options) {
   plan.replaces_existing = std::filesystem::exists(options.out);
 }
 
-std::vector<PointResult> decode_done(const std::vector<std::string>& done) {
+std::vector<PointResult> decode_done(const Plan& plan) {
   std::vector<PointResult> results;
-  for (const auto& encoded : done) {
-    if (!encoded.empty()) results.push_back(decode_result(encoded));
+  for (std::size_t id = 0; id < plan.done.size(); ++id) {
+    if (plan.done[id].empty()) continue;
+    results.push_back(decode_result(plan.done[id]));
+    results.back().session = plan.done_session[id];
   }
   return results;  // in point_id order, since `done` is indexed by point_id
 }

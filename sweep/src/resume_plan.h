@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "build_identity.h"
 #include "clustersim/sweep/grid.h"
 #include "clustersim/sweep/point_config.h"
 #include "clustersim/sweep/point_result.h"
@@ -23,11 +24,20 @@ std::map<std::string, std::string> parse_key_values(const std::string& text);
 // Where --overwrite keeps an unfinished sweep's journal until the new sweep completes.
 std::string replaced_journal_path_for(const std::string& out);
 
+// A session of the sweep (one run or resume) and the build it ran.
+struct SessionBuild {
+  std::string start_time;
+  BuildIdentity build;
+};
+
 // Everything rank 0 decided before the first simulation; broadcast so all ranks agree.
 struct Plan {
   Grid grid;
   GridCheck check;
   std::vector<std::string> done;  // encoded result per point_id; empty = still to run
+  // Per point_id: the session (1 = the first) whose journal record holds `done`; 0 = not done.
+  std::vector<std::int32_t> done_session;
+  std::vector<SessionBuild> earlier_sessions;  // from the journal, in order (resume)
   std::size_t already_done = 0;
   std::string first_start_time;
   std::int64_t sessions = 1;
@@ -66,6 +76,12 @@ void load_previous_session(Plan& plan, const SweepOptions& options);
 // --overwrite.
 void check_existing_output(const SweepOptions& options);
 
+// With the lock held, before anything runs (--overwrite, or --resume of an unfinished sweep): this
+// process will be able to replace and remove the files of the result it replaces or finishes
+// (the result file, its journal and rows). Throws InputError naming the file, its owner and the
+// folder otherwise (a sticky folder of another user's files, a folder it cannot write).
+void check_can_replace(const SweepOptions& options);
+
 // With the lock held, temporaries of the result file (PATH.tmp.HOST.PID, or PATH.tmp of older
 // versions) belong to writers that died while writing it: remove them.
 void remove_stale_temporaries(const std::string& out);
@@ -73,7 +89,8 @@ void remove_stale_temporaries(const std::string& out);
 // --overwrite starts afresh without destroying anything yet (resume_plan.cc).
 void set_aside_previous_results(Plan& plan, const SweepOptions& options);
 
-// The journaled results (`done`, indexed by point_id), decoded, in point_id order.
-std::vector<PointResult> decode_done(const std::vector<std::string>& done);
+// The journaled results (`plan.done`, indexed by point_id), decoded, in point_id order, each
+// with the session that computed it.
+std::vector<PointResult> decode_done(const Plan& plan);
 
 }  // namespace clustersim::sweep::sweep_internal

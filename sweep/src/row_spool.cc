@@ -87,7 +87,8 @@ std::uint64_t spool_checksum(std::string_view bytes) {
 
 RowSpool::RowSpool(const std::string& folder, const std::string& name)
     : path_(folder + "/" + name), name_(name) {
-  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  // 0666 less the umask: group-writable in a group folder (umask 002), like every sweep file.
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
   if (fd_ < 0) throw SpoolWriteError(path_ + ": cannot create the row spool: " + errno_text());
   struct stat info {};
   if (::fstat(fd_, &info) != 0) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "clustersim/error.h"
@@ -13,6 +14,7 @@
 #include "clustersim/sweep/point_result.h"
 #include "clustersim/sweep/result_store.h"
 #include "clustersim/sweep/row_spool.h"
+#include "hdf5_file.h"
 #include "sweep_session.h"
 
 namespace clustersim::sweep {
@@ -104,10 +106,15 @@ SnapshotSummary write_snapshot(const SnapshotOptions& options) {
   std::vector<bool> seen(grid.size(), false);
   std::int64_t sessions = 0;
   std::map<std::string, std::string> first_session, last_session;
+  nlohmann::json session_builds = nlohmann::json::array();  // as make_provenance writes it
   for (const JournalRecord& record : contents.records) {
     if (record.type == RecordType::kSession) {
       last_session = parse_journal_fields(record.payload);
       if (sessions++ == 0) first_session = last_session;
+      nlohmann::json entry{{"session", sessions}, {"start_time", last_session["start_time"]}};
+      for (const char* key : {"software_version", "git_commit", "git_dirty", "binary_sha256"})
+        entry[key] = last_session.count(key) ? last_session[key] : std::string();
+      session_builds.push_back(std::move(entry));
     } else if (record.type == RecordType::kPoint) {
       PointResult result;
       try {
@@ -123,6 +130,7 @@ SnapshotSummary write_snapshot(const SnapshotOptions& options) {
       // The sweep keeps the first record of a point; so does its snapshot.
       if (seen[result.point_id]) continue;
       seen[result.point_id] = true;
+      result.session = static_cast<std::int32_t>(sessions);
       results_done.push_back(std::move(result));
     }
   }
@@ -132,9 +140,11 @@ SnapshotSummary write_snapshot(const SnapshotOptions& options) {
   // Provenance: what the journal records. Attributes of the final file that only the finishing
   // session knows (end_time, hostname, thread counts, library versions) are absent.
   Provenance provenance;
-  for (const char* key : {"software_version", "git_commit", "shard", "warnings"}) {
+  for (const char* key :
+       {"software_version", "git_commit", "git_dirty", "binary_sha256", "shard", "warnings"}) {
     if (header.count(key)) provenance.text[key] = header[key];
   }
+  provenance.text["session_builds"] = session_builds.dump();
   provenance.text["start_time"] = first_session["start_time"];
   provenance.text["session_start_time"] = last_session["start_time"];
   provenance.text["command_line"] = last_session["command_line"];
@@ -187,6 +197,8 @@ int run_snapshot_command(int argc, char** argv) {
     return 2;
   } catch (const std::exception& error) {
     std::cerr << "clustersim snapshot: error: " << error.what() << '\n';
+    // HDF5's clean-up at exit would crash on a file it could not close (a full disk).
+    if (hdf5::file_left_open()) hdf5::leave_without_hdf5_cleanup(1);
     return 1;
   }
 }

@@ -4,8 +4,10 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -19,6 +21,7 @@
 #include "clustersim/sweep/point_runner.h"
 #include "clustersim/sweep/row_spool.h"
 #include "dry_run.h"
+#include "hdf5_file.h"
 #include "rank_loop.h"
 #include "resume_plan.h"
 #include "sweep_coordinator.h"
@@ -87,10 +90,12 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
                      excerpt(previous_holder, 300).c_str());
       }
       check_existing_output(options);
+      check_can_replace(options);
       remove_stale_temporaries(options.out);
       plan->check = validate_grid(plan->grid);
       if (!options.quiet) print_warnings(plan->check.warnings);
       plan->done.resize(plan->grid.size());
+      plan->done_session.resize(plan->grid.size(), 0);
       plan->shard = parse_shard(options.shard);
       plan->whole_run = options.whole_run;
       plan->members = shard_members(plan->grid, plan->check, plan->shard);
@@ -145,10 +150,15 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
       return run_coordinator(mpi, *plan, options, session, *lock);
     } catch (const std::exception& error) {
       // The journal keeps what is done; the other ranks cannot go on without rank 0.
-      print_error(std::string(error.what()) +
-                  " (the journal keeps the finished points: rerun with --resume)");
+      const std::string what = error.what();
+      const bool full = what.find(std::strerror(ENOSPC)) != std::string::npos ||
+                        what.find(std::strerror(EDQUOT)) != std::string::npos;
+      print_error(what + " (the journal keeps the finished points: " +
+                  (full ? "free space and rerun with --resume)" : "rerun with --resume)"));
       lock->release();
       if (mpi.size() > 1) mpi.abort(kExitFailure);
+      // MPI_Finalize would run HDF5's clean-up, which crashes on a file it could not close.
+      if (hdf5::file_left_open()) hdf5::leave_without_hdf5_cleanup(kExitFailure);
       return kExitFailure;
     }
   }
@@ -177,6 +187,10 @@ int run_sweep_command(int argc, char** argv) {
                               "finish an interrupted sweep; only missing points run");
   app.add_flag("--overwrite", options.overwrite, "replace an existing result file")
       ->excludes(resume);
+  app.add_flag("--resume-any-build", options.resume_any_build,
+               "with --resume: finish a sweep begun by another build of clustersim (refused "
+               "otherwise); each point records the session, and so the build, that computed it")
+      ->needs(resume);
   app.add_flag("--dry-run", options.dry_run,
                "list the points and their estimated cost, run nothing");
   app.add_option(

@@ -9,6 +9,7 @@
 #include <deque>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -22,6 +23,7 @@
 #include "clustersim/sweep/progress.h"
 #include "clustersim/sweep/result_store.h"
 #include "clustersim/sweep/row_spool.h"
+#include "errno_error.h"
 #include "rank_loop.h"
 #include "rank_messages.h"
 #include "rank_points.h"
@@ -50,9 +52,11 @@ class Coordinator {
                    key_values(journal_header(grid, options_, plan_.replaces_existing,
                                              plan_.check.warnings)));
     }
-    journal->add(RecordType::kSession, key_values({{"start_time", session_.start_time},
-                                                   {"ranks", std::to_string(session_.ranks)},
-                                                   {"command_line", session_.command_line}}));
+    std::map<std::string, std::string> session_fields{{"start_time", session_.start_time},
+                                                      {"ranks", std::to_string(session_.ranks)},
+                                                      {"command_line", session_.command_line}};
+    session_fields.merge(this_build().fields());  // a resume compares builds (resume_plan.cc)
+    journal->add(RecordType::kSession, key_values(session_fields));
     journal->sync();
 
     std::vector<PendingPoint> pending;
@@ -115,6 +119,7 @@ class Coordinator {
       if (id >= grid.size() || !plan_.done[id].empty()) return;  // never twice
       journal->add(RecordType::kPoint, encoded);
       plan_.done[id] = std::move(encoded);
+      plan_.done_session[id] = static_cast<std::int32_t>(plan_.sessions);
       ++session_points;
       progress.point_done(plan_.check.config_cost[id / grid.replicates]);
     };
@@ -199,7 +204,7 @@ class Coordinator {
     journal->sync();
     const double run_cpu_s = thread_cpu_seconds() - cpu_start;
     const auto final_start = Clock::now();
-    std::vector<PointResult> results = decode_done(plan_.done);
+    std::vector<PointResult> results = decode_done(plan_);
     const bool complete = results.size() == plan_.scope_points;
     // A file that --overwrite replaces stays until this sweep is complete.
     const bool keep_previous =
@@ -267,7 +272,7 @@ class Coordinator {
           throw;
         }
       }
-      std::filesystem::rename(temporary, options_.out);
+      rename_into_place(temporary, options_.out);
     } else {
       for (int rank = 1; rank < mpi_.size(); ++rank)
         if (waiting[rank]) mpi_.send(rank, MessageTag::kDone, {});

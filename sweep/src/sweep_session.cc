@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <ctime>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "build_identity.h"
@@ -35,8 +36,19 @@ std::string hostname() {
 
 Provenance make_provenance(const Plan& plan, const SessionInfo& session) {
   Provenance provenance;
-  provenance.text["software_version"] = CLUSTERSIM_VERSION;
-  provenance.text["git_commit"] = CLUSTERSIM_GIT_COMMIT;
+  for (const auto& [name, value] : this_build().fields()) provenance.text[name] = value;
+  // Every session's build, so a file resumed with --resume-any-build says which build computed
+  // which points (its /points column `session` indexes this list, from 1).
+  nlohmann::json builds = nlohmann::json::array();
+  auto add_build = [&](const std::string& start_time, const BuildIdentity& build) {
+    nlohmann::json entry{{"session", builds.size() + 1}, {"start_time", start_time}};
+    for (const auto& [name, value] : build.fields()) entry[name] = value;
+    builds.push_back(std::move(entry));
+  };
+  for (const SessionBuild& earlier : plan.earlier_sessions)
+    add_build(earlier.start_time, earlier.build);
+  add_build(session.start_time, this_build());
+  provenance.text["session_builds"] = builds.dump();
   provenance.text["start_time"] =
       plan.first_start_time.empty() ? session.start_time : plan.first_start_time;
   provenance.text["session_start_time"] = session.start_time;

@@ -38,10 +38,10 @@ def check_once(df, points):
 
 # What may differ between two runs of one grid (sweep/README.md, "Merging shards"): where and when
 # they ran. Everything else must be identical, whatever the ranks, threads, shards or sessions.
-PROVENANCE_COLUMNS = {"points/rank", "points/elapsed_s"}
+PROVENANCE_COLUMNS = {"points/rank", "points/elapsed_s", "points/session"}
 PROVENANCE_ATTRIBUTES = {"start_time", "session_start_time", "end_time", "sessions", "ranks", "threads",
                          "threads_per_rank", "hostname", "slurm_job_id", "command_line", "grid_path",
-                         "mpi_version", "hdf5_version", "tbb_version", "merged_from"}
+                         "mpi_version", "hdf5_version", "tbb_version", "merged_from", "session_builds"}
 
 
 def same_values(x, y):
@@ -130,8 +130,8 @@ def main():
     elif mode == "same":
         a, _, _ = load(sys.argv[2])
         b, _, _ = load(sys.argv[3])
-        a = a.sort_values("point_id").reset_index(drop=True).drop(columns=["rank", "elapsed_s"])
-        b = b.sort_values("point_id").reset_index(drop=True).drop(columns=["rank", "elapsed_s"])
+        a = a.sort_values("point_id").reset_index(drop=True).drop(columns=["rank", "elapsed_s", "session"], errors="ignore")
+        b = b.sort_values("point_id").reset_index(drop=True).drop(columns=["rank", "elapsed_s", "session"], errors="ignore")
         if list(a.columns) != list(b.columns) or len(a) != len(b):
             fail("different shapes")
         for column in a.columns:

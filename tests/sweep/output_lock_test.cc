@@ -3,6 +3,7 @@
 #include "clustersim/sweep/output_lock.h"
 
 #include <gtest/gtest.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -83,11 +84,30 @@ TEST_F(OutputLockTest, TheLockOfAProcessKilledWithSigkillIsTakenOver) {
   ::close(ready[1]);
 }
 
-TEST_F(OutputLockTest, TheDescriptionNamesHostPidAndStart) {
-  const std::string text = describe_this_process("2026-01-01T00:00:00Z", "clustersim sweep g.toml");
-  EXPECT_NE(text.find("pid " + std::to_string(::getpid()) + ","), std::string::npos) << text;
-  EXPECT_NE(text.find("started 2026-01-01T00:00:00Z: clustersim sweep g.toml"), std::string::npos)
+TEST_F(OutputLockTest, TheDescriptionNamesHostPidStartUserAndSlurmJob) {
+  ::unsetenv("SLURM_JOB_ID");
+  ::unsetenv("SLURM_ARRAY_JOB_ID");
+  ::unsetenv("SLURM_ARRAY_TASK_ID");
+  const passwd* me = ::getpwuid(::geteuid());
+  ASSERT_NE(me, nullptr);
+  const std::string user = me->pw_name;
+  std::string text = describe_this_process("2026-01-01T00:00:00Z", "clustersim sweep g.toml");
+  EXPECT_EQ(text.rfind("host ", 0), 0u) << text;
+  EXPECT_NE(text.find(", pid " + std::to_string(::getpid()) +
+                      ", started 2026-01-01T00:00:00Z, user " + user + ": clustersim sweep g.toml"),
+            std::string::npos)
       << text;
+  // Inside Slurm: the job, and an array task as squeue shows it (JOB_TASK).
+  ::setenv("SLURM_JOB_ID", "4711", 1);
+  text = describe_this_process("T", "c");
+  EXPECT_NE(text.find(", user " + user + ", Slurm job 4711: c"), std::string::npos) << text;
+  ::setenv("SLURM_ARRAY_JOB_ID", "4700", 1);
+  ::setenv("SLURM_ARRAY_TASK_ID", "11", 1);
+  text = describe_this_process("T", "c");
+  EXPECT_NE(text.find(", Slurm job 4700_11: c"), std::string::npos) << text;
+  ::unsetenv("SLURM_JOB_ID");
+  ::unsetenv("SLURM_ARRAY_JOB_ID");
+  ::unsetenv("SLURM_ARRAY_TASK_ID");
 }
 
 }  // namespace

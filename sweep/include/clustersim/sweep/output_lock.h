@@ -1,7 +1,9 @@
 // One writer per result file. A sweep (rank 0) holds an exclusive flock(2) on F.h5.lock, beside
 // the result file F.h5, from before it reads or replaces anything of F.h5 until it exits; a
 // second sweep (or any tool that writes F.h5 or its journal) on the same file is refused at once
-// with the holder's host, pid and start time, which the lock file holds as text.
+// with the holder's host, pid, start time, user and Slurm job, which the lock file holds as text.
+// A lock file of another user's that this one may not write (umask 022) is still locked and read
+// (flock needs no write access): that user's running sweep is reported as busy too.
 //
 // The kernel drops the lock when its holder dies (kill -9, a node reboot on NFS lease expiry), so
 // a lock file left behind by a dead sweep is simply taken over. The holder removes the file when
@@ -53,7 +55,8 @@ class OutputLock {
   bool locked_ = false;
 };
 
-// "host H, pid P, started T: COMMAND" for this process.
+// "host H, pid P, started T, user U[, Slurm job J]: COMMAND" for this process (J: SLURM_JOB_ID,
+// or JOB_TASK for an array task, as squeue shows it).
 std::string describe_this_process(const std::string& start_time, const std::string& command_line);
 
 }  // namespace clustersim::sweep

@@ -32,7 +32,10 @@ struct PointResult {
   std::uint64_t point_id = 0;
   std::int32_t rank = 0;   // MPI rank that ran it (provenance only)
   double elapsed_s = 0.0;  // wall time of the simulation (provenance only, not deterministic)
-  std::string error;       // empty = ok; else why the simulation failed
+  // The sweep session (1 = the first run, 2 = the first resume, ...) that computed it: rank 0
+  // knows it from the journal, so it is not part of the encoding (provenance only).
+  std::int32_t session = 0;
+  std::string error;  // empty = ok; else why the simulation failed
   RunMetrics metrics;
   std::vector<JobRecord> jobs;  // only with --save-jobs
   std::vector<Sample> samples;  // only with --save-timeseries

@@ -25,6 +25,9 @@ struct SweepOptions {
   std::string grid_path;  // empty: the embedded default grid (sweep/examples/default/grid.toml)
   std::string out;        // empty: <grid file stem>.h5 in the working directory
   bool resume = false;
+  // With resume: accept a journal begun by another build (the points say which session, and
+  // so which build, computed them) instead of refusing it.
+  bool resume_any_build = false;
   bool overwrite = false;
   bool dry_run = false;
   int threads = 0;  // 0: SLURM_CPUS_PER_TASK, else the affinity mask

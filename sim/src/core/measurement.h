@@ -8,6 +8,7 @@
 // results are bit for bit the same.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -60,7 +61,20 @@ class Measurement {
     jobs_in_system_integral_ += static_cast<double>(in_system) * (now - jobs_in_system_since_);
     jobs_in_system_since_ = now;
   }
-  void finish_time_fairness(std::span<const JobRecord> records, RunMetrics& m) const;
+  // A finished job's finish-time fairness rho (its JCT `jct`; the jobs in the system integrated
+  // over its stay), and their sum over jobs.
+  double finish_time_fairness(const JobState& job, double jct,
+                              double jobs_in_system_integral) const;
+  struct FairnessSum {
+    double sum = 0.0, most = 0.0;
+    std::size_t count = 0, unfair = 0;
+    void add(double rho) {
+      sum += rho;
+      most = std::max(most, rho);
+      unfair += rho > 1.0 ? 1 : 0;
+      ++count;
+    }
+  };
 
   const SimOptions& options_;
   const View& view_;

@@ -8,6 +8,7 @@
 
 #include "clustersim/mig.h"
 #include "core/engine.h"
+#include "core/huge_pages.h"
 
 namespace clustersim::internal {
 
@@ -57,8 +58,8 @@ void Engine::load(std::span<const JobSpec> specs, JobAdmission& admission) {
   for (std::size_t i = 0; i < before; ++i) jobs_[i].spec = &specs[i];  // the same jobs, moved
   // Each job's state and record are built where they stay, one job at a time (one pass over
   // their memory, not a zeroing pass and then a filling one).
-  jobs_.reserve(n);
-  records_.reserve(n);
+  reserve_on_huge_pages(jobs_, n);
+  reserve_on_huge_pages(records_, n);
   // Arrivals in (submit, index) order, listed as the jobs load (their states are still in
   // cache: a second pass over a million cold states cost 2% of a run); jobs not yet arrived are
   // re-sorted with the new ones only when they are out of order (traces and generators usually
@@ -66,7 +67,7 @@ void Engine::load(std::span<const JobSpec> specs, JobAdmission& admission) {
   const auto arrives_before = [&](std::uint32_t a, std::uint32_t b) {
     return jobs_[a].submit != jobs_[b].submit ? jobs_[a].submit < jobs_[b].submit : a < b;
   };
-  arrival_order_.reserve(n);
+  reserve_on_huge_pages(arrival_order_, n);
   bool arrivals_sorted = true;
   for (std::size_t i = before; i < n; ++i) {
     jobs_.emplace_back();
@@ -142,10 +143,10 @@ void Engine::load(std::span<const JobSpec> specs, JobAdmission& admission) {
   }
 
   if (type_count_ > 1) type_gpu_seconds_.resize(n * type_count_, 0.0);
-  plan_stamp_.resize(n, 0);
+  resize_on_huge_pages(plan_stamp_, n, 0u);
   measurement_.resize(n);
   for (RateModel* model : rate_models_) model->jobs_loaded(before);
-  list_position_.resize(n, 0);
+  resize_on_huge_pages(list_position_, n, 0u);
   if (first) {
     holders_.reserve(static_cast<std::size_t>(cluster_.total_gpus()));
     events_.reserve(static_cast<std::size_t>(cluster_.total_gpus()) * 2 + 16);

@@ -57,7 +57,7 @@ void Measurement::summarize(std::span<JobRecord> records, Time first_submit, Tim
   // peak of memory. The integrals are spent: a run is summarized once.
   std::vector<double> jcts = std::move(ftf_integral_), queues;
   std::size_t finished = 0;
-  queues.reserve(jobs.size());
+  reserve_on_huge_pages(queues, jobs.size());
   Time last_finish = first_submit;
   const bool windowed = options_.window.has_value();
   FairnessSum fairness;

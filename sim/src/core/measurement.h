@@ -18,6 +18,7 @@
 #include "clustersim/metrics.h"
 #include "clustersim/simulator.h"
 #include "clustersim/view.h"
+#include "core/huge_pages.h"
 
 namespace clustersim::internal {
 
@@ -26,7 +27,7 @@ class Measurement {
   Measurement(const SimOptions& options, const View& view) : options_(options), view_(view) {}
 
   // Jobs known from now on (the workload loaded or grown).
-  void resize(std::size_t jobs) { ftf_integral_.resize(jobs, 0.0); }
+  void resize(std::size_t jobs) { resize_on_huge_pages(ftf_integral_, jobs, 0.0); }
   // Utilisation, queue length and fragmentation count from `from` on (the first submit, or the
   // window's first submit).
   void measure_from(Time from) { measure_from_ = from; }

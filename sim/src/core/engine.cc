@@ -79,6 +79,7 @@ void Engine::apply(const Plan& plan) {
     } else if (change.grant_count == 0) {
       stop_job(job, stop_seconds_[stops++]);
     } else if (job.phase == JobPhase::kWaiting) {
+      leave_waiting(job.index);  // first: its list position is then its place among holders
       take_holding(job, plan.grants(change));
       start_job(job);
     } else {
@@ -117,7 +118,7 @@ void Engine::take_holding(JobState& job, std::span<const Grant> grants) {
   for (const Grant& grant : grants) node_holders_[grant.node].push_back(job.index);
   records_[job.index].nodes = static_cast<int>(grants.size());
   vc_usage_[job.vc] += job.gpus;
-  holder_position_[job.index] = static_cast<std::uint32_t>(holders_.size());
+  list_position_[job.index] = static_cast<std::uint32_t>(holders_.size());
   holders_.push_back(job.index);
 }
 
@@ -133,9 +134,9 @@ void Engine::drop_holding(JobState& job) {
   grants_.release(job.grant_begin, job.grant_count);
   job.grant_count = 0;
   vc_usage_[job.vc] -= job.gpus;
-  const std::uint32_t position = holder_position_[job.index];
+  const std::uint32_t position = list_position_[job.index];
   holders_[position] = holders_.back();
-  holder_position_[holders_[position]] = position;
+  list_position_[holders_[position]] = position;
   holders_.pop_back();
 }
 
@@ -215,15 +216,15 @@ void Engine::commit_save(JobState& job) {
 }
 
 void Engine::enqueue_waiting(JobState& job) {
-  waiting_position_[job.index] = static_cast<std::uint32_t>(waiting_.size());
+  list_position_[job.index] = static_cast<std::uint32_t>(waiting_.size());
   waiting_.push_back(job.index);
   if (decider_) decider_->on_waiting(job.index);
 }
 
 void Engine::leave_waiting(std::uint32_t job) {
-  const std::uint32_t position = waiting_position_[job];
+  const std::uint32_t position = list_position_[job];
   waiting_[position] = waiting_.back();
-  waiting_position_[waiting_[position]] = position;
+  list_position_[waiting_[position]] = position;
   waiting_.pop_back();
 }
 
@@ -239,7 +240,6 @@ void Engine::requeue(JobState& job) {
 // --- Starting, stopping, changing -------------------------------------------------------------
 
 void Engine::start_job(JobState& job) {
-  leave_waiting(job.index);
   set_rate(job);
   JobRecord& record = records_[job.index];
   record.queue_delay += now_ - job.phase_since;
@@ -571,6 +571,12 @@ RunResult Engine::collect_results() {
   RunMetrics& m = result.metrics;
   m.rejected = rejected_;
   for (const RateModel* model : rate_models_) model->report(records_, m);
+  // The run is over (no arrival, plan or list change follows): the tables only the run reads go
+  // before the summary allocates its own, so that a large run's memory peaks no higher here
+  // than while it ran.
+  std::vector<std::uint32_t>().swap(arrival_order_);
+  std::vector<std::uint32_t>().swap(list_position_);
+  std::vector<std::uint32_t>().swap(plan_stamp_);
   measurement_.summarize(records_, first_submit_, window_end_, m);
   result.samples = measurement_.take_samples();
   if (!type_gpu_seconds_.empty()) {

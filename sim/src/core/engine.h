@@ -169,7 +169,8 @@ class Engine final : public View, public Host {
   void commit_save(JobState& job);        // its state as of now is saved
   void enqueue_waiting(JobState& job);    // it waits: listed, and the decider hears
   void requeue(JobState& job);            // gives back what it holds and waits
-  void leave_waiting(std::uint32_t job);  // it starts: no longer listed as waiting
+  void leave_waiting(std::uint32_t job);  // it starts: no longer listed as waiting (before it
+                                          // holds: take_holding reuses its list position)
 
   // Measurement.
   void integrate_until(Time now);
@@ -216,12 +217,12 @@ class Engine final : public View, public Host {
   bool jobs_came_or_went_ = false;  // this instant: an arrival, a completion, a node down or up
   bool sample_due_ = false;
 
-  // Holdings: jobs holding resources (with positions for O(1) removal), their grants, and the
-  // holders of each node; the waiting jobs.
+  // Holdings: jobs holding resources, their grants, and the holders of each node; the waiting
+  // jobs. A job is in one list at most (a start leaves waiting_ before it joins holders_), so one
+  // position per job, in the list it is in, serves both for O(1) removal.
   std::vector<std::uint32_t> holders_;
-  std::vector<std::uint32_t> holder_position_;
   std::vector<std::uint32_t> waiting_;
-  std::vector<std::uint32_t> waiting_position_;
+  std::vector<std::uint32_t> list_position_;
   GrantStore grants_;
   // Rate models (rate_model.h), in the order they joined, and scratch: the jobs they name.
   std::vector<RateModel*> rate_models_;

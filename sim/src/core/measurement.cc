@@ -1,6 +1,7 @@
 #include "core/measurement.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "clustersim/cluster_state.h"
 #include "clustersim/mig.h"
@@ -51,11 +52,15 @@ void Measurement::summarize(std::span<JobRecord> records, Time first_submit, Tim
                             RunMetrics& m) {
   std::span<const JobState> jobs = view_.jobs();
   const ClusterState& cluster = view_.cluster();
-  std::vector<double> jcts, queues;
-  jcts.reserve(jobs.size());
-  queues.reserve(jobs.size());
+  // The JCTs are written over the finish-time-fairness integrals, each once its job's is read
+  // (a job's JCT goes to a position at or before its own): no third per-job array at the run's
+  // peak of memory. The integrals are spent: a run is summarized once.
+  std::vector<double> jcts = std::move(ftf_integral_), queues;
+  std::size_t finished = 0;
+  reserve_on_huge_pages(queues, jobs.size());
   Time last_finish = first_submit;
   const bool windowed = options_.window.has_value();
+  FairnessSum fairness;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     JobRecord& record = records[i];
     if (jobs[i].phase != JobPhase::kFinished) {
@@ -72,7 +77,8 @@ void Measurement::summarize(std::span<JobRecord> records, Time first_submit, Tim
     }
     record.jct = record.finish_time - record.submit_time;
     if (windowed && (i < options_.window->first || i > options_.window->last)) continue;
-    jcts.push_back(record.jct);
+    fairness.add(finish_time_fairness(jobs[i], record.jct, jcts[i]));
+    jcts[finished++] = record.jct;
     queues.push_back(record.queue_delay);
     m.gpu_seconds += record.gpu_seconds;
     m.overhead_gpu_seconds += record.overhead_gpu_seconds;
@@ -88,6 +94,7 @@ void Measurement::summarize(std::span<JobRecord> records, Time first_submit, Tim
     m.overhead_realloc_gpu_seconds += record.realloc_gpu_seconds;
     last_finish = std::max(last_finish, record.finish_time);
   }
+  jcts.resize(finished);
   m.jobs = jcts.size();
   m.window_jobs = windowed ? options_.window->last - options_.window->first + 1 : jobs.size();
   summarize_jcts_and_queues(jcts, queues, m);
@@ -108,7 +115,11 @@ void Measurement::summarize(std::span<JobRecord> records, Time first_submit, Tim
       m.storage_util = util(storage_integral_, cluster.total_storage_mbps());
     }
   }
-  finish_time_fairness(records, m);
+  if (fairness.count > 0) {
+    m.ftf_mean = fairness.sum / static_cast<double>(fairness.count);
+    m.ftf_max = fairness.most;
+    m.ftf_unfair = static_cast<double>(fairness.unfair) / static_cast<double>(fairness.count);
+  }
   if (sample_count_ > 0) m.frag_mean = fragmented_sum_ / static_cast<double>(sample_count_);
 }
 
@@ -118,41 +129,25 @@ void Measurement::summarize(std::span<JobRecord> records, Time first_submit, Tim
 // 1/N of the cluster's G GPUs, a job of g GPUs runs its duration at its best speed when g <=
 // G/N, else g N / G times as long (it gets G/N GPUs' worth of time). The integral of N over each
 // job's stay was kept as the run went (on_arrival, on_finish), so this is one pass over the
-// jobs: no sort of every arrival and finish at the end (that took a fifth of a large FIFO run).
-void Measurement::finish_time_fairness(std::span<const JobRecord> records, RunMetrics& m) const {
-  const bool windowed = options_.window.has_value();
+// jobs: no sort of every arrival and finish at the end (that took a fifth of a large FIFO run),
+// and that pass is summarize()'s own (a second pass over 1M cold job states cost 2% of a run).
+double Measurement::finish_time_fairness(const JobState& job, double jct,
+                                         double jobs_in_system_integral) const {
   const double total = view_.cluster().total_gpus();
   const std::vector<double>& type_speeds = *view_.tables().type_speeds;
   const std::size_t type_count = view_.cluster().gpu_type_names().size();
-  double sum = 0.0, most = 0.0;
-  std::size_t count = 0, unfair = 0;
-  for (const JobState& job : view_.jobs()) {
-    if (job.phase != JobPhase::kFinished) continue;
-    if (windowed && (job.index < options_.window->first || job.index > options_.window->last))
-      continue;
-    const double jct = records[job.index].jct;
-    const double sharing = jct > 0.0 ? std::max(1.0, ftf_integral_[job.index] / jct) : 1.0;
-    double best_speed = 1.0;
-    if (!type_speeds.empty()) {
-      best_speed = 0.0;
-      for (std::size_t t = 0; t < type_count; ++t)
-        best_speed = std::max(best_speed, type_speeds[job.index * type_count + t]);
-      if (best_speed <= 0.0) best_speed = 1.0;  // CPU-only or a share: rate 1 alone
-    }
-    if (job.mig != 0)  // alone on its MIG slice: its compute slices of 7
-      best_speed = static_cast<double>(mig_compute_slices(job.mig)) / kMigComputeSlices;
-    const double alone =
-        job.work / best_speed * std::max(1.0, job.requested_gpus * sharing / total);
-    const double rho = jct / alone;
-    sum += rho;
-    most = std::max(most, rho);
-    unfair += rho > 1.0 ? 1 : 0;
-    ++count;
+  const double sharing = jct > 0.0 ? std::max(1.0, jobs_in_system_integral / jct) : 1.0;
+  double best_speed = 1.0;
+  if (!type_speeds.empty()) {
+    best_speed = 0.0;
+    for (std::size_t t = 0; t < type_count; ++t)
+      best_speed = std::max(best_speed, type_speeds[job.index * type_count + t]);
+    if (best_speed <= 0.0) best_speed = 1.0;  // CPU-only or a share: rate 1 alone
   }
-  if (count == 0) return;
-  m.ftf_mean = sum / static_cast<double>(count);
-  m.ftf_max = most;
-  m.ftf_unfair = static_cast<double>(unfair) / static_cast<double>(count);
+  if (job.mig != 0)  // alone on its MIG slice: its compute slices of 7
+    best_speed = static_cast<double>(mig_compute_slices(job.mig)) / kMigComputeSlices;
+  const double alone = job.work / best_speed * std::max(1.0, job.requested_gpus * sharing / total);
+  return jct / alone;
 }
 
 }  // namespace clustersim::internal

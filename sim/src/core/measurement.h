@@ -8,6 +8,7 @@
 // results are bit for bit the same.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "clustersim/metrics.h"
 #include "clustersim/simulator.h"
 #include "clustersim/view.h"
+#include "core/huge_pages.h"
 
 namespace clustersim::internal {
 
@@ -25,7 +27,7 @@ class Measurement {
   Measurement(const SimOptions& options, const View& view) : options_(options), view_(view) {}
 
   // Jobs known from now on (the workload loaded or grown).
-  void resize(std::size_t jobs) { ftf_integral_.resize(jobs, 0.0); }
+  void resize(std::size_t jobs) { resize_on_huge_pages(ftf_integral_, jobs, 0.0); }
   // Utilisation, queue length and fragmentation count from `from` on (the first submit, or the
   // window's first submit).
   void measure_from(Time from) { measure_from_ = from; }
@@ -60,7 +62,20 @@ class Measurement {
     jobs_in_system_integral_ += static_cast<double>(in_system) * (now - jobs_in_system_since_);
     jobs_in_system_since_ = now;
   }
-  void finish_time_fairness(std::span<const JobRecord> records, RunMetrics& m) const;
+  // A finished job's finish-time fairness rho (its JCT `jct`; the jobs in the system integrated
+  // over its stay), and their sum over jobs.
+  double finish_time_fairness(const JobState& job, double jct,
+                              double jobs_in_system_integral) const;
+  struct FairnessSum {
+    double sum = 0.0, most = 0.0;
+    std::size_t count = 0, unfair = 0;
+    void add(double rho) {
+      sum += rho;
+      most = std::max(most, rho);
+      unfair += rho > 1.0 ? 1 : 0;
+      ++count;
+    }
+  };
 
   const SimOptions& options_;
   const View& view_;

@@ -125,8 +125,9 @@ std::optional<JobAdmission::Rejection> Admission::check(const JobState& job, con
   }
   // What the GPUs and nodes physically offer, whatever the decider: GPU memory, a MIG slice's
   // profile, and for CPU-only jobs and shares the CPUs and memory of one node.
-  if (std::string why = gpu_mem_refusal(job, cluster_); !why.empty())
-    return Rejection{"gpu_mem_gb", std::move(why)};
+  if (spec.gpu_mem_gb > 0.0)  // (most jobs state none: no empty answer built for each)
+    if (std::string why = gpu_mem_refusal(job, cluster_); !why.empty())
+      return Rejection{"gpu_mem_gb", std::move(why)};
   if (job.mig != 0 && !fits_an_empty_node(job, cluster_))
     return Rejection{"mig_profile", "no MIG node (of its GPU type; [cluster] mig) offers profile " +
                                         std::string(mig_profile_name(spec.mig_profile)) +

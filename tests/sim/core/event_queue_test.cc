@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <tuple>
+#include <vector>
+
 namespace clustersim::internal {
 namespace {
 
@@ -39,6 +43,37 @@ TEST(EventQueue, SortsManyRandomTimes) {
     ASSERT_GE(e.time, last);
     last = e.time;
   }
+}
+
+// Many ties (100 distinct times, 4 ranks, 50 subjects) in a heap larger than the bottom-up
+// limit, popped down through it: both pop paths keep the total order, checked against a stable
+// sort of the pushes by (time, rank, subject) (insertion order breaks the remaining ties).
+TEST(EventQueue, PopsTiesInOrderAcrossTheBottomUpLimit) {
+  struct Pushed {
+    double time;
+    std::uint8_t rank;
+    std::uint32_t subject, tag;
+  };
+  std::vector<Pushed> pushed;
+  EventQueue queue;
+  std::uint64_t x = 99;
+  for (std::uint32_t i = 0; i < 3 * 8192; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const Pushed p{static_cast<double>((x >> 33) % 100), static_cast<std::uint8_t>((x >> 20) % 4),
+                   static_cast<std::uint32_t>((x >> 45) % 50), i};
+    pushed.push_back(p);
+    queue.push(p.time, p.rank, p.subject, p.tag);
+  }
+  std::stable_sort(pushed.begin(), pushed.end(), [](const Pushed& a, const Pushed& b) {
+    return std::tie(a.time, a.rank, a.subject) < std::tie(b.time, b.rank, b.subject);
+  });
+  for (const Pushed& expected : pushed) {
+    ASSERT_FALSE(queue.empty());
+    const Event e = queue.pop();
+    ASSERT_EQ(e.tag, expected.tag);
+    ASSERT_EQ(e.time, expected.time);
+  }
+  EXPECT_TRUE(queue.empty());
 }
 
 }  // namespace

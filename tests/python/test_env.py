@@ -101,12 +101,13 @@ def test_truncation_and_bad_options():
 
 
 def test_a_dag_config_is_refused_with_its_reason(tmp_path):
-    """A DAG config has no training jobs to start: the environment says so (it once ended every
-    episode at once with no step)."""
+    """A DAG config has no training jobs to start: the environment refuses it with a message that
+    says so (the episode's metrics.steady_state override is refused for a DAG workload when the
+    config is read; env.cc's own refusal guards a config that reaches it otherwise)."""
     config = tmp_path / "serving.toml"
     config.write_text(
         "[cluster]\nnodes = 2\ngpus_per_node = 2\ngpu_mem_gb = 16\n\n"
         '[workload]\ngenerator = "query_dag"\nqueries = 20\nqueries_per_s = 1\nseed = 1\n'
     )
-    with pytest.raises(ValueError, match="a DAG config"):
+    with pytest.raises(clustersim.InputError, match="DAG workload"):
         SchedulingEnv(str(config), window=4).reset(seed=0)

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "clustersim/decider.h"
+#include "core/forwarding_host.h"
 #include "decider/admission.h"
 #include "decider/decision_mechanism.h"
 #include "decider/decision_stages.h"
@@ -67,26 +68,15 @@ class DecisionHooks final : public Decider {
  private:
   // The host handed to the decider: applies through `checked`, then takes the jobs the plan
   // started out of the queue.
-  class FollowingHost final : public Host {
+  class FollowingHost final : public ForwardingHost {
    public:
-    FollowingHost(DecisionHooks& hooks, Host& checked) : hooks_(hooks), checked_(checked) {}
-    const View& view() const override { return checked_.view(); }
+    FollowingHost(DecisionHooks& hooks, Host& checked) : ForwardingHost(checked), hooks_(hooks) {}
     void apply(const Plan& plan) override { hooks_.apply_and_follow(plan); }
-    TimerKind add_timer_kind(TimerClient& client, TimerPhase phase) override {
-      return checked_.add_timer_kind(client, phase);
-    }
-    void schedule(Time time, TimerKind kind, std::uint32_t subject, std::uint32_t tag) override {
-      checked_.schedule(time, kind, subject, tag);
-    }
-    void node_down(std::uint32_t node) override { checked_.node_down(node); }
-    void node_up(std::uint32_t node) override { checked_.node_up(node); }
-    void hold_gpus(std::uint32_t node, int gpus) override { checked_.hold_gpus(node, gpus); }
-    void release_gpus(std::uint32_t node, int gpus) override { checked_.release_gpus(node, gpus); }
 
    private:
     DecisionHooks& hooks_;
-    Host& checked_;
   };
+
   // A waiting job named by a plan, with the bucket it is queued in.
   struct Queued {
     std::uint32_t job;

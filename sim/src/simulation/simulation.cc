@@ -10,6 +10,7 @@
 #include "clustersim/serving.h"
 #include "clustersim/steady_state.h"
 #include "core/engine.h"
+#include "core/forwarding_host.h"
 #include "decider/admission.h"
 #include "decider/decision_hooks.h"
 #include "decider/default_decider.h"
@@ -25,24 +26,13 @@ namespace {
 
 // What a decider or mechanism that is not built in gets as its host: every plan is checked
 // whole, against what is free, before it is applied (PlanError, nothing changed).
-class CheckedHost final : public Host {
+class CheckedHost final : public internal::ForwardingHost {
  public:
-  explicit CheckedHost(internal::Engine& engine) : engine_(engine) {}
-  const View& view() const override { return engine_; }
+  explicit CheckedHost(internal::Engine& engine) : ForwardingHost(engine), engine_(engine) {}
   void apply(const Plan& plan) override {
     engine_.check_feasible(plan);
     engine_.apply(plan);
   }
-  TimerKind add_timer_kind(TimerClient& client, TimerPhase phase) override {
-    return engine_.add_timer_kind(client, phase);
-  }
-  void schedule(Time time, TimerKind kind, std::uint32_t subject, std::uint32_t tag) override {
-    engine_.schedule(time, kind, subject, tag);
-  }
-  void node_down(std::uint32_t node) override { engine_.node_down(node); }
-  void node_up(std::uint32_t node) override { engine_.node_up(node); }
-  void hold_gpus(std::uint32_t node, int gpus) override { engine_.hold_gpus(node, gpus); }
-  void release_gpus(std::uint32_t node, int gpus) override { engine_.release_gpus(node, gpus); }
 
  private:
   internal::Engine& engine_;

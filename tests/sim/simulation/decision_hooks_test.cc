@@ -5,14 +5,11 @@
 // a policy's own wish to preempt (srtf without the key) stays the built-in decider's.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cstring>
-#include <functional>
 #include <memory>
 
-#include "clustersim/allocation_mechanism.h"
 #include "clustersim/generator.h"
 #include "clustersim/simulation.h"
+#include "order_decider.h"
 #include "test_util.h"
 
 namespace clustersim {
@@ -20,77 +17,26 @@ namespace hooks_test {  // named: the test files of this binary build as one uni
 
 using testing::job;
 
-// SRTF in a few lines: the waiting jobs by work left (then submit time, then workload order,
-// the built-in srtf's key), each started where the configured allocation mechanism puts it; a
-// job that does not fit waits and later ones may start (backfill), as the built-in pass does.
-void decide_srtf(const View& view, AllocationMechanism& allocation, AllocationContext& context,
-                 const std::function<void(const Plan&)>& apply) {
-  std::vector<std::uint32_t> waiting(view.waiting().begin(), view.waiting().end());
+// SRTF in a few lines (order_decider.h): the waiting jobs by work left, then submit time, then
+// workload order (the built-in srtf's key), each started where the configured allocation
+// mechanism puts it; a job that does not fit waits and later ones may start (backfill).
+bool srtf_before(const View& view, std::uint32_t a, std::uint32_t b) {
   const auto jobs = view.jobs();
-  const Time now = view.now();
-  std::sort(waiting.begin(), waiting.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const double ra = jobs[a].remaining_at(now), rb = jobs[b].remaining_at(now);
-    if (ra != rb) return ra < rb;
-    return jobs[a].submit != jobs[b].submit ? jobs[a].submit < jobs[b].submit : a < b;
-  });
-  Plan plan;
-  for (std::uint32_t index : waiting) {
-    plan.clear();
-    if (allocation.start(index, context, plan)) apply(plan);
-  }
+  const double ra = jobs[a].remaining_at(view.now()), rb = jobs[b].remaining_at(view.now());
+  if (ra != rb) return ra < rb;
+  return testing::fifo_before(view, a, b);
 }
 
-class SrtfDecider final : public Decider {
- public:
-  explicit SrtfDecider(Simulation& simulation) : simulation_(simulation) {}
-  void attach(Host& host) override {
-    host_ = &host;
-    allocation_ = make_allocation_mechanism(simulation_.options().scheduler);
-    allocation_->bind(simulation_.context());
-  }
-  void decide(const DecisionPoint&) override {
-    ++decisions;
-    decide_srtf(host_->view(), *allocation_, simulation_.context(),
-                [&](const Plan& plan) { host_->apply(plan); });
-  }
-  std::size_t decisions = 0;
-
- private:
-  Simulation& simulation_;
-  Host* host_ = nullptr;
-  std::unique_ptr<AllocationMechanism> allocation_;
-};
-
-// The same SRTF as a program stepping the simulation and applying plans itself.
-RunResult stepped_srtf(const SimOptions& options, std::span<const JobSpec> jobs) {
-  Simulation simulation(options, jobs);
-  simulation.set_decider(nullptr);
-  auto allocation = make_allocation_mechanism(options.scheduler);
-  allocation->bind(simulation.context());
-  while (simulation.step())
-    decide_srtf(simulation.view(), *allocation, simulation.context(),
-                [&](const Plan& plan) { simulation.apply(plan); });
-  return simulation.result();
-}
-
+// As a Decider object, and as a program applying plans between step() calls.
 RunResult decided_srtf(const SimOptions& options, std::span<const JobSpec> jobs) {
   Simulation simulation(options, jobs);
-  simulation.set_decider(std::make_unique<SrtfDecider>(simulation));
+  simulation.set_decider(std::make_unique<testing::OrderDecider>(simulation, srtf_before));
   return simulation.run();
 }
 
-void expect_same_records(const RunResult& a, const RunResult& b) {
-  ASSERT_EQ(a.jobs.size(), b.jobs.size());
-  for (std::size_t i = 0; i < a.jobs.size(); ++i) {
-    const JobRecord& x = a.jobs[i];
-    const JobRecord& y = b.jobs[i];
-    ASSERT_EQ(std::memcmp(&x.start_time, &y.start_time, sizeof(double)), 0) << "job " << i;
-    ASSERT_EQ(std::memcmp(&x.finish_time, &y.finish_time, sizeof(double)), 0) << "job " << i;
-    ASSERT_EQ(std::memcmp(&x.queue_delay, &y.queue_delay, sizeof(double)), 0) << "job " << i;
-    ASSERT_EQ(std::memcmp(&x.gpu_seconds, &y.gpu_seconds, sizeof(double)), 0) << "job " << i;
-    ASSERT_EQ(x.nodes, y.nodes) << "job " << i;
-    ASSERT_EQ(x.preemptions, y.preemptions) << "job " << i;
-  }
+RunResult stepped_srtf(const SimOptions& options, std::span<const JobSpec> jobs) {
+  Simulation simulation(options, jobs);
+  return testing::run_stepped(simulation, srtf_before);
 }
 
 SimOptions one_gpu_srtf(bool preemption_key) {
@@ -162,18 +108,18 @@ TEST(DecisionHooks, AUserSrtfWithPreemptionMatchesTheBuiltInSrtfJobByJob) {
   ASSERT_EQ(built_in.metrics.jobs, jobs.size());
   ASSERT_GT(built_in.metrics.preemptions, 100u);  // rounds did stop jobs: they mattered
   const RunResult decided = decided_srtf(options, jobs);
-  expect_same_records(built_in, decided);
+  testing::expect_same_records(built_in, decided);
   EXPECT_EQ(decided.metrics.preemptions, built_in.metrics.preemptions);
   EXPECT_EQ(decided.metrics.rounds, built_in.metrics.rounds);
   EXPECT_EQ(decided.metrics.jct_mean, built_in.metrics.jct_mean);
   const RunResult stepped = stepped_srtf(options, jobs);
-  expect_same_records(built_in, stepped);
+  testing::expect_same_records(built_in, stepped);
   EXPECT_EQ(stepped.metrics.events, built_in.metrics.events);
 
   // With invariants checked (the hooks' queue against the waiting jobs, every event).
   options.check_invariants = true;
   std::vector<JobSpec> fewer(jobs.begin(), jobs.begin() + 600);
-  expect_same_records(simulate(options, fewer), decided_srtf(options, fewer));
+  testing::expect_same_records(simulate(options, fewer), decided_srtf(options, fewer));
 }
 
 }  // namespace hooks_test

@@ -15,6 +15,7 @@
 #include "clustersim/allocation_mechanism.h"
 #include "clustersim/generator.h"
 #include "clustersim/policy.h"
+#include "order_decider.h"
 #include "test_util.h"
 
 namespace clustersim {
@@ -41,38 +42,9 @@ std::vector<JobSpec> philly_jobs(std::size_t count, int cluster_gpus, std::uint6
   return generate_workload(generator).jobs;
 }
 
-// Every field of every job record, bit for bit.
-void expect_same_records(const RunResult& a, const RunResult& b) {
-  ASSERT_EQ(a.jobs.size(), b.jobs.size());
-  for (std::size_t i = 0; i < a.jobs.size(); ++i) {
-    const JobRecord& x = a.jobs[i];
-    const JobRecord& y = b.jobs[i];
-    ASSERT_EQ(std::memcmp(&x.start_time, &y.start_time, sizeof(double)), 0) << "job " << i;
-    ASSERT_EQ(std::memcmp(&x.finish_time, &y.finish_time, sizeof(double)), 0) << "job " << i;
-    ASSERT_EQ(std::memcmp(&x.queue_delay, &y.queue_delay, sizeof(double)), 0) << "job " << i;
-    ASSERT_EQ(std::memcmp(&x.gpu_seconds, &y.gpu_seconds, sizeof(double)), 0) << "job " << i;
-    ASSERT_EQ(x.nodes, y.nodes) << "job " << i;
-    ASSERT_EQ(x.preemptions, y.preemptions) << "job " << i;
-  }
-}
-
-// FIFO in a few lines: the waiting jobs in submit order (then workload order), each started
-// where the configured allocation mechanism (placement and resources) puts it; a job that does
-// not fit waits and later ones may start (backfill), as the built-in FIFO does.
-void decide_fifo(const View& view, AllocationMechanism& allocation, AllocationContext& context,
-                 const std::function<void(const Plan&)>& apply) {
-  std::vector<std::uint32_t> waiting(view.waiting().begin(), view.waiting().end());
-  const auto jobs = view.jobs();
-  std::sort(waiting.begin(), waiting.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return jobs[a].submit != jobs[b].submit ? jobs[a].submit < jobs[b].submit : a < b;
-  });
-  Plan plan;
-  for (std::uint32_t index : waiting) {
-    plan.clear();
-    if (allocation.start(index, context, plan)) apply(plan);
-  }
-}
-
+// FIFO in a few lines (order_decider.h): the waiting jobs in submit order (then workload order),
+// each started where the configured allocation mechanism (placement and resources) puts it; a
+// job that does not fit waits and later ones may start (backfill), as the built-in FIFO does.
 TEST(Simulation, AStepByStepFifoMatchesTheBuiltInFifoJobByJob) {
   const SimOptions options = philly_cluster();
   const std::vector<JobSpec> jobs = philly_jobs(10000, options.cluster.total_gpus(), 5);
@@ -87,36 +59,17 @@ TEST(Simulation, AStepByStepFifoMatchesTheBuiltInFifoJobByJob) {
   std::size_t decisions = 0;
   while (simulation.step()) {
     ++decisions;
-    decide_fifo(simulation.view(), *allocation, simulation.context(),
-                [&](const Plan& plan) { simulation.apply(plan); });
+    testing::start_in_order(simulation.view(), *allocation, simulation.context(),
+                            testing::fifo_before,
+                            [&](const Plan& plan) { simulation.apply(plan); });
   }
   const RunResult& stepped = simulation.result();
   EXPECT_GT(decisions, 10000u);
-  expect_same_records(built_in, stepped);
+  testing::expect_same_records(built_in, stepped);
   EXPECT_EQ(stepped.metrics.events, built_in.metrics.events);
   EXPECT_EQ(stepped.metrics.jct_mean, built_in.metrics.jct_mean);
   EXPECT_EQ(stepped.metrics.frag_mean, built_in.metrics.frag_mean);
 }
-
-// The same FIFO as a Decider object replacing the built-in one.
-class FifoDecider final : public Decider {
- public:
-  explicit FifoDecider(Simulation& simulation) : simulation_(simulation) {}
-  void attach(Host& host) override {
-    host_ = &host;
-    allocation_ = make_allocation_mechanism(simulation_.options().scheduler);
-    allocation_->bind(simulation_.context());
-  }
-  void decide(const DecisionPoint&) override {
-    decide_fifo(host_->view(), *allocation_, simulation_.context(),
-                [&](const Plan& plan) { host_->apply(plan); });
-  }
-
- private:
-  Simulation& simulation_;
-  Host* host_ = nullptr;
-  std::unique_ptr<AllocationMechanism> allocation_;
-};
 
 TEST(Simulation, AUserDeciderReplacesTheBuiltInOne) {
   SimOptions options = philly_cluster();
@@ -124,9 +77,9 @@ TEST(Simulation, AUserDeciderReplacesTheBuiltInOne) {
   const std::vector<JobSpec> jobs = philly_jobs(2000, options.cluster.total_gpus(), 9);
   const RunResult built_in = simulate(options, jobs);
   Simulation simulation(options, std::span<const JobSpec>(jobs));
-  simulation.set_decider(std::make_unique<FifoDecider>(simulation));
+  simulation.set_decider(std::make_unique<testing::OrderDecider>(simulation, testing::fifo_before));
   const RunResult mine = simulation.run();
-  expect_same_records(built_in, mine);
+  testing::expect_same_records(built_in, mine);
   EXPECT_EQ(mine.metrics.events, built_in.metrics.events);
 }
 
@@ -338,7 +291,7 @@ TEST(Simulation, AWindowStreamsItsWorkloadInAsARunOnTheGrownWorkloadWould) {
   EXPECT_EQ(result.jobs.size(), grown->jobs.size());
   // The same run on the grown workload from the start: identical.
   const RunResult whole = simulate(options, grown->jobs);
-  expect_same_records(whole, result);
+  testing::expect_same_records(whole, result);
   EXPECT_EQ(whole.metrics.events, result.metrics.events);
   EXPECT_EQ(whole.metrics.window_overloaded, result.metrics.window_overloaded);
 }
@@ -351,7 +304,7 @@ TEST(Simulation, ResetReplaysTheRunAndANewSeedChangesItsRandomness) {
   const RunResult first = simulation.run();
   simulation.reset();
   const RunResult again = simulation.run();
-  expect_same_records(first, again);
+  testing::expect_same_records(first, again);
   simulation.reset(12345);
   const RunResult other = simulation.run();
   std::size_t differ = 0;

@@ -106,6 +106,7 @@ struct Input {
   std::string path;
   Attributes attributes;
   std::vector<std::int64_t> point_ids;
+  std::vector<std::string> status;  // per point, as point_ids
 };
 
 // The merged file's root attributes, or InputError where the inputs disagree on one that must
@@ -307,11 +308,21 @@ MergeReport merge_result_files(const MergeOptions& options) {
   MergeReport report;
   std::vector<Input> inputs;
   for (const std::string& path : options.inputs) {
-    if (!fs::exists(path)) throw InputError(path, 0, "", "no such file");
+    if (!fs::exists(path)) {
+      // A shard stopped before its end (time limit, killed) has only its journal so far.
+      if (fs::exists(path + ".journal")) {
+        throw InputError(path, 0, "",
+                         "not written yet: its sweep was interrupted or is still running (" + path +
+                             ".journal exists); finish it with the same `clustersim sweep "
+                             "... --resume`, then merge");
+      }
+      throw InputError(path, 0, "", "no such file");
+    }
     Input input;
     input.path = path;
     ResultFileSummary summary = read_result_file_summary(path);  // InputError if not ours
     input.point_ids = std::move(summary.point_ids);
+    input.status = std::move(summary.status);
     input.attributes = read_root_attributes(path);
     if (summary.schema_version != kResultSchemaVersion) {
       throw InputError(path, 0, "",
@@ -381,6 +392,8 @@ MergeReport merge_result_files(const MergeOptions& options) {
                          "\n  (--allow-missing writes the points there are, marked incomplete)");
   }
   report.points_merged = static_cast<std::size_t>(total) - report.missing.size();
+  for (const Input& input : inputs)
+    report.status.insert(report.status.end(), input.status.begin(), input.status.end());
 
   Attributes attributes = combine_attributes(inputs, report.points_merged);
   write_merged_result_file(options.out, options.inputs, attributes);
@@ -421,7 +434,11 @@ int run_merge_command(int argc, char** argv) {
       std::cout << "merged " << options.inputs.size() << " files into " << options.out << " ("
                 << report.points_merged << " of " << report.points_total << " points)\n";
     }
-    return kExitOk;
+    // Told even under --quiet: the exit status alone does not say which points failed.
+    const std::string failures = summarize_failures(report.status);
+    if (failures.empty()) return kExitOk;
+    std::cerr << "clustersim merge: " << failures << "\n";
+    return kExitPointsFailed;
   } catch (const InputError& error) {
     std::cerr << "clustersim merge: error: " << error.what() << "\n";
     return kExitBadInput;

@@ -24,6 +24,9 @@ struct MergeReport {
   std::size_t points_merged = 0;      // rows of OUT's /points
   std::vector<std::int64_t> missing;  // point ids in no input (only with allow_missing)
   std::vector<std::string> warnings;  // e.g. an input whose journal remains
+  // Every merged point's status ("ok" or why it failed), in input order: a merge of shards with
+  // failed points exits kExitPointsFailed, as the one-job sweep of the grid would.
+  std::vector<std::string> status;
 };
 
 // Checks the inputs and writes OUT, holding OUT's lock (output_lock.h: OutputBusyError while a
@@ -35,7 +38,9 @@ struct MergeReport {
 MergeReport merge_result_files(const MergeOptions& options);
 
 // Entry point from `clustersim` main: argv[1] == "merge". Exit status (as the sweep's): 0 merged;
-// 2 refused (nothing written); 4 OUT is being written by another process; 1 I/O failure.
+// 3 merged, but some points failed (their status column says why); 2 refused (nothing written:
+// e.g. a shard incomplete or absent, named); 4 OUT is being written by another process; 1 I/O
+// failure.
 int run_merge_command(int argc, char** argv);
 
 // "3, 5-9, 12" (at most `limit` items, then "... (N in all)").

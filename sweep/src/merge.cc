@@ -56,6 +56,8 @@ const std::map<std::string_view, Rule>& attribute_rules() {
       {"hostname", Rule::kDistinct},
       {"slurm_job_id", Rule::kDistinct},
       {"grid_path", Rule::kDistinct},
+      {"grid_path_absolute", Rule::kDistinct},
+      {"working_directory", Rule::kDistinct},
       {"mpi_version", Rule::kDistinct},
       {"hdf5_version", Rule::kDistinct},
       {"tbb_version", Rule::kDistinct},

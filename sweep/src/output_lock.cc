@@ -133,20 +133,21 @@ void OutputLock::release() {
   fd_ = -1;
 }
 
+std::string slurm_job_as_shown() {
+  const char* array_job = std::getenv("SLURM_ARRAY_JOB_ID");
+  const char* array_task = std::getenv("SLURM_ARRAY_TASK_ID");
+  if (array_job && array_task && *array_job && *array_task)
+    return std::string(array_job) + "_" + array_task;
+  const char* id = std::getenv("SLURM_JOB_ID");
+  return id ? id : "";
+}
+
 std::string describe_this_process(const std::string& start_time, const std::string& command_line) {
   char host[256] = {0};
   if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "unknown");
   std::string user = "uid " + std::to_string(::geteuid());
   if (const passwd* entry = ::getpwuid(::geteuid())) user = entry->pw_name;
-  // The job as squeue shows it: an array task as JOB_TASK.
-  std::string job;
-  const char* array_job = std::getenv("SLURM_ARRAY_JOB_ID");
-  const char* array_task = std::getenv("SLURM_ARRAY_TASK_ID");
-  if (array_job && array_task && *array_job && *array_task) {
-    job = std::string(array_job) + "_" + array_task;
-  } else if (const char* id = std::getenv("SLURM_JOB_ID"); id && *id) {
-    job = id;
-  }
+  const std::string job = slurm_job_as_shown();
   // Appended after the start time: "host H, pid P, started T" is the older form, which
   // scripts may match.
   return "host " + std::string(host) + ", pid " + std::to_string(::getpid()) + ", started " +

@@ -179,7 +179,9 @@ void load_previous_session(Plan& plan, const SweepOptions& options) {
           for (const char* key : {"software_version", "git_commit"})
             if (header.count(key)) fields[key] = header[key];
         }
-        plan.earlier_sessions.push_back({fields["start_time"], BuildIdentity::from_fields(fields)});
+        plan.earlier_sessions.push_back({fields["start_time"], BuildIdentity::from_fields(fields),
+                                         fields["hostname"], fields["slurm_job_id"],
+                                         fields["working_directory"]});
       } else if (record.type == RecordType::kPoint) {
         std::uint64_t id = peek_point_id(record.payload);
         if (id >= grid.size())

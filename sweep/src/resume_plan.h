@@ -28,6 +28,9 @@ std::string replaced_journal_path_for(const std::string& out);
 struct SessionBuild {
   std::string start_time;
   BuildIdentity build;
+  std::string hostname;  // where it ran ("" when an older clustersim did not record it)
+  std::string slurm_job_id;
+  std::string working_directory;
 };
 
 // Everything rank 0 decided before the first simulation; broadcast so all ranks agree.

@@ -112,7 +112,8 @@ SnapshotSummary write_snapshot(const SnapshotOptions& options) {
       last_session = parse_journal_fields(record.payload);
       if (sessions++ == 0) first_session = last_session;
       nlohmann::json entry{{"session", sessions}, {"start_time", last_session["start_time"]}};
-      for (const char* key : {"software_version", "git_commit", "git_dirty", "binary_sha256"})
+      for (const char* key : {"software_version", "git_commit", "git_dirty", "binary_sha256",
+                              "hostname", "slurm_job_id", "working_directory"})
         entry[key] = last_session.count(key) ? last_session[key] : std::string();
       session_builds.push_back(std::move(entry));
     } else if (record.type == RecordType::kPoint) {

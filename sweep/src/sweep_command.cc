@@ -62,6 +62,7 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
   session.ranks = mpi.size();
   session.start_time = now_iso8601();
   session.command_line = command_line;
+  describe_where_this_runs(session, options.grid_path);
   const int threads = choose_thread_count(options.threads);
   session.threads_per_rank = mpi.all_gather(threads);
 

@@ -52,9 +52,10 @@ class Coordinator {
                    key_values(journal_header(grid, options_, plan_.replaces_existing,
                                              plan_.check.warnings)));
     }
-    std::map<std::string, std::string> session_fields{{"start_time", session_.start_time},
-                                                      {"ranks", std::to_string(session_.ranks)},
-                                                      {"command_line", session_.command_line}};
+    std::map<std::string, std::string> session_fields{
+        {"start_time", session_.start_time},     {"ranks", std::to_string(session_.ranks)},
+        {"command_line", session_.command_line}, {"hostname", session_.hostname},
+        {"slurm_job_id", session_.slurm_job_id}, {"working_directory", session_.working_directory}};
     session_fields.merge(this_build().fields());  // a resume compares builds (resume_plan.cc)
     journal->add(RecordType::kSession, key_values(session_fields));
     journal->sync();

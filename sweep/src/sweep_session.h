@@ -15,7 +15,16 @@ struct SessionInfo {
   std::vector<int> threads_per_rank;
   std::string start_time;
   std::string command_line;
+  // Where it ran, kept per session (session_builds) since a resume may run elsewhere.
+  std::string hostname;
+  std::string slurm_job_id;        // slurm_job_as_shown(): JOB_TASK for an array task
+  std::string working_directory;   // absolute
+  std::string grid_path_absolute;  // "" for the embedded default grid
 };
+
+// hostname, slurm_job_id, working_directory and grid_path_absolute of this process, for a sweep
+// of `grid_path` ("" for the default grid).
+void describe_where_this_runs(SessionInfo& session, const std::string& grid_path);
 
 // The time now, in UTC (ISO 8601).
 std::string now_iso8601();

@@ -41,6 +41,7 @@ def check_once(df, points):
 PROVENANCE_COLUMNS = {"points/rank", "points/elapsed_s", "points/session"}
 PROVENANCE_ATTRIBUTES = {"start_time", "session_start_time", "end_time", "sessions", "ranks", "threads",
                          "threads_per_rank", "hostname", "slurm_job_id", "command_line", "grid_path",
+                         "grid_path_absolute", "working_directory",
                          "mpi_version", "hdf5_version", "tbb_version", "merged_from", "session_builds"}
 
 
@@ -110,7 +111,7 @@ def main():
             fail("status column is not all 'ok' strings")
         for name in ["schema_version", "software_version", "git_commit", "grid_text", "grid_sha256", "start_time",
                      "end_time", "ranks", "threads", "mpi_version", "hdf5_version", "tbb_version", "slurm_job_id",
-                     "complete", "points_total"]:
+                     "grid_path", "grid_path_absolute", "working_directory", "complete", "points_total"]:
             if name not in attrs:
                 fail(f"root attribute {name} missing")
         if int(attrs["complete"]) != 1 or int(attrs["points_total"]) != points:

@@ -55,6 +55,11 @@ class OutputLock {
   bool locked_ = false;
 };
 
+// This process's Slurm job as squeue and the logs show it: JOB_TASK (SLURM_ARRAY_JOB_ID,
+// SLURM_ARRAY_TASK_ID) for an array task, whose SLURM_JOB_ID is a raw id of its own; else
+// SLURM_JOB_ID; "" outside Slurm.
+std::string slurm_job_as_shown();
+
 // "host H, pid P, started T, user U[, Slurm job J]: COMMAND" for this process (J: SLURM_JOB_ID,
 // or JOB_TASK for an array task, as squeue shows it).
 std::string describe_this_process(const std::string& start_time, const std::string& command_line);

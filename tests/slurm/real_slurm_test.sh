@@ -277,6 +277,18 @@ shards = sorted(item["shard"] for item in json.loads(a["merged_from"]))
 assert shards == ["0/2", "1/2"], shards
 assert len(a["slurm_job_id"].split(",")) == 2, a["slurm_job_id"]
 PY
+# Array tasks as squeue shows them (issue 45, part 6): JOB_TASK in the merged file and the logs.
+"$PYTHON" - "$WORK/c.h5" "$jobC" <<'PY'
+import sys, h5py
+a = h5py.File(sys.argv[1], "r").attrs
+assert sorted(a["slurm_job_id"].split(",")) == [sys.argv[2] + "_0", sys.argv[2] + "_1"], a["slurm_job_id"]
+PY
+grep -q "array.sbatch ${jobC}_1: shard 1/2" "$WORK/jobs/clustersim-shard-${jobC}_1.out" ||
+  fail "array task 1's log does not name it ${jobC}_1"
+# Under afterany (issue 45, part 3) the merge still waited for the tasks' last sessions: it merged
+# (an unfinished shard would have been refused, exit 2).
+grep -q "wrote $WORK/c.h5" "$WORK/jobs/clustersim-merge-$mergeC.out" ||
+  fail "merge job: $(cat "$WORK/jobs/clustersim-merge-$mergeC.out")"
 say "C: array of 2 shards (each requeued $(job_field "${jobC}_0" Restarts) and $(job_field "${jobC}_1" Restarts) times) + merge done $(($(date +%s) - c_start)) s after submission"
 echo "---- job B's log (the script's lines and the sweep's saves and resumes):"
 grep -E "^\[|^saved a partial|^wrote|resuming|stop requested" "$logB"

@@ -6,7 +6,12 @@
 #     requeued run resumes and the result equals an uninterrupted run's;
 #   - array.sbatch maps SLURM_ARRAY_TASK_ID to --shard K/N and its own file, refuses index lists,
 #     and merge.sbatch joins the shards into a file identical in content to an unsharded run's;
-#   - submit checks the grid, sizes the job and submits the right scripts with the right flags;
+#     tasks are named JOB_TASK in the logs and in the files' slurm_job_id;
+#   - merge.sbatch merges shards with failed points (exit 3, said in its log) and refuses an
+#     unfinished shard by name (exit 2);
+#   - a sweep killed by SIGKILL is logged as such, not as "stopped by a signal, points saved";
+#   - submit checks the grid, sizes the job and submits the right scripts with the right flags,
+#     the merge after the array whatever the tasks' status (afterany);
 #   - calibrate.sbatch refuses to run without its script or a GPU;
 #   - the part common to sweep.sbatch and array.sbatch is the same text in both.
 # The same scripts under a real Slurm: real_slurm_test.sh.
@@ -110,16 +115,74 @@ status=0
 SLURM_JOB_ID=79 bash "$SRC/slurm/sweep.sbatch" "$WORK/nothing.toml" --out x.h5 >bad.log 2>&1 || status=$?
 [ "$status" -eq 2 ] && grep -q "refused its input" bad.log || fail "bad grid: status $status: $(cat bad.log)"
 
-# ---- array.sbatch: three tasks, then merge.sbatch; an index list is refused.
+# A sweep killed outright (SIGKILL: the OOM killer, kill -9) is not "points saved".
+cat >bin/killed-clustersim <<'SH'
+#!/bin/bash
+kill -KILL $$
+SH
+chmod +x bin/killed-clustersim
+status=0
+SLURM_JOB_ID=80 CLUSTERSIM=$WORK/bin/killed-clustersim bash "$SRC/slurm/sweep.sbatch" "$SMALL" --out k.h5 >killed.log 2>&1 || status=$?
+[ "$status" -eq 137 ] && grep -q "sweep.sbatch 80: sweep ended with status 137: killed by SIGKILL (out of memory, or kill -9): nothing saved at the end, but the journal keeps the points finished: rerun to resume$" killed.log &&
+  ! grep -q "points saved" killed.log || fail "SIGKILL: status $status: $(cat killed.log)"
+
+# ---- array.sbatch: three tasks (raw job ids 100-102 of array 99), then merge.sbatch; an index
+# list is refused.
 for k in 0 1 2; do
-  SLURM_JOB_ID=$((100 + k)) SLURM_ARRAY_TASK_ID=$k SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_MAX=2 \
-    SLURM_ARRAY_TASK_COUNT=3 SLURM_ARRAY_TASK_STEP=1 \
+  SLURM_JOB_ID=$((100 + k)) SLURM_ARRAY_JOB_ID=99 SLURM_ARRAY_TASK_ID=$k SLURM_ARRAY_TASK_MIN=0 \
+    SLURM_ARRAY_TASK_MAX=2 SLURM_ARRAY_TASK_COUNT=3 SLURM_ARRAY_TASK_STEP=1 \
     bash "$SRC/slurm/array.sbatch" "$SMALL" --out arr.h5 --save-jobs --threads 1 >task$k.log 2>&1 ||
     fail "array task $k: $(cat task$k.log)"
   grep -q -- "--shard $k/3 --out arr.shard-$k-of-3.h5 --resume" fake.log || fail "task $k's srun line: $(cat fake.log)"
+  grep -q "^\[.*\] array.sbatch 99_$k: shard $k/3" task$k.log || fail "task $k's log does not name it 99_$k: $(cat task$k.log)"
 done
 bash "$SRC/slurm/merge.sbatch" arr.h5 3 >merge.log 2>&1 || fail "merge.sbatch: $(cat merge.log)"
 check identical whole.h5 arr.h5
+"$PYTHON" - <<'PY' || fail "slurm_job_id of the shards and the merged file"
+import h5py
+ids = [h5py.File(f"arr.shard-{k}-of-3.h5", "r").attrs["slurm_job_id"] for k in range(3)]
+assert ids == ["99_0", "99_1", "99_2"], ids
+merged = h5py.File("arr.h5", "r").attrs["slurm_job_id"]
+assert merged == "99_0,99_1,99_2", merged
+PY
+
+# ---- merge.sbatch decides (the merge job runs after the array whatever its tasks' status):
+# shards with failed points (jobs needing 16 GPUs fail the 8-GPU points) merge, exit 3; an
+# unfinished shard is refused by name, exit 2.
+cat >some_fail.toml <<'EOF'
+[cluster]
+nodes = 1
+gpus_per_node = 8
+
+[workload]
+generator = "philly"
+jobs = 300
+
+[metrics]
+steady_state = "off"
+
+[sweep]
+"cluster.gpus_per_node" = [8, 32]
+seeds = 2
+EOF
+for k in 0 1; do
+  SLURM_JOB_ID=$((200 + k)) SLURM_ARRAY_JOB_ID=199 SLURM_ARRAY_TASK_ID=$k SLURM_ARRAY_TASK_MIN=0 \
+    SLURM_ARRAY_TASK_MAX=1 SLURM_ARRAY_TASK_COUNT=2 SLURM_ARRAY_TASK_STEP=1 \
+    bash "$SRC/slurm/array.sbatch" some_fail.toml --out fail.h5 --threads 1 >ftask$k.log 2>&1 || true
+done
+grep -q "sweep done, but some points failed (exit status 3)" ftask0.log ftask1.log ||
+  fail "no shard had failed points: $(cat ftask0.log ftask1.log)"
+status=0
+bash "$SRC/slurm/merge.sbatch" fail.h5 2 >fmerge.log 2>&1 || status=$?
+[ "$status" -eq 3 ] && [ -f fail.h5 ] && grep -q "merge.sbatch .*: wrote fail.h5, but some points failed (exit status 3)" fmerge.log ||
+  fail "merge of shards with failed points: status $status: $(cat fmerge.log)"
+rm fail.h5 fail.shard-1-of-2.h5
+: >fail.shard-1-of-2.h5.journal  # as a task killed before its first save leaves it
+status=0
+bash "$SRC/slurm/merge.sbatch" fail.h5 2 >fmerge2.log 2>&1 || status=$?
+[ "$status" -eq 2 ] && [ ! -e fail.h5 ] && grep -q "fail.shard-1-of-2.h5: not written yet" fmerge2.log &&
+  grep -q "error: the merge refused its inputs (exit status 2" fmerge2.log ||
+  fail "unfinished shard: status $status: $(cat fmerge2.log)"
 status=0
 SLURM_ARRAY_TASK_ID=5 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=7 SLURM_ARRAY_TASK_COUNT=3 \
   bash "$SRC/slurm/array.sbatch" "$SMALL" --out list.h5 >list.log 2>&1 || status=$?
@@ -142,7 +205,8 @@ done
 "$SRC/slurm/submit" --clustersim "$BIN" --array 4 "$SMALL" --out arr2.h5 >submit2.out || fail "submit --array: $(cat submit2.out)"
 grep -q "^submitted array job 4242 (shards 0-3) and merge job 4242$" submit2.out || fail "$(cat submit2.out)"
 grep -q -- "--array=0-3 .*array.sbatch $SMALL --out $WORK/arr2.h5" fake.log &&
-  grep -q -- "--dependency=afterok:4242 .*merge.sbatch $WORK/arr2.h5 4" fake.log || fail "$(cat fake.log)"
+  grep -q -- "--dependency=afterany:4242 .*merge.sbatch $WORK/arr2.h5 4" fake.log || fail "$(cat fake.log)"
+! grep -q afterok fake.log || fail "a dependency on success (afterok) would never run the merge after failed points: $(cat fake.log)"
 status=0
 "$SRC/slurm/submit" --clustersim "$BIN" "$WORK/nothing.toml" >refused.out 2>&1 || status=$?
 [ "$status" -eq 2 ] && grep -q "no such grid file" refused.out || fail "missing grid: $(cat refused.out)"

@@ -13,6 +13,7 @@
 #include "clustersim/sweep/output_lock.h"
 #include "clustersim/sweep/result_store.h"
 #include "clustersim/sweep/shard.h"
+#include "clustersim/sweep/sweep_command.h"
 #include "temp_dir.h"
 
 namespace clustersim::sweep {
@@ -167,6 +168,22 @@ TEST_F(SweepMerge, ShardsMergeIntoTheFileOfAnUnshardedRun) {
   EXPECT_EQ(b["threads_per_rank"], AttributeValue(std::string("2,2,2")));
   EXPECT_THAT(std::get<std::string>(b["merged_from"]), HasSubstr("\"shard\":\"2/3\""));
   EXPECT_THAT(std::get<std::string>(b["command_line"]), HasSubstr("--shard 1/3"));
+}
+
+// Every merged point's status, whichever shard holds it: what makes `clustersim merge` exit 3 as
+// the one-job sweep does (fake_result fails point 3 only).
+TEST_F(SweepMerge, ReportsEveryPointsStatus) {
+  std::vector<std::string> shards;
+  for (std::size_t k = 0; k < 3; ++k) shards.push_back(write_shard(k, 3, grid_));
+  MergeReport report = merge_result_files(MergeOptions{dir_.file("merged.h5"), shards});
+  ASSERT_EQ(report.status.size(), grid_.size());
+  std::vector<std::string> failed;
+  for (const std::string& status : report.status)
+    if (status != "ok") failed.push_back(status);
+  EXPECT_EQ(failed, std::vector<std::string>{"simulation failed: test"});
+  EXPECT_EQ(summarize_failures(report.status),
+            "sweep: 1 of " + std::to_string(grid_.size()) +
+                " points failed (status column of /points): 1 x simulation failed: test");
 }
 
 TEST_F(SweepMerge, WorksWithOneShardAndWithoutOptionalTables) {

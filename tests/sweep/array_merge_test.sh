@@ -3,6 +3,7 @@
 # merge into the file the one-job sweep writes, and the merge exits 3 as that sweep does (with the
 # same summary line); a shard stopped halfway, or one whose file is not written yet, is refused
 # with exit 2 and named, and nothing is written.
+# shellcheck disable=SC2015  # `A && B || { ...; exit 1; }`: the failure branch exits
 source "$(dirname "$0")/common.sh"
 
 # Jobs that need more than the 8 GPUs of a node fail their point at run time: the points with

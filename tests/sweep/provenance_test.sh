@@ -9,7 +9,7 @@ unset SLURM_JOB_ID SLURM_ARRAY_JOB_ID SLURM_ARRAY_TASK_ID
 mkdir grids first second
 sed -e 's/^seeds = .*/seeds = 2/' "$DATA/slow_grid.toml" >grids/g.toml  # 12 points of ~0.3 s
 
-cd first
+cd first || exit 1
 SLURM_JOB_ID=13 SLURM_ARRAY_JOB_ID=11 SLURM_ARRAY_TASK_ID=0 "$BIN" sweep ../grids/g.toml \
   --out "$WORK/r.h5" --threads 1 --progress-interval 0.1 >first.out 2>first.err &
 PID=$!
@@ -18,9 +18,9 @@ kill -TERM $PID
 status=0
 wait $PID || status=$?
 [ "$status" -eq 75 ] || { echo "FAIL: SIGTERM: status $status, want 75"; cat first.err; exit 1; }
-cd ../second
+cd ../second || exit 1
 SLURM_JOB_ID=600 "$BIN" sweep ../grids/g.toml --out "$WORK/r.h5" --resume --threads 2 -q
-cd ..
+cd .. || exit 1
 
 if [ -z "$PYTHON" ]; then echo "SKIP (no python with h5py)"; exit 0; fi
 "$PYTHON" - "$WORK" "$(hostname)" <<'PY'

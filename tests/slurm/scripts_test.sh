@@ -149,22 +149,7 @@ PY
 # ---- merge.sbatch decides (the merge job runs after the array whatever its tasks' status):
 # shards with failed points (jobs needing 16 GPUs fail the 8-GPU points) merge, exit 3; an
 # unfinished shard is refused by name, exit 2.
-cat >some_fail.toml <<'EOF'
-[cluster]
-nodes = 1
-gpus_per_node = 8
-
-[workload]
-generator = "philly"
-jobs = 300
-
-[metrics]
-steady_state = "off"
-
-[sweep]
-"cluster.gpus_per_node" = [8, 32]
-seeds = 2
-EOF
+cp "$SRC/tests/sweep/data/some_fail_grid.toml" some_fail.toml
 for k in 0 1; do
   SLURM_JOB_ID=$((200 + k)) SLURM_ARRAY_JOB_ID=199 SLURM_ARRAY_TASK_ID=$k SLURM_ARRAY_TASK_MIN=0 \
     SLURM_ARRAY_TASK_MAX=1 SLURM_ARRAY_TASK_COUNT=2 SLURM_ARRAY_TASK_STEP=1 \

@@ -8,22 +8,7 @@ source "$(dirname "$0")/common.sh"
 
 # Jobs that need more than the 8 GPUs of a node fail their point at run time: the points with
 # gpus_per_node = 8 fail, those with 32 succeed (2 of 4, as exit_codes_test.sh checks unsharded).
-cat >some_fail.toml <<'EOF'
-[cluster]
-nodes = 1
-gpus_per_node = 8
-
-[workload]
-generator = "philly"
-jobs = 300
-
-[metrics]
-steady_state = "off"
-
-[sweep]
-"cluster.gpus_per_node" = [8, 32]
-seeds = 2
-EOF
+cp "$DATA/some_fail_grid.toml" some_fail.toml
 status=0
 sweep some_fail.toml --out full.h5 -q 2>full.err || status=$?
 [ "$status" -eq 3 ] && grep -q "^sweep: 2 of 4 points failed" full.err ||

@@ -68,7 +68,7 @@ steady_state = "off"
 "scheduler.policy" = ["fifo", "las"]
 seeds = 2
 EOF
-sed 's/^"scheduler.policy" = .*/"cluster.gpus_per_node" = [8, 32]/' all_fail.toml >some_fail.toml
+cp "$DATA/some_fail_grid.toml" some_fail.toml
 expect_status all_fail 3 sweep all_fail.toml --out all.h5 -q
 [ ! -s all_fail.out ] || { echo "FAIL: -q printed to stdout"; cat all_fail.out; exit 1; }
 [ "$(wc -l <all_fail.err)" -eq 1 ] || { echo "FAIL: more than one line on stderr"; cat all_fail.err; exit 1; }

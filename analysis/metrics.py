@@ -36,6 +36,7 @@ _KNOWN = {
     "gpu_util": MetricInfo("GPU utilisation", "fraction", "higher"),
     "frag_mean": MetricInfo("mean fragmented GPUs", "GPUs", "lower"),
     "preemptions": MetricInfo("preemptions", "count", "lower"),
+    "lease_changes": MetricInfo("time-share lease changes", "count", None),
     "jct_p50": MetricInfo("median JCT", "s", "lower"),
     "jct_p95": MetricInfo("p95 JCT", "s", "lower"),
     "jct_max": MetricInfo("max JCT", "s", "lower"),

@@ -49,6 +49,9 @@ struct JobState {
   std::uint32_t grant_count = 0;  // grants held now (one per node; what it holds: grants_of)
   OverheadKind pause = OverheadKind::kRestore;  // what a kRestoring phase is spent on
   bool has_checkpoint = false;  // a saved state exists (a restart restores it, at a cost)
+  // Its last stop ended a time-share lease (Plan::Lease::kEnds): whether that stop was a
+  // preemption is known at its next start (plan.h).
+  bool lease_ended = false;
   // Copies of its spec's request, so that starting a job reads no JobSpec: the GPUs it asks for
   // (an elastic job may hold others), and whether it states its own CPUs or memory.
   bool own_request = false;

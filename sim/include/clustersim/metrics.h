@@ -25,6 +25,9 @@ struct JobRecord {
   double queue_delay = 0.0;  // total time spent waiting, re-queues after preemption included
   int num_gpus = 0;
   int preemptions = 0;
+  // Time-share leases that ended with the job giving its GPUs up (Plan::Lease::kEnds); those the
+  // job's next start did not continue are also in preemptions.
+  int lease_changes = 0;
   double gpu_seconds = 0.0;           // GPUs held x time held, overheads included
   double overhead_gpu_seconds = 0.0;  // GPUs held x time spent checkpointing or restoring
   int nodes = 0;                      // nodes spanned by the last placement
@@ -60,11 +63,12 @@ struct RunMetrics {
   double gpu_seconds = 0;  // allocated GPU-seconds, overheads included
   double overhead_gpu_seconds = 0;
   std::uint64_t preemptions = 0;
-  double frag_mean = 0;       // time-averaged fragmented GPUs (sim/README.md, Metrics)
-  double queue_len_mean = 0;  // time-averaged number of waiting jobs
-  std::uint64_t events = 0;   // events processed
-  std::uint64_t rounds = 0;   // scheduling rounds (lease boundaries) evaluated
-  double cpu_util = 0;        // allocated core-seconds / (cores x makespan); 0 when not modelled
+  std::uint64_t lease_changes = 0;  // time-share leases ended (JobRecord::lease_changes)
+  double frag_mean = 0;             // time-averaged fragmented GPUs (sim/README.md, Metrics)
+  double queue_len_mean = 0;        // time-averaged number of waiting jobs
+  std::uint64_t events = 0;         // events processed
+  std::uint64_t rounds = 0;         // scheduling rounds (lease boundaries) evaluated
+  double cpu_util = 0;  // allocated core-seconds / (cores x makespan); 0 when not modelled
   double mem_util = 0;
   double storage_util = 0;
   std::uint64_t window_jobs = 0;    // jobs in the measurement window (all jobs without one)

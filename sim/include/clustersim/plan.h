@@ -41,11 +41,21 @@ class Plan {
             // at once and waits again (a holder in any phase)
     kSave,  // a running job keeps what it holds and pauses to save a checkpoint
   };
+  // Time-share deciders' leases (sim/README.md, "Metrics": lease_changes against preemptions).
+  // A stop at the end of a lease is a lease change; it becomes a preemption only if the job's
+  // next start does not continue that lease (Gavel's rounds: the job runs again in the very next
+  // round), so a job that holds GPUs round after round is not counted as preempted each round.
+  enum class Lease : std::uint8_t {
+    kNone,       // an ordinary stop (a preemption) or start
+    kEnds,       // a stop: the job's lease ended (counted in lease_changes)
+    kContinues,  // a start: it continues the lease that ended at the job's last stop
+  };
   struct Change {
     std::uint32_t job = 0;
     std::uint32_t first_grant = 0;
     std::uint32_t grant_count = 0;  // kHold: 0 = stop the job (it is preempted and re-queued)
     Action action = Action::kHold;
+    Lease lease = Lease::kNone;  // kHold only
   };
 
   // Capacity changes, applied after the jobs' changes, in the order added: a node goes down
@@ -79,6 +89,13 @@ class Plan {
   void save(std::uint32_t job) {
     changes_.push_back({job, static_cast<std::uint32_t>(grants_.size()), 0, Action::kSave});
   }
+  // The job's lease ends: it stops (kHold, no grants) as a lease change (Lease::kEnds).
+  void end_lease(std::uint32_t job) {
+    changes_.push_back(
+        {job, static_cast<std::uint32_t>(grants_.size()), 0, Action::kHold, Lease::kEnds});
+  }
+  // The entry opened last (a start) continues the job's last lease (Lease::kContinues).
+  void continue_lease() { changes_.back().lease = Lease::kContinues; }
   void add_grant(const Grant& grant) {
     grants_.push_back(grant);
     ++changes_.back().grant_count;

@@ -77,8 +77,12 @@ void Engine::apply(const Plan& plan) {
     } else if (change.action == Plan::Action::kSave) {
       save_job(job);
     } else if (change.grant_count == 0) {
-      stop_job(job, stop_seconds_[stops++]);
+      stop_job(job, stop_seconds_[stops++], change.lease == Plan::Lease::kEnds);
     } else if (job.phase == JobPhase::kWaiting) {
+      // A stop at a lease's end was a preemption unless this start continues that lease.
+      if (job.lease_ended && change.lease != Plan::Lease::kContinues)
+        ++records_[job.index].preemptions;
+      job.lease_ended = false;
       leave_waiting(job.index);  // first: its list position is then its place among holders
       take_holding(job, plan.grants(change));
       start_job(job);
@@ -253,12 +257,17 @@ void Engine::start_job(JobState& job) {
   }
 }
 
-void Engine::stop_job(JobState& job, double checkpoint_seconds) {
+void Engine::stop_job(JobState& job, double checkpoint_seconds, bool lease_ends) {
   fold_progress(job);
   job.phase = JobPhase::kCheckpointing;
   job.phase_since = now_;
   ++job.epoch;
-  ++records_[job.index].preemptions;
+  if (lease_ends) {
+    ++records_[job.index].lease_changes;
+    job.lease_ended = true;  // a preemption or not: its next start says (plan.h)
+  } else {
+    ++records_[job.index].preemptions;
+  }
   if (checkpoint_seconds > 0.0) {
     events_.push(now_ + checkpoint_seconds, kCheckpointDoneRank, job.index, job.epoch);
   } else {

@@ -150,7 +150,8 @@ class Engine final : public View, public Host {
   void take_holding(JobState& job, std::span<const Grant> grants);
   void drop_holding(JobState& job);
   void start_job(JobState& job);
-  void stop_job(JobState& job, double checkpoint_seconds);
+  // lease_ends: a time-share lease's end (plan.h's Plan::Lease), counted as a lease change.
+  void stop_job(JobState& job, double checkpoint_seconds, bool lease_ends);
   void fail_job(JobState& job);
   void save_job(JobState& job);
   void change_job(JobState& job, std::span<const Grant> old_grants, bool resized);

@@ -67,7 +67,7 @@ void Measurement::summarize(std::span<JobRecord> records, Time first_submit, Tim
       // What a job that did not finish accumulated is not reported (as if it never ran).
       record.start_time = record.finish_time = -1.0;
       record.queue_delay = record.gpu_seconds = record.overhead_gpu_seconds = 0.0;
-      record.preemptions = record.nodes = 0;
+      record.preemptions = record.lease_changes = record.nodes = 0;
       record.colocated_seconds = 0.0;
       record.migrations = record.resizes = record.failures = 0;
       record.lost_gpu_seconds = record.checkpoint_gpu_seconds = record.restore_gpu_seconds =
@@ -83,6 +83,7 @@ void Measurement::summarize(std::span<JobRecord> records, Time first_submit, Tim
     m.gpu_seconds += record.gpu_seconds;
     m.overhead_gpu_seconds += record.overhead_gpu_seconds;
     m.preemptions += static_cast<std::size_t>(record.preemptions);
+    m.lease_changes += static_cast<std::uint64_t>(record.lease_changes);
     m.migrations += static_cast<std::uint64_t>(record.migrations);
     m.resizes += static_cast<std::uint64_t>(record.resizes);
     m.failures += static_cast<std::uint64_t>(record.failures);

@@ -33,6 +33,11 @@ void Engine::check_change(const Plan& plan, const Plan::Change& change) {
     case Plan::Action::kHold:
       break;
   }
+  if (change.lease == Plan::Lease::kEnds && change.grant_count != 0)
+    fail("ends its lease but is given grants");
+  if (change.lease == Plan::Lease::kContinues &&
+      (change.grant_count == 0 || job.phase != JobPhase::kWaiting))
+    fail("continues a lease but is not started");
   if (change.grant_count == 0) {
     if (job.phase != JobPhase::kRunning) fail("is stopped but not running");
     return;

@@ -220,7 +220,7 @@ void ExactTimeShareDecider::decide(const DecisionPoint& point) {
       else if (!lease.fill)
         lease_[job] = Lease{lease.type, now, kNoEnd, true};
     } else {
-      plan_.set(job);  // no grants: it stops
+      plan_.end_lease(job);  // no grants: it stops
       lease_[job] = Lease{};
     }
   }
@@ -230,14 +230,14 @@ void ExactTimeShareDecider::decide(const DecisionPoint& point) {
   for (const Candidate& c : candidates_) {
     if (picked_[c.job] != c.type || filled_[c.job] || lease_[c.job].type >= 0) continue;
     if (view().jobs()[c.job].phase != JobPhase::kWaiting) continue;
-    if (start_on_type(*host_, placement_, c.job, c.type, shares_, plan_))
+    if (start_on_type(*host_, placement_, c.job, c.type, shares_, plan_, moves_at_once(c.job, now)))
       grant_lease(c.job, c.type, now);
   }
   // Then the fillers picked, in their order, on what is left.
   for (const Filler& f : fillers_) {
     if (picked_[f.job] != f.type || !filled_[f.job] || lease_[f.job].type >= 0) continue;
     if (view().jobs()[f.job].phase != JobPhase::kWaiting) continue;
-    if (start_on_type(*host_, placement_, f.job, f.type, shares_, plan_))
+    if (start_on_type(*host_, placement_, f.job, f.type, shares_, plan_, moves_at_once(f.job, now)))
       lease_[f.job] = Lease{f.type, now, kNoEnd, true};
   }
 }

@@ -102,6 +102,12 @@ class ExactTimeShareDecider final : public Decider, public TimerClient {
   void pick();
   void fill();
   void grant_lease(std::uint32_t job, int type, Time now);
+  // The waiting `job`'s lease ended at this instant (it moves to another type at once): its start
+  // continues that lease, so the stop was no preemption (plan.h, Plan::Lease).
+  bool moves_at_once(std::uint32_t job, Time now) const {
+    const JobState& state = view().jobs()[job];
+    return state.lease_ended && state.phase_since == now;
+  }
 
   const SimOptions& options_;
   PlacementStage& placement_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "clustersim/time_share.h"
 
@@ -23,6 +24,55 @@ double steps_left(const View& view, std::uint32_t job) {
   return std::max(1.0, std::round(state.remaining_at(view.now()) * spec.steps / spec.duration));
 }
 
+namespace {
+
+// When the cluster can give every active job all of its time at once, each on one type (its
+// fastest for the _perf forms; for the agnostic ones, blind to speed, the type with most GPUs
+// left), that allocation is the one Pareto-efficient optimum of every LP with a tie-break: no job
+// can get more. The first optimal vertex the LP returns without the tie-break (tie_break =
+// "none") need not be it: max-min pins only the worst-off jobs and may leave others below a
+// whole share although GPUs stay idle (measured: under rounds = "exact" on a cluster large
+// enough for every job, JCTs up to 1.465x the jobs' durations). So there it is given directly:
+// on success problem.throughput is overwritten with the allocation (jobs x types: 1 on the
+// job's type, 0 elsewhere). Jobs are placed largest first; false when they do not all fit (the
+// LP decides).
+bool whole_time_fits(const std::string& policy, TimeShareProblem& problem) {
+  const auto& with_tie_break = time_share_tie_break_policies();
+  if (std::find(with_tie_break.begin(), with_tie_break.end(), policy) == with_tie_break.end())
+    return false;
+  const bool perf = policy.ends_with("_perf");
+  const std::size_t n = problem.jobs();
+  const auto types = static_cast<std::size_t>(problem.types);
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return problem.gpus[a] > problem.gpus[b]; });
+  std::vector<int> left = problem.capacity;
+  std::vector<int> chosen(n, -1);
+  for (std::size_t i : order) {
+    const double* thr = &problem.throughput[i * types];
+    double fastest = 0.0;
+    for (std::size_t t = 0; t < types; ++t) fastest = std::max(fastest, thr[t]);
+    if (!(fastest > 0.0)) return false;
+    int best = -1;
+    for (std::size_t t = 0; t < types; ++t) {
+      const bool eligible = perf ? thr[t] == fastest : thr[t] > 0.0;
+      if (eligible && left[t] >= problem.gpus[i] &&
+          (best < 0 || left[t] > left[static_cast<std::size_t>(best)]))
+        best = static_cast<int>(t);
+    }
+    if (best < 0) return false;
+    left[static_cast<std::size_t>(best)] -= problem.gpus[i];
+    chosen[i] = best;
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t t = 0; t < types; ++t)
+      problem.throughput[i * types + t] = static_cast<int>(t) == chosen[i] ? 1.0 : 0.0;
+  return true;
+}
+
+}  // namespace
+
 void solve_allocation(const View& view, const SimOptions& options,
                       std::span<const std::uint32_t> active, std::vector<double>& allocation) {
   const ClusterState& cluster = view.cluster();
@@ -42,6 +92,13 @@ void solve_allocation(const View& view, const SimOptions& options,
     problem.total_steps.push_back(state.spec->steps > 0.0 ? state.spec->steps
                                                           : state.spec->duration);
   }
+  if (!problem.tie_break && whole_time_fits(options.scheduler.policy, problem)) {
+    const auto per_job = static_cast<std::size_t>(types);
+    for (std::size_t i = 0; i < active.size(); ++i)
+      for (std::size_t t = 0; t < per_job; ++t)
+        allocation[active[i] * per_job + t] = problem.throughput[i * per_job + t];
+    return;
+  }
   const TimeShare shares = solve_time_share(options.scheduler.policy, problem);
   const auto per_job = static_cast<std::size_t>(types);
   for (std::size_t i = 0; i < active.size(); ++i)
@@ -50,7 +107,7 @@ void solve_allocation(const View& view, const SimOptions& options,
 }
 
 bool start_on_type(Host& host, PlacementStage& placement, std::uint32_t job, int type,
-                   std::vector<NodeShare>& shares, Plan& plan) {
+                   std::vector<NodeShare>& shares, Plan& plan, bool continues_lease) {
   const View& view = host.view();
   PlacementRequest request = PlacementStage::base_request(view.jobs()[job]);
   request.gpu_type = type;
@@ -59,6 +116,7 @@ bool start_on_type(Host& host, PlacementStage& placement, std::uint32_t job, int
   plan.set(job);
   for (const NodeShare& share : shares)
     plan.add_grant(view.cluster().grant_for(share.node, request, share.gpus));
+  if (continues_lease) plan.continue_lease();
   host.apply(plan);
   return true;
 }

@@ -28,8 +28,9 @@ void solve_allocation(const View& view, const SimOptions& options,
                       std::span<const std::uint32_t> active, std::vector<double>& allocation);
 
 // Starts the waiting `job` on GPUs of `type` where the placement finds them; false (nothing
-// applied) when it finds none.
+// applied) when it finds none. continues_lease: the start continues the lease that ended at the
+// job's last stop (Plan::continue_lease: that stop was no preemption).
 bool start_on_type(Host& host, PlacementStage& placement, std::uint32_t job, int type,
-                   std::vector<NodeShare>& shares, Plan& plan);
+                   std::vector<NodeShare>& shares, Plan& plan, bool continues_lease = false);
 
 }  // namespace clustersim::internal

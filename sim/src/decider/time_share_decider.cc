@@ -42,6 +42,7 @@ void TimeShareDecider::jobs_added() {
   deficit_.resize(per_type, 0.0);
   allocated_.resize(n, 0);
   is_active_.resize(n, 0);
+  last_ran_.resize(n, 0);
   jobs_expected_ = 0;
   for (const JobState& job : view().jobs()) jobs_expected_ += job.phase != JobPhase::kRejected;
 }
@@ -63,7 +64,7 @@ void TimeShareDecider::on_timer(const Timer& timer) {
   const JobState& job = view().jobs()[timer.subject];
   if (job.phase != JobPhase::kRunning) return;
   plan_.clear();
-  plan_.set(timer.subject);  // no grants: its micro-task is over, it stops
+  plan_.end_lease(timer.subject);  // no grants: its micro-task is over, it stops
   host_->apply(plan_);
 }
 
@@ -184,7 +185,11 @@ bool TimeShareDecider::start_round(Time now) {
   for (const auto& [index, type] : scheduled) {
     const JobState& job = view().jobs()[index];
     if (job.phase != JobPhase::kWaiting) continue;  // still saving its last checkpoint
-    if (!start_on_type(*host_, placement_, index, type, shares_, plan_)) continue;
+    // A job that ran in the last round continues its lease (Gavel extends it): its micro-task's
+    // stop was no preemption.
+    const bool continues = job.lease_ended && last_ran_[index] + 1 == round_;
+    if (!start_on_type(*host_, placement_, index, type, shares_, plan_, continues)) continue;
+    last_ran_[index] = round_;
     // Its micro-task: whole steps, as many as fit in a lease at its speed there.
     const JobSpec& spec = *job.spec;
     const double per_step = spec.steps > 0.0 ? spec.steps / spec.duration : 1.0;

@@ -62,6 +62,7 @@ class TimeShareDecider final : public Decider, public TimerClient {
   std::vector<std::uint32_t> arrived_;  // arrived, not yet added (they wait for a round's end)
   std::vector<std::uint32_t> active_;   // added and not finished, in order of addition
   std::vector<std::uint8_t> is_active_;
+  std::vector<std::uint32_t> last_ran_;  // by job: the last round it ran a micro-task in
   std::size_t arrivals_seen_ = 0, jobs_expected_ = 0;
   // By (job, type): allocation, time run since the last reset (lease/2 at a reset, as Gavel
   // starts it), deficit; by type: time run since the last reset.

@@ -30,7 +30,12 @@ constexpr MetricField kRunMetrics[] = {
     real("gpu_seconds", &RunMetrics::gpu_seconds, "GPU-s", "allocated GPU-seconds"),
     real("overhead_gpu_seconds", &RunMetrics::overhead_gpu_seconds, "GPU-s",
          "GPU-seconds spent checkpointing, restoring or re-launching"),
-    count("preemptions", &RunMetrics::preemptions, "preemptions, over all jobs"),
+    count("preemptions", &RunMetrics::preemptions,
+          "preemptions, over all jobs: stops after which the job waited (a time-share lease "
+          "that ended and that the job's next start continued is not one)"),
+    count("lease_changes", &RunMetrics::lease_changes,
+          "time-share leases that ended with the job giving its GPUs up (Gavel's micro-task "
+          "ends; the exact realisation's stops), over all jobs"),
     real("frag_mean", &RunMetrics::frag_mean, "GPUs", "time-averaged fragmented GPUs"),
     real("queue_len_mean", &RunMetrics::queue_len_mean, "jobs", "time-averaged waiting jobs"),
     count("events", &RunMetrics::events, "events processed"),
@@ -175,6 +180,7 @@ constexpr JobField kJobFields[] = {
     job_count("node", &JobRecord::node, false),
     job_count("gpu_mask", &JobRecord::gpu_mask, false),
     job_real("colocated_seconds", &JobRecord::colocated_seconds, false, false),
+    job_count("lease_changes", &JobRecord::lease_changes, false),
 };
 
 constexpr SampleField kSampleFields[] = {

@@ -42,6 +42,10 @@ class SchedulingPolicy {
   // computed when it starts waiting; running jobs are re-keyed at each preemption round.
   virtual void compute_keys(std::span<const std::uint32_t> jobs, const PolicyContext& ctx,
                             std::span<PriorityKey> keys) = 0;
+  // Whether waiting jobs' keys may change while they wait (a starvation guard that promotes
+  // them): every waiting job is then re-keyed at each preemption round, before the round walks
+  // the queue (compute_keys sees it waiting). Else never: no cost per round.
+  virtual bool rekeys_waiting_at_rounds() const { return false; }
   // Whether on_finished may re-key waiting jobs (else it is never called: no cost per job).
   virtual bool rekeys_on_finish() const { return false; }
   // Called when `job` finishes. A policy whose waiting jobs' keys depend on what finished (e.g.

@@ -42,6 +42,9 @@ struct SchedulerOptions {
   // Period of preemption rounds (preemptive policies); 0: a round at every arrival and
   // completion (event-driven preemption: SRTF is then SRPT).
   double lease_s = 300.0;
+  // Preemption rounds leave a job that has held its GPUs for less than this many seconds (since
+  // its last start) where it is: a minimum run against churn (LAS, SRTF). 0: off.
+  double min_run_s = 0.0;
   // 0: plan (start jobs, rebalance) after every event batch. > 0: only at multiples of this
   // period, as round-based schedulers do (Synergy's simulator plans every 300 s).
   double plan_interval_s = 0.0;
@@ -58,6 +61,10 @@ struct SchedulerOptions {
   VcQuotaMode vc_quota = VcQuotaMode::kStrict;
   // Tiresias: queue boundaries in attained GPU-seconds (ascending).
   std::vector<double> tiresias_thresholds = {3600.0, 36000.0};
+  // Tiresias' starvation guard (its PromoteKnob): at a preemption round, a waiting job that has
+  // waited at least this many times the seconds it ran since its last promotion goes back to
+  // the first queue (its attained service counts from then). 0: off.
+  double tiresias_promote_knob = 0.0;
   // GPU type of a job that names none, at a start (type_choice.h): "most_free" (the type with
   // most free GPUs), "fastest" or "speedup" (by the throughput model's speed on each type).
   std::string type_choice = "most_free";

@@ -50,6 +50,25 @@ void Ordering::finished(std::uint32_t job, Time now) {
   }
 }
 
+void Ordering::round_begins(Time now) {
+  if (!policy_->rekeys_waiting_at_rounds() || queue_.empty()) return;
+  const auto waiting = view_.waiting();
+  rekey_.assign(waiting.begin(), waiting.end());
+  rekeyed_.resize(rekey_.size());
+  policy_->compute_keys(rekey_, policy_context(now), rekeyed_);
+  const auto all = view_.jobs();
+  for (std::size_t i = 0; i < rekey_.size(); ++i) {
+    const std::uint32_t index = rekey_[i];
+    const PriorityKey& key = rekeyed_[i];
+    if (key.primary == keys_[index].primary && key.secondary == keys_[index].secondary) continue;
+    const JobState& job = all[index];
+    if (!queue_.erase(index, job.vc, job.gpus, job.gpu_type, job.milli, order()))
+      throw std::logic_error("ordering: a waiting job to re-key is not in the queue");
+    keys_[index] = key;
+    queue_.insert_sorted(index, job.vc, job.gpus, job.gpu_type, job.milli, order());
+  }
+}
+
 std::uint32_t Ordering::head(std::span<const double> usage) const {
   const auto less = walk_order(usage);
   std::uint32_t head = 0;

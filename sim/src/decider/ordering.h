@@ -41,6 +41,9 @@ class Ordering {
   void enqueue(std::uint32_t job, Time now);
   // A job finished: the policy may re-key waiting jobs (they move within their buckets).
   void finished(std::uint32_t job, Time now);
+  // A preemption round begins: a policy whose waiting jobs' keys change as they wait
+  // (SchedulingPolicy::rekeys_waiting_at_rounds) re-keys them; those whose key changed move.
+  void round_begins(Time now);
   PolicyContext policy_context(Time now) const;
 
   // Policy order (priority first with honor_priority; the policy's keys; the index). Inline:
@@ -100,6 +103,7 @@ class Ordering {
   WaitingQueue queue_;
   std::vector<PriorityKey> keys_;     // by job index
   std::vector<std::uint32_t> rekey_;  // scratch: waiting jobs the policy re-keys
+  std::vector<PriorityKey> rekeyed_;  // scratch: round_begins' new keys
 
   // sort_running: last round's order of the running jobs, kept to sort the next round's cheaply.
   struct Ranked {

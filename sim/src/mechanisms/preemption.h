@@ -9,7 +9,10 @@
 //              stopped, but only on a type where a waiting job was admitted (the pass then
 //              starts the admitted ones). An untyped waiting job counts against the type with
 //              the most idle GPUs not yet claimed if they suffice, else the one with the most
-//              capacity left (type_choice.h).
+//              capacity left (type_choice.h). A job that has held its GPUs for less than
+//              min_run_s is not preemptible. Fair-share rounds keep running a victim that the
+//              pass after them would start again (spare_restarted_victims). A policy whose
+//              waiting jobs' keys change as they wait (Tiresias' promotion) re-keys them first.
 //   evictions  with honor_priority and preempt_on_arrival: a higher-priority arrival evicts
 //              running jobs of lower priority at once, the lowest priority (then the lowest in
 //              policy order) first, when enough of them hold GPUs of its type.
@@ -17,6 +20,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "clustersim/simulator.h"
@@ -48,6 +52,8 @@ class Preemption final : public DecisionMechanism {
   bool round_due(const DecisionPoint& point);
   void round(Time now);
   void simple_round(int capacity);
+  // Keeps running the victims (victims_) that the pass after a fair-share round would restart.
+  void spare_restarted_victims(std::span<const double> base_usage);
   void evict_for_arrivals();
   std::optional<Time> next_round(Time now);
 
@@ -70,14 +76,19 @@ class Preemption final : public DecisionMechanism {
   std::vector<std::uint32_t> admitted_stamp_;
   std::uint32_t round_number_ = 0;
   std::vector<double> round_usage_;
-  std::vector<int> type_capacity_;       // a round's GPUs left, by type
-  std::vector<int> type_idle_;           // a round's free GPUs not yet claimed, by type
-  std::vector<char> type_admitted_;      // a round admitted a waiting job on this type
-  std::vector<int> gpu_prefix_;          // simple_round: GPUs of candidates_[0..i)
-  std::vector<std::uint32_t> rejected_;  // simple_round: running jobs passed over
-  std::vector<std::uint32_t> arrived_;   // this instant's arrivals (preempt_on_arrival)
-  std::vector<std::uint32_t> victims_;   // scratch: evict_for_arrivals
-  std::vector<int> freeing_;             // scratch: GPUs being freed, by type
+  std::vector<int> type_capacity_;           // a round's GPUs left, by type
+  std::vector<int> type_idle_;               // a round's free GPUs not yet claimed, by type
+  std::vector<char> type_admitted_;          // a round admitted a waiting job on this type
+  std::vector<int> gpu_prefix_;              // simple_round: GPUs of candidates_[0..i)
+  std::vector<std::uint32_t> rejected_;      // simple_round: running jobs passed over
+  std::vector<std::uint32_t> arrived_;       // this instant's arrivals (preempt_on_arrival)
+  std::vector<std::uint32_t> victims_;       // scratch: evict_for_arrivals; a round's stops
+  std::vector<double> base_usage_;           // a round's GPUs by VC that it cannot take
+  std::vector<double> play_usage_;           // spare_restarted_victims: GPUs by VC as the pass goes
+  std::vector<char> vc_blocked_;             // spare_restarted_victims: a VC blocked (strict order)
+  std::vector<char> is_victim_;              // spare_restarted_victims: by job, a stop planned
+  std::vector<std::uint32_t> play_victims_;  // spare_restarted_victims: by bucket
+  std::vector<int> freeing_;                 // scratch: GPUs being freed, by type
 };
 
 }  // namespace clustersim::internal

@@ -120,6 +120,13 @@ void declare_scheduler_keys(KeyRegistry& keys) {
           "Period of preemption rounds (preemptive policies); 0 = event-driven: re-plan at every "
           "arrival and completion (preemptive SRTF is then textbook SRPT).");
   key(
+      "min_run_s", [](auto& o) -> auto& { return o.scheduler.min_run_s; })
+      .range(0.0, 1e12)
+      .doc(
+          "Preemptive policies: a preemption round leaves a job that has held its GPUs for "
+          "less than this many seconds since its last start where it is (a minimum run "
+          "against churn, e.g. LAS or SRTF with short leases); 0: off.");
+  key(
       "plan_interval_s", [](auto& o) -> auto& { return o.scheduler.plan_interval_s; })
       .range(0.0, 1e12)
       .doc(

@@ -288,3 +288,46 @@ TEST(Config, GavelRealisationKeysAndTypeUpgradeWarnedWhereTheyCannotAct) {
 
 }  // namespace
 }  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+// A cluster of two GPU types without a throughput table: every job runs at one speed on both.
+std::vector<std::string> warned_on_two_types(const std::vector<std::string>& sets) {
+  const RunConfig config = parse_run_config(
+      "[cluster]\nnodes = 0\n[[cluster.node_group]]\nname = \"a\"\nnodes = 1\ngpu_type = \"v100\"\n"
+      "[[cluster.node_group]]\nname = \"b\"\nnodes = 1\ngpu_type = \"k80\"\n"
+      "[workload]\ngenerator = \"philly\"\n",
+      "test.toml", "/data", sets);
+  std::vector<std::string> warned;
+  for (const ConfigWarning& warning : config_warnings(config)) warned.push_back(warning.key);
+  return warned;
+}
+
+TEST(Config, HeterogeneityAwarePoliciesWithoutPerTypeSpeedsAreWarned) {
+  using Keys = std::vector<std::string>;
+  for (const char* policy : {"max_min_fairness_perf", "fifo_perf", "finish_time_fairness_perf",
+                             "min_total_duration_perf", "max_sum_throughput_perf"})
+    EXPECT_EQ(warned_on_two_types({std::string("scheduler.policy=\"") + policy + "\""}),
+              Keys{"scheduler.policy"})
+        << policy;
+  // The agnostic forms see no speeds by design; one GPU type has none to see.
+  EXPECT_EQ(warned_on_two_types({"scheduler.policy=\"max_min_fairness\""}), Keys{});
+  EXPECT_EQ(warned_keys({"scheduler.policy=\"max_min_fairness_perf\""}), Keys{});
+}
+
+TEST(Config, MinimumRunWarnedWhereNoRoundPreempts) {
+  using Keys = std::vector<std::string>;
+  EXPECT_EQ(warned_keys({"scheduler.min_run_s=600"}), Keys{"scheduler.min_run_s"});  // fifo
+  EXPECT_EQ(warned_keys({"scheduler.min_run_s=600", "scheduler.policy=\"max_min_fairness\""}),
+            Keys{"scheduler.min_run_s"});
+  EXPECT_EQ(warned_keys({"scheduler.min_run_s=600", "scheduler.policy=\"las\""}), Keys{});
+  EXPECT_EQ(warned_keys({"scheduler.min_run_s=600", "scheduler.policy=\"srtf\""}), Keys{});
+  EXPECT_EQ(warned_keys({"scheduler.tiresias_promote_knob=2"}),
+            Keys{"scheduler.tiresias_promote_knob"});
+  EXPECT_EQ(warned_keys({"scheduler.tiresias_promote_knob=2", "scheduler.policy=\"tiresias\""}),
+            Keys{});
+}
+
+}  // namespace
+}  // namespace clustersim

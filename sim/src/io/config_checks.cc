@@ -167,10 +167,18 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
                                       " cannot act: scheduler.policy = \"" + sim.scheduler.policy +
                                       "\" never preempts");
   }
-  if (sim.scheduler.tiresias_promote_knob > 0.0 && sim.scheduler.policy != "tiresias")
-    warn("scheduler.tiresias_promote_knob", "= " + number(sim.scheduler.tiresias_promote_knob) +
-                                                " cannot act: scheduler.policy = \"" +
-                                                sim.scheduler.policy + "\" is not tiresias");
+  // The promotion knob is read by the ordering policy that declares it (its descriptor's keys).
+  if (sim.scheduler.tiresias_promote_knob > 0.0) {
+    const ComponentDescriptor* policy =
+        find_component(ComponentKind::kOrderingPolicy, sim.scheduler.policy);
+    const std::vector<std::string> keys =
+        policy ? component_keys(*policy) : std::vector<std::string>{};
+    if (std::find(keys.begin(), keys.end(), "scheduler.tiresias_promote_knob") == keys.end())
+      warn("scheduler.tiresias_promote_knob", "= " + number(sim.scheduler.tiresias_promote_knob) +
+                                                  " cannot act: scheduler.policy = \"" +
+                                                  sim.scheduler.policy +
+                                                  "\" does not read it (the Tiresias policy does)");
+  }
   if (m.elastic && config.workload.generator && config.workload.generator->elastic_fraction <= 0.0)
     warn("mechanisms.elastic",
          "= true cannot act: no generated job is elastic (workload.elastic_fraction = 0)");

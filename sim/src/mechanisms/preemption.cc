@@ -308,15 +308,15 @@ void Preemption::spare_restarted_victims(std::span<const double> base_usage) {
       const JobState* last = i > 0 ? &all[play_victims_[i - 1]] : nullptr;
       if (!last || job.vc != last->vc || job.gpus != last->gpus || job.gpu_type != last->gpu_type ||
           job.milli != last->milli) {
-        if (vc_candidates_.size() <= groups) vc_candidates_.emplace_back();
-        vc_candidates_[groups++].clear();
+        if (victim_groups_.size() <= groups) victim_groups_.emplace_back();
+        victim_groups_[groups++].clear();
       }
-      vc_candidates_[groups - 1].push_back(play_victims_[i]);
+      victim_groups_[groups - 1].push_back(play_victims_[i]);
     }
     walk_lists_.clear();
     for (std::uint32_t b : queue.active_buckets())
       walk_lists_.push_back({&queue.bucket(b).jobs, nullptr});
-    for (std::size_t g = 0; g < groups; ++g) walk_lists_.push_back({nullptr, &vc_candidates_[g]});
+    for (std::size_t g = 0; g < groups; ++g) walk_lists_.push_back({nullptr, &victim_groups_[g]});
     const auto less = ordering.walk_order(play_usage_);
     vc_blocked_.assign(view.vc_names().size(), 0);
     bool stop = false;

@@ -88,7 +88,10 @@ class Preemption final : public DecisionMechanism {
   std::vector<char> vc_blocked_;             // spare_restarted_victims: a VC blocked (strict order)
   std::vector<char> is_victim_;              // spare_restarted_victims: by job, a stop planned
   std::vector<std::uint32_t> play_victims_;  // spare_restarted_victims: by bucket
-  std::vector<int> freeing_;                 // scratch: GPUs being freed, by type
+  // spare_restarted_victims: the victims of each bucket (kept across rounds: no allocation once
+  // as many buckets were seen).
+  std::vector<std::vector<std::uint32_t>> victim_groups_;
+  std::vector<int> freeing_;  // scratch: GPUs being freed, by type
 };
 
 }  // namespace clustersim::internal

@@ -98,9 +98,7 @@ void Preemption::evict_for_arrivals() {
         evictable += other.gpus;
       }
       if (evictable < need) continue;
-      // (A copy: the stops keep the round's order, in which an empirical checkpoint time is drawn.)
-      play_victims_.assign(victims_.begin(), victims_.end());
-      std::sort(play_victims_.begin(), play_victims_.end(), [&](std::uint32_t a, std::uint32_t b) {
+      std::sort(victims_.begin(), victims_.end(), [&](std::uint32_t a, std::uint32_t b) {
         if (all[a].spec->priority != all[b].spec->priority)
           return all[a].spec->priority < all[b].spec->priority;
         return ordering.before(b, a);

@@ -14,6 +14,7 @@
 #include "clustersim/sweep/shard.h"
 #include "clustersim/sweep/sweep_command.h"
 #include "rank_loop.h"
+#include "sizing.h"
 
 namespace clustersim::sweep {
 
@@ -21,7 +22,7 @@ namespace sweep_internal {
 
 // The capacity model of sweep/README.md ("Capacity"), with the constants its benchmark
 // (sweep/bench/capacity_bench.sh) measured on the 2-core development VM, and the simulation
-// speed of sweep/bench/philly1024_grid.toml there (seconds per unit of estimated cost).
+// time per unit of estimated cost of sizing.cc (kSecondsPerCostUnit).
 constexpr double kRank0SecondsPerPoint = 12e-6;  // rank 0's main thread, saturated
 constexpr double kSerialRowsPerSecond = 0.86e6;  // final row tables by rank 0 alone, 2 cores
 // Below kCollectiveRanks: the other ranks compress (each as fast as rank 0 alone, measured
@@ -29,7 +30,6 @@ constexpr double kSerialRowsPerSecond = 0.86e6;  // final row tables by rank 0 a
 constexpr double kCompressRowsPerSecond = kSerialRowsPerSecond;
 constexpr double kTurnWriteRowsPerSecond = 1.5e7;  // writing compressed chunks, one writer
 constexpr double kRankRowsPerSecond = 1.06e5;      // ... by each rank, its share (MPI-IO)
-constexpr double kSecondsPerCostUnit = 2.5e-7;     // one thread of the VM
 constexpr double kBytesPerJobRow = 25;             // compressed, in the final file
 
 void write_scaling_estimate(std::ostream& out, const Grid& grid, const GridCheck& check) {

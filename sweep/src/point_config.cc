@@ -1,5 +1,6 @@
 #include "clustersim/sweep/point_config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -159,6 +160,7 @@ GridCheck validate_grid(const Grid& grid) {
   std::size_t fixed = 0;  // configurations whose seeds would all be the same run
   std::string fixed_where;
   check.config_cost.reserve(grid.configurations());
+  check.config_size.reserve(grid.configurations());
   SideFileCache side_files;  // the configurations share their profiles and tables
   for (std::size_t config_id = 0; config_id < grid.configurations(); ++config_id) {
     GridPoint point = grid_point(grid, config_id * grid.replicates);
@@ -226,6 +228,13 @@ GridCheck validate_grid(const Grid& grid) {
       if (fixed++ == 0) fixed_where = where;
     }
     check.config_cost.push_back(estimate_cost(config, jobs));
+    ConfigSize size;
+    size.simulated_jobs = jobs;  // a generated stream may grow past it (overload, drain)
+    if (config.sim.sample_interval_s > 0.0)
+      size.samples = estimated_span_s(config, trace.get()) / config.sim.sample_interval_s;
+    size.gpus = config.sim.cluster.total_gpus();
+    size.serving = config.workload.serving_catalog != nullptr;
+    check.config_size.push_back(size);
     // The rows --save-jobs keeps: the measured jobs under the steady-state rule.
     check.config_jobs.push_back(config.workload.steady_plan
                                     ? config.workload.steady_plan->last -

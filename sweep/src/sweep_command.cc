@@ -24,6 +24,7 @@
 #include "hdf5_file.h"
 #include "rank_loop.h"
 #include "resume_plan.h"
+#include "sizing.h"
 #include "sweep_coordinator.h"
 #include "sweep_session.h"
 #include "sweep_worker.h"
@@ -42,7 +43,16 @@ bool is_first_process() {
   return true;
 }
 
-int run_sweep(const SweepOptions& options, int* argc, char*** argv,
+// The ranks a dry run launched under mpirun/srun shares its launch with: the sweep it plans.
+int launcher_ranks() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE", "SLURM_NTASKS"}) {
+    if (const char* value = std::getenv(name); value && std::atoi(value) > 0)
+      return std::atoi(value);
+  }
+  return 1;
+}
+
+int run_sweep(const SweepOptions& options, bool out_given, int* argc, char*** argv,
               const std::string& command_line) {
   using namespace sweep_internal;  // the plan, the coordinator, the workers
   if (options.dry_run) {
@@ -50,9 +60,34 @@ int run_sweep(const SweepOptions& options, int* argc, char*** argv,
         parse_grid(read_grid_text(options), grid_source_name(options), grid_base_dir(options));
     GridCheck check = validate_grid(grid);
     if (is_first_process()) {
-      write_dry_run(std::cout, grid, check, parse_shard(options.shard));
-      write_scaling_estimate(std::cerr, grid, check);
-      print_warnings(check.warnings);
+      const ShardSpec shard = parse_shard(options.shard);
+      SizingInput sizing;
+      sizing.ranks = options.ranks > 0 ? options.ranks : launcher_ranks();
+      sizing.threads = choose_thread_count(options.threads);
+      sizing.save_jobs = options.save_jobs;
+      sizing.save_timeseries = options.save_timeseries;
+      sizing.whole_run = options.whole_run;
+      const std::vector<bool> members = shard_members(grid, check, shard);
+      const SizingEstimate estimate = estimate_sizing(grid, check, members, sizing);
+      // A folder the sweep could not write is said now (slurm/submit refuses to queue it).
+      std::string out_problem;
+      if (out_given) {
+        try {
+          check_output_path(options.out, "--out");
+        } catch (const InputError& error) {
+          out_problem = error.what();
+          std::fprintf(stderr, "sweep: warning: %s (the sweep would refuse it)\n",
+                       out_problem.c_str());
+        }
+      }
+      if (options.json) {
+        write_sizing_json(std::cout, grid, check, sizing, estimate, options.out, out_problem);
+      } else {
+        write_dry_run(std::cout, grid, check, shard);
+        write_scaling_estimate(std::cerr, grid, check);
+        write_sizing_text(std::cerr, sizing, estimate);
+        print_warnings(check.warnings);
+      }
     }
     return kExitOk;
   }
@@ -192,8 +227,17 @@ int run_sweep_command(int argc, char** argv) {
                "with --resume: finish a sweep begun by another build of clustersim (refused "
                "otherwise); each point records the session, and so the build, that computed it")
       ->needs(resume);
-  app.add_flag("--dry-run", options.dry_run,
-               "list the points and their estimated cost, run nothing");
+  auto* dry_run = app.add_flag("--dry-run", options.dry_run,
+                               "list the points and their estimated cost, run nothing; on stderr, "
+                               "the time, memory per rank and disk it would take");
+  app.add_flag("--json", options.json,
+               "with --dry-run: print the estimate (points, time, memory per rank, disk) as "
+               "JSON instead of the listing")
+      ->needs(dry_run);
+  app.add_option("--ranks", options.ranks,
+                 "with --dry-run: the MPI ranks to size for (default: the launcher's, else 1)")
+      ->check(CLI::Range(1, 1000000))
+      ->needs(dry_run);
   app.add_option(
          "--threads,-j", options.threads,
          "simulation threads per rank (default: SLURM_CPUS_PER_TASK, else the affinity mask)")
@@ -239,6 +283,7 @@ int run_sweep_command(int argc, char** argv) {
     print_error(error.what());
     return kExitBadInput;
   }
+  const bool out_given = !options.out.empty();
   if (options.out.empty()) {
     std::string stem = options.grid_path.empty()
                            ? "default"
@@ -246,7 +291,7 @@ int run_sweep_command(int argc, char** argv) {
     options.out = stem + ".h5";
   }
   try {
-    return run_sweep(options, &argc, &argv, command_line);
+    return run_sweep(options, out_given, &argc, &argv, command_line);
   } catch (const InputError& error) {
     print_error(error.what());
     return kExitBadInput;

@@ -10,8 +10,10 @@
 #   - merge.sbatch merges shards with failed points (exit 3, said in its log) and refuses an
 #     unfinished shard by name (exit 2);
 #   - a sweep killed by SIGKILL is logged as such, not as "stopped by a signal, points saved";
-#   - submit checks the grid, sizes the job and submits the right scripts with the right flags,
-#     the merge after the array whatever the tasks' status (afterany);
+#   - submit checks the grid and the result's folder (created, or refused before queueing), sizes
+#     the job from the dry run's JSON (one time estimate; ranks x threads to the work, the user's
+#     choices winning; --mem-per-cpu from the peak memory per rank) and submits the right scripts
+#     with the right flags, the merge after the array whatever the tasks' status (afterany);
 #   - calibrate.sbatch refuses to run without its script or a GPU;
 #   - the part common to sweep.sbatch and array.sbatch is the same text in both.
 # The same scripts under a real Slurm: real_slurm_test.sh.
@@ -182,10 +184,66 @@ grep -q "^submitted job 4242$" submit.out && grep -q "^logs: .*/slurm-logs/clust
   fail "submit output: $(cat submit.out)"
 [ -d slurm-logs ] || fail "no logs folder"
 line=$(cat fake.log)
-for expected in "--ntasks=3" "--cpus-per-task=2" "--time=0:15:00" "--signal=B:USR1@120" "--partition=short" \
-  "$SRC/slurm/sweep.sbatch $SMALL --out $WORK/sub.h5 --save-jobs"; do
+# 48 points of 0.04 CPU-seconds in all: one rank (--threads 2 is the user's and wins); memory
+# per CPU from the dry run's peak per rank x 1.5 / 2 threads, at least 256 MB.
+json=$("$BIN" sweep "$SMALL" --dry-run --json --ranks 1 --threads 2 --save-jobs)
+rss=$(sed -n 's/^ *"peak_rss_bytes_per_rank": \([0-9.e+]*\),\{0,1\}$/\1/p' <<<"$json")
+[ -n "$rss" ] || fail "no peak_rss_bytes_per_rank in the dry run's JSON: $json"
+mem=$(awk -v b="$rss" 'BEGIN { m = b * 1.5 / 2 / 1048576; m = m == int(m) ? m : int(m) + 1; print m < 256 ? 256 : m }')
+for expected in "--ntasks=1 " "--cpus-per-task=2" "--time=0:15:00" "--mem-per-cpu=${mem}M" "--signal=B:USR1@120" \
+  "--partition=short" "$SRC/slurm/sweep.sbatch $SMALL --out $WORK/sub.h5 --save-jobs"; do
   [[ $line == *"$expected"* ]] || fail "sbatch lacks '$expected': $line"
 done
+# The time submit prints is the dry run's (one estimate): cpu_seconds on one thread.
+cpu=$(sed -n 's/^ *"cpu_seconds": \([0-9.e+-]*\),\{0,1\}$/\1/p' <<<"$json")
+grep -q "~$(awk -v c="$cpu" 'BEGIN { s = int(c) + 1; printf "%d:%02d:%02d", s / 3600, s % 3600 / 60, s % 60 }') on one thread" submit.out ||
+  fail "submit's time is not the dry run's ($cpu s): $(cat submit.out)"
+
+# ---- submit sizes ranks x threads to the work, the user's choices winning; memory.
+: >fake.log
+"$SRC/slurm/submit" --clustersim "$BIN" "$SMALL" --out lay1.h5 --dry-run >lay1.out || fail "submit: $(cat lay1.out)"
+grep -q -- "--ntasks=1 .*--cpus-per-task=1 \|--cpus-per-task=1 .*--ntasks=1 " lay1.out ||
+  fail "0.04 CPU-seconds of work should be 1 rank x 1 thread: $(cat lay1.out)"
+# A target of 1 s per job for the 36 points of the slow grid: the threads its CPU-seconds need,
+# at most one per point; 4 per rank.
+json=$("$BIN" sweep "$SLOW" --dry-run --json --ranks 1 --threads 1)
+cpu=$(sed -n 's/^ *"cpu_seconds": \([0-9.e+-]*\),\{0,1\}$/\1/p' <<<"$json")
+want=$(awk -v c="$cpu" 'BEGIN { n = c / 1; n = n == int(n) ? n : int(n) + 1; if (n > 36) n = 36; if (n < 1) n = 1; print n }')
+threads=$((want < 4 ? want : 4))
+ranks=$(((want + threads - 1) / threads))
+"$SRC/slurm/submit" --clustersim "$BIN" "$SLOW" --out lay2.h5 --target-time 0:00:01 --dry-run >lay2.out || fail "submit: $(cat lay2.out)"
+grep -q -- "--cpus-per-task=$threads --ntasks=$ranks " lay2.out ||
+  fail "$cpu CPU-seconds at 1 s per job: expected $ranks ranks x $threads threads: $(cat lay2.out)"
+"$SRC/slurm/submit" --clustersim "$BIN" "$SLOW" --out lay3.h5 --target-time 0:00:01 --ranks 5 --threads 3 \
+  --sbatch --mem=8G --dry-run >lay3.out || fail "submit: $(cat lay3.out)"
+grep -q -- "--cpus-per-task=3 --ntasks=5 " lay3.out && grep -q -- "--mem=8G" lay3.out && ! grep -q -- "--mem-per-cpu" lay3.out ||
+  fail "the user's --ranks, --threads and --mem do not win: $(cat lay3.out)"
+"$SRC/slurm/submit" --clustersim "$BIN" "$SLOW" --out lay4.h5 --mem-per-cpu 1000 --dry-run >lay4.out || fail "submit: $(cat lay4.out)"
+grep -q -- "--mem-per-cpu=1000M" lay4.out || fail "--mem-per-cpu 1000: $(cat lay4.out)"
+[ ! -s fake.log ] || fail "--dry-run submitted: $(cat fake.log)"
+
+# ---- submit checks the result's folder before queueing anything: a missing folder is created,
+# one that cannot be (under a file, or read-only) is refused with exit 2 and nothing queued.
+: >fake.log
+"$SRC/slurm/submit" --clustersim "$BIN" "$SMALL" --out new/deeper/r.h5 >newdir.out 2>&1 || fail "a creatable folder: $(cat newdir.out)"
+[ -d new/deeper ] && grep -q "^submitted job" newdir.out || fail "the folder was not created: $(cat newdir.out)"
+: >plainfile
+status=0
+"$SRC/slurm/submit" --clustersim "$BIN" "$SMALL" --out plainfile/r.h5 >nodir.out 2>&1 || status=$?
+[ "$status" -eq 2 ] && grep -q "cannot create the folder of .*plainfile/r.h5: .*plainfile is not a folder" nodir.out ||
+  fail "a folder under a file: status $status: $(cat nodir.out)"
+mkdir ro
+if [ "$(id -u)" = 0 ]; then mount -t tmpfs -o ro,size=1m tmpfs ro 2>/dev/null || rmdir ro; else chmod 555 ro; fi
+if [ -d ro ]; then
+  status=0
+  "$SRC/slurm/submit" --clustersim "$BIN" "$SMALL" --out ro/r.h5 >ro.out 2>&1 || status=$?
+  [ "$(id -u)" = 0 ] && umount ro
+  [ "$status" -eq 2 ] && grep -q "cannot write in .*ro, the folder of .*ro/r.h5 (the job would fail on its node)" ro.out ||
+    fail "a read-only folder: status $status: $(cat ro.out)"
+else
+  echo "skip the read-only folder case (cannot mount a read-only tmpfs as root here)"
+fi
+grep -q "^sbatch" fake.log && [ "$(grep -c "^sbatch" fake.log)" -eq 1 ] || fail "a refused folder was queued: $(cat fake.log)"
 : >fake.log
 "$SRC/slurm/submit" --clustersim "$BIN" --array 4 "$SMALL" --out arr2.h5 >submit2.out || fail "submit --array: $(cat submit2.out)"
 grep -q "^submitted array job 4242 (shards 0-3) and merge job 4242$" submit2.out || fail "$(cat submit2.out)"

@@ -32,9 +32,19 @@ RunConfig make_point_config(const Grid& grid, const GridPoint& point,
 // first) and scales the ETA, which is then calibrated by measured throughput.
 double estimate_cost(const RunConfig& config, std::size_t jobs);
 
+// What one configuration's simulation holds, for the dry run's memory and disk estimates
+// (sweep/src/sizing.h).
+struct ConfigSize {
+  std::size_t simulated_jobs = 0;  // generated up to the drain limit, or the trace's jobs
+  double samples = 0.0;            // expected time-series samples (estimated span / interval)
+  int gpus = 0;                    // the cluster's GPUs
+  bool serving = false;            // queries of a serving catalog (DAGs): slower per cost unit
+};
+
 struct GridCheck {
   std::vector<double> config_cost;       // per configuration (config_id)
   std::vector<std::size_t> config_jobs;  // per configuration: the jobs its cost counts
+  std::vector<ConfigSize> config_size;   // per configuration
   std::size_t traces_read = 0;           // distinct trace files opened
   // What the sweep says before it runs, and keeps in the result file (attribute `warnings`):
   // settings that cannot act, rows a trace dropped, configurations whose seeds are the same run,

@@ -30,7 +30,9 @@ struct SweepOptions {
   bool resume_any_build = false;
   bool overwrite = false;
   bool dry_run = false;
-  int threads = 0;  // 0: SLURM_CPUS_PER_TASK, else the affinity mask
+  bool json = false;  // with dry_run: the estimate as JSON on stdout instead of the listing
+  int ranks = 0;      // with dry_run: the ranks to size for (0: the launcher's, else 1)
+  int threads = 0;    // 0: SLURM_CPUS_PER_TASK, else the affinity mask
   bool save_jobs = false;
   bool save_timeseries = false;
   // With save_jobs / save_timeseries: every job and sample of a point, warm-up and drain

@@ -54,10 +54,10 @@ struct GeneratorOptions {
   std::string arrival_pattern = "flat";
   std::vector<double> rate_by_hour = default_rate_by_hour();
   std::vector<double> rate_by_weekday = default_rate_by_weekday();
-  // philly: Spearman's rank correlation between a job's GPU count and its duration, in [0, 1]
-  // (0 = independent, as before). A job's duration quantile is, with this probability, the
-  // quantile that drew its GPU count (else an independent one): both marginal distributions
-  // stay as they are, and larger jobs run longer, as Philly's do (generator.cc).
+  // philly: how strongly a job's duration follows its GPU count, in [0, 1] (0 = independent, as
+  // before): a job's duration quantile is, with this probability, the quantile that drew its GPU
+  // count (else an independent one), so the two draws' Spearman correlation is this value. Both
+  // marginal distributions stay as they are, and larger jobs run longer, as Philly's do.
   double gpu_duration_correlation = 0.0;
   // philly: "weights" = the run's [cluster] vcs are the generated VCs, with GPU quotas in
   // proportion to vc_weights (vc_quotas_from_weights); "none" = as the config says.

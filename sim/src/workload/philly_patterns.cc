@@ -252,10 +252,11 @@ void declare_philly_pattern_keys(KeyRegistry& keys) {
       "gpu_duration_correlation", [](auto& g) -> auto& { return g.gpu_duration_correlation; })
       .range(0.0, 1.0)
       .doc(
-          "philly: Spearman's rank correlation of a job's GPU count and its duration (0 = "
-          "independent). With this probability a job's duration quantile is the one that drew "
-          "its GPU count, so larger jobs run longer, as in Philly (Jeon et al., ATC'19); both "
-          "distributions stay as they are, and `load` counts the correlation.");
+          "philly: how strongly a job's duration follows its GPU count (0 = independent): with "
+          "this probability its duration quantile is the one that drew its GPU count, so larger "
+          "jobs run longer, as in Philly (Jeon et al., ATC'19). Both distributions stay as they "
+          "are (the draws' Spearman correlation is this value; the GPU counts' ties make the "
+          "jobs' own lower), and `load` counts it.");
 }
 
 }  // namespace options

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: install what is missing, build, and run the built-in default
-# sweep (1,024 GPUs, every policy x loads 0.5-1.1 x 5 seeds, measured in steady state;
-# sweep/examples/default/grid.toml) on 2 MPI ranks,
+# sweep (1,024 GPUs in Philly's 11 VCs, every policy x loads 0.3-0.75 x 5 seeds, measured in
+# steady state; sweep/examples/default/grid.toml) on 2 MPI ranks,
 # printing a per-policy summary, then write its report (tables with confidence intervals, plots,
 # index.html) and print the report's path. Results: out/default.h5, out/default_report/.
 # Extra arguments go to the sweep (a grid file, flags).

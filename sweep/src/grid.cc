@@ -123,16 +123,37 @@ class GridParser {
       }
       axis.kind = ValueKind::kFloat;  // integers and floats together form a float column
     }
-    std::set<std::string> seen;
-    for (std::size_t i = 0; i < values->size(); ++i) {
-      const toml::node& value = *values->get(i);
-      std::string label = label_of(value);
-      if (!seen.insert(kind_of(value) == ValueKind::kString ? "s:" + label : label).second) {
-        fail(axis.line, "sweep." + path, "axis lists the value " + excerpt(label) + " twice");
-      }
-      axis.labels.push_back(label);
-    }
+    for (std::size_t i = 0; i < values->size(); ++i)
+      axis.labels.push_back(label_of(*values->get(i)));
     grid.axes.push_back(std::move(axis));
+  }
+
+  // A value listed twice: an error for an axis of its own; within a zip group only the group's
+  // combination must not repeat (policy-specific settings zipped with the policy axis repeat a
+  // value: ["fifo", "las"] with checkpoint_s = [0, 30] and a third policy at 0 or 30).
+  void check_repeats(const Grid& grid) {
+    const auto key = [&](std::size_t axis, std::size_t i) {
+      const Axis& a = grid.axes[axis];
+      return (kind_of(*a.values.get(i)) == ValueKind::kString ? "s:" : "") + a.labels[i];
+    };
+    for (const Dimension& dimension : grid.dimensions) {
+      std::set<std::vector<std::string>> seen;
+      for (std::size_t i = 0; i < dimension.size; ++i) {
+        std::vector<std::string> combination;
+        for (std::size_t axis : dimension.axes) combination.push_back(key(axis, i));
+        if (seen.insert(combination).second) continue;
+        const Axis& first = grid.axes[dimension.axes.front()];
+        if (dimension.axes.size() == 1)
+          fail(first.line, "sweep." + first.path,
+               "axis lists the value " + excerpt(first.labels[i]) + " twice");
+        std::string values;
+        for (std::size_t axis : dimension.axes)
+          values += (values.empty() ? "" : ", ") + grid.axes[axis].path + " = " +
+                    excerpt(grid.axes[axis].labels[i]);
+        fail(first.line, "sweep." + first.path,
+             "zip group lists the combination (" + values + ") twice");
+      }
+    }
   }
 
   // Axes may be written as quoted dotted keys ("scheduler.policy" = [...]) or as TOML dotted keys
@@ -315,6 +336,7 @@ Grid parse_grid(std::string_view text, const std::string& source_name,
     }
   }
   parser.read_zip(sweep, grid);
+  parser.check_repeats(grid);
   // Checked before the seeds are converted: a huge `seeds` must not wrap into a smaller grid.
   const std::int64_t seeds = parser.read_integer(sweep, kSeedsKey, 1, 1);
   parser.check_size(sweep, grid, seeds);

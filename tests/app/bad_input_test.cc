@@ -427,6 +427,54 @@ std::vector<Case> config_cases() {
            "must be in"),
       make("ConfigGeneratorVcsNotAList", generator + "vcs = \"a\"\n", 5, "workload.vcs",
            "expected a list"),
+      // The philly generator's cluster-like patterns (philly_patterns.cc).
+      make("ConfigGeneratorVcWeightsNegative",
+           generator + "vcs = [\"a\", \"b\"]\nvc_weights = [1, -2]\n", 6, "workload.vc_weights",
+           "expected finite weights >= 0"),
+      make("ConfigGeneratorVcWeightsCount",
+           generator + "vcs = [\"a\", \"b\"]\nvc_weights = [1, 2, 3]\n", 6, "workload.vc_weights",
+           "one weight per VC in `vcs` (2), got 3"),
+      make("ConfigGeneratorVcWeightsAllZero",
+           generator + "vcs = [\"a\", \"b\"]\nvc_weights = [0, 0]\n", 6, "workload.vc_weights",
+           "all 0"),
+      make("ConfigGeneratorVcQuotasWithoutVcs", generator + "vc_quotas = \"weights\"\n", 5,
+           "workload.vc_quotas", "needs the VCs"),
+      make("ConfigGeneratorVcQuotasUnknown", generator + "vc_quotas = \"equal\"\n", 5,
+           "workload.vc_quotas", "unknown value 'equal'"),
+      make("ConfigGeneratorVcQuotasAndClusterVcs",
+           "[cluster]\nnodes = 2\nvcs = { a = 8 }\n[workload]\ngenerator = \"philly\"\n"
+           "vcs = [\"a\"]\nvc_quotas = \"weights\"\n",
+           7, "workload.vc_quotas", "leave [cluster] vcs unset"),
+      make(
+          "ConfigGeneratorVcQuotasMoreVcsThanGpus",
+          generator + "vcs = [" +
+              [] {
+                std::string names;
+                for (int i = 0; i < 20; ++i)
+                  names += (i ? ", \"v" : "\"v") + std::to_string(i) + "\"";
+                return names;
+              }() +
+              "]\nvc_quotas = \"weights\"\n",
+          6, "workload.vc_quotas", "20 VCs need at least 20 GPUs"),
+      make("ConfigGeneratorArrivalPatternUnknown", generator + "arrival_pattern = \"hourly\"\n", 5,
+           "workload.arrival_pattern", "unknown value 'hourly'"),
+      make("ConfigGeneratorRateByHourWithoutDiurnal", generator + "rate_by_hour = [1, 2]\n", 5,
+           "workload.rate_by_hour", "only with arrival_pattern = \"diurnal\""),
+      make("ConfigGeneratorRateByHourCount",
+           generator + "arrival_pattern = \"diurnal\"\nrate_by_hour = [1, 2]\n", 6,
+           "workload.rate_by_hour", "expected 24 relative rates"),
+      make("ConfigGeneratorRateByWeekdayNegative",
+           generator + "arrival_pattern = \"diurnal\"\nrate_by_weekday = [1, 1, 1, 1, 1, 1, -1]\n",
+           6, "workload.rate_by_weekday", "expected finite relative rates >= 0"),
+      make("ConfigGeneratorRateByWeekdayAllZero",
+           generator + "arrival_pattern = \"diurnal\"\nrate_by_weekday = [0, 0, 0, 0, 0, 0, 0]\n",
+           6, "workload.rate_by_weekday", "no job would ever arrive"),
+      make("ConfigGeneratorCorrelationAboveOne", generator + "gpu_duration_correlation = 1.5\n", 5,
+           "workload.gpu_duration_correlation", "must be in"),
+      make("ConfigGeneratorCorrelationOnSynergy",
+           "[cluster]\nnodes = 2\n[workload]\ngenerator = \"synergy\"\n"
+           "gpu_duration_correlation = 0.5\n",
+           5, "workload.gpu_duration_correlation", "only with generator = \"philly\""),
       make("ConfigGeneratorUnknown", "[cluster]\nnodes = 2\n[workload]\ngenerator = \"alibaba\"\n",
            4, "workload.generator", "unknown value 'alibaba'"),
       make("ConfigTableDefinedTwice", config_with_tail("[scheduler]\npolicy = \"fair\"\n"), 11, "",

@@ -67,6 +67,9 @@ std::string toml_text(const OptionValue& value) { return format_value(value); }
 // class_split's rule needs its own.
 OptionValue sample(const KeyDecl& key) {
   if (key.name == "workload.class_split") return std::vector<double>{30, 60, 10};
+  // The arrival profiles: one rate per hour of the day, per day of the week.
+  if (key.name == "workload.rate_by_hour") return std::vector<double>(24, 1.0);
+  if (key.name == "workload.rate_by_weekday") return std::vector<double>(7, 1.0);
   const OptionValue& fallback = key.default_value;
   switch (key.type) {
     case KeyType::kBool: {
@@ -139,6 +142,9 @@ std::string custom_sample(const KeyDecl& key, const fs::path& dir) {
 
 // Sets what `key`'s condition needs (and what that key's needs) in `tables`.
 void meet_condition(const KeyDecl& key, Tables& tables) {
+  // VC weights and the quotas from them need the VCs (sample(): two weights).
+  if (key.name == "workload.vc_weights" || key.name == "workload.vc_quotas")
+    tables["workload"]["vcs"] = "[\"a\", \"b\"]";
   if (!key.when) return;
   const KeyDecl* other = config_keys().find(key.when->key);
   ASSERT_NE(other, nullptr) << key.name << "'s condition names an undeclared key";

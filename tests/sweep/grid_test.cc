@@ -95,6 +95,29 @@ zip = [["scheduler.checkpoint_s", "scheduler.restore_s"]]
   EXPECT_EQ(table["workload"]["jobs"].value<int>(), 50);  // base kept
 }
 
+// Settings for some policies only: a zipped axis may repeat a value, not a combination.
+TEST(SweepGrid, ZipGroupsMayRepeatAValueButNotACombination) {
+  Grid grid = parse(R"(
+[sweep]
+"scheduler.policy" = ["fifo", "sjf", "las"]
+"scheduler.checkpoint_s" = [0, 0, 30]
+zip = [["scheduler.policy", "scheduler.checkpoint_s"]]
+)");
+  EXPECT_EQ(grid.size(), 3u);
+  EXPECT_EQ(point_table(grid, grid_point(grid, 1))["scheduler"]["checkpoint_s"].value<int>(), 0);
+  EXPECT_EQ(point_table(grid, grid_point(grid, 2))["scheduler"]["checkpoint_s"].value<int>(), 30);
+  const std::string repeated = error_of(
+      "[sweep]\n\"scheduler.policy\" = [\"fifo\", \"fifo\"]\n"
+      "\"scheduler.checkpoint_s\" = [0, 0]\nzip = [[\"scheduler.policy\", "
+      "\"scheduler.checkpoint_s\"]]\n");
+  EXPECT_THAT(repeated, HasSubstr("zip group lists the combination (scheduler.policy = fifo, "
+                                  "scheduler.checkpoint_s = 0) twice"));
+  // An axis outside a zip group still lists each value once.
+  EXPECT_THAT(error_of("[sweep]\n\"scheduler.policy\" = [\"fifo\", \"las\"]\n"
+                       "\"scheduler.checkpoint_s\" = [0, 0]\n"),
+              HasSubstr("axis lists the value 0 twice"));
+}
+
 TEST(SweepGrid, FingerprintIsStandardSha256) {
   EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");

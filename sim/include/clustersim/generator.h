@@ -21,6 +21,11 @@ namespace clustersim {
 struct ServingCatalog;
 struct ComponentDescriptor;
 
+// The "diurnal" arrival pattern's default profiles (relative rates, mean 1): measured from the
+// creation times of the GPU pods of Alibaba's openb trace (generator.cc says how).
+std::vector<double> default_rate_by_hour();     // 24 values, hour 0 first
+std::vector<double> default_rate_by_weekday();  // 7 values, day 0 first
+
 struct GeneratorOptions {
   std::string shape = "philly";  // a generator's name: generator_components()
   std::size_t jobs = 1000;
@@ -39,6 +44,24 @@ struct GeneratorOptions {
   double mean_duration_s = 3600.0;
   std::uint64_t seed = 1;
   std::vector<std::string> vcs;  // jobs are spread over these VCs uniformly; empty = none
+  // philly: a job's VC is drawn with these relative weights (one per VC in `vcs`; empty =
+  // uniform, as before), e.g. Philly's VC sizes (../shared/traces/philly/philly_vc.csv).
+  std::vector<double> vc_weights;
+  // philly: "flat" = a homogeneous Poisson process (as before); "diurnal" = a non-homogeneous
+  // one whose rate at hour h of day d (t = 0 is hour 0 of day 0) is the mean rate x
+  // rate_by_hour[h] x rate_by_weekday[d], each profile normalised to mean 1 (so the weekly
+  // mean rate, and `load`, are as with "flat"). Drawn by thinning from a stream of its own.
+  std::string arrival_pattern = "flat";
+  std::vector<double> rate_by_hour = default_rate_by_hour();
+  std::vector<double> rate_by_weekday = default_rate_by_weekday();
+  // philly: how strongly a job's duration follows its GPU count, in [0, 1] (0 = independent, as
+  // before): a job's duration quantile is, with this probability, the quantile that drew its GPU
+  // count (else an independent one), so the two draws' Spearman correlation is this value. Both
+  // marginal distributions stay as they are, and larger jobs run longer, as Philly's do.
+  double gpu_duration_correlation = 0.0;
+  // philly: "weights" = the run's [cluster] vcs are the generated VCs, with GPU quotas in
+  // proportion to vc_weights (vc_quotas_from_weights); "none" = as the config says.
+  std::string vc_quotas = "none";
   // Elastic jobs (either shape): this fraction of the jobs may run with between
   // max(1, floor(num_gpus x elastic_min_factor)) and ceil(num_gpus x elastic_max_factor) GPUs
   // (capped at max_gpus_per_job, else the cluster's GPUs). Drawn from a stream of its own: the
@@ -93,6 +116,13 @@ const ComponentDescriptor* find_generator(std::string_view shape);
 const std::vector<std::vector<std::string>>& synergy_model_classes();
 
 Workload generate_workload(const GeneratorOptions& options);
+
+// GPU quotas for `vcs` VCs in proportion to `weights` (empty = equal), summing to `gpus`: each
+// VC gets floor(gpus x share), the GPUs left go to the largest remainders (ties: the earlier
+// VC), and a VC left at 0 gets 1 GPU from the largest quota. Throws std::invalid_argument when gpus
+// < vcs or the weights are not one per VC, finite, >= 0, with a positive sum.
+std::vector<int> vc_quotas_from_weights(const std::vector<double>& weights, std::size_t vcs,
+                                        int gpus);
 
 // Mean GPU-seconds of one generated philly job (used to turn `load` into an arrival rate).
 double generator_mean_gpu_seconds(const GeneratorOptions& options);

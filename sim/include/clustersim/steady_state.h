@@ -39,6 +39,9 @@ struct WorkloadShape {
   double arrival_rate = 0.0;
   double mean_gpus = 1.0;     // E[g]
   double mean_gpus_sq = 1.0;  // E[g^2]
+  // The period of a cyclic arrival rate (a diurnal pattern: `arrival_rate` is its mean), whose
+  // whole cycle the measured jobs then span at least; 0 = a constant rate.
+  double cycle_s = 0.0;
   // D's distribution as (seconds, probability) points (a fine quantile grid; the probabilities
   // sum to 1).
   std::vector<std::pair<double, double>> durations;

@@ -101,7 +101,7 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
       throw InputError(source_name, value.source().begin.line, excerpt(key.str()), "unknown table");
   }
   parse_cluster(parse, root, config.sim, config.node_list);
-  config.workload = parse_workload(parse, root, config.sim.cluster.total_gpus());
+  config.workload = parse_workload(parse, root, config.sim.cluster);
   config.sim.window = config.workload.window;
   refuse_inapplicable(
       parse, root, config.workload.serving_catalog ? WorkloadKind::kDag : WorkloadKind::kTraining);

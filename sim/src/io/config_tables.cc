@@ -24,6 +24,7 @@
 #include "io/internal/config_reader.h"
 #include "io/internal/pair_table.h"
 #include "io/internal/side_files.h"
+#include "workload/philly_patterns.h"
 
 namespace clustersim::io_internal {
 
@@ -151,7 +152,8 @@ void check_query_dag_models(TableReader& reader, const GeneratorOptions& g) {
 
 }  // namespace
 
-WorkloadSource parse_workload(ConfigParse& parse, const toml::table& root, int cluster_gpus) {
+WorkloadSource parse_workload(ConfigParse& parse, const toml::table& root, ClusterSpec& cluster) {
+  const int cluster_gpus = cluster.total_gpus();
   const std::string& source = parse.source();
   const toml::table* table = subtable(root, "workload", source);
   if (!table) throw InputError(source, 0, "workload", "missing table [workload]");
@@ -175,6 +177,24 @@ WorkloadSource parse_workload(ConfigParse& parse, const toml::table& root, int c
                      Targets{.generator = workload.generator ? &*workload.generator : nullptr,
                              .reader = &workload.reader,
                              .workload = &workload});
+  if (workload.generator && workload.generator->shape == "philly") {
+    const GeneratorOptions& g = *workload.generator;
+    if (const auto [key, message] = philly_patterns::problem(g); !key.empty())
+      reader.fail(key, message);
+    if (g.vc_quotas == "weights") {
+      if (!cluster.vcs.empty())
+        reader.fail("vc_quotas",
+                    "= \"weights\" sets the cluster's VC quotas: leave [cluster] vcs unset");
+      try {
+        const std::vector<int> quotas =
+            vc_quotas_from_weights(g.vc_weights, g.vcs.size(), cluster_gpus);
+        for (std::size_t i = 0; i < quotas.size(); ++i)
+          cluster.vcs.push_back(VcSpec{g.vcs[i], quotas[i]});
+      } catch (const std::invalid_argument& error) {
+        reader.fail("vc_quotas", error.what());
+      }
+    }
+  }
   // Serving DAG workloads: the catalog their models come from (default: the built-in copy of
   // profiles/serving/models.json). Elsewhere it is refused with the keys of the other kind.
   // (Which formats and generators yield query DAGs: their descriptors' `serving`.)

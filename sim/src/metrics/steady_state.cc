@@ -90,6 +90,10 @@ SteadyStatePlan plan_steady_state(const WorkloadShape& shape, const SteadyStateO
   const double factor = shape_rse_factor(shape);
   plan.measured_needed = std::max(
       kMinMeasured, static_cast<std::size_t>(std::ceil(std::pow(factor / options.precision, 2))));
+  // A cyclic rate: the measured arrivals span a whole cycle at least, not its busy or quiet part.
+  if (shape.cycle_s > 0.0)
+    plan.measured_needed =
+        std::max(plan.measured_needed, static_cast<std::size_t>(std::ceil(rate * shape.cycle_s)));
   if (window) {
     plan.first = window->first;
     plan.last = window->second;

@@ -288,6 +288,8 @@ void declare_tiresias_keys(KeyRegistry& keys);         // policies/tiresias.cc (
 void declare_reader_keys(KeyRegistry& keys);     // workload/read_trace.cc
 void declare_gavel_keys(KeyRegistry& keys);      // workload/read_trace.cc (gavel_reader.cc)
 void declare_generator_keys(KeyRegistry& keys);  // workload/generator.cc
+// workload/philly_patterns.cc (by declare_generator_keys):
+void declare_philly_pattern_keys(KeyRegistry& keys);
 void declare_synergy_keys(KeyRegistry& keys);    // workload/synergy_generator.cc
 void declare_query_dag_keys(KeyRegistry& keys);  // workload/query_dag_generator.cc
 void declare_catalog_keys(KeyRegistry& keys);    // io/serving_catalog.cc

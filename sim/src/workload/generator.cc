@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "clustersim/random.h"
 #include "clustersim/steady_state.h"
 #include "options/declare.h"
+#include "workload/philly_patterns.h"
 
 namespace clustersim {
 
@@ -108,6 +110,12 @@ std::size_t sample_index(const std::array<double, N>& cdf, double u) {
   return std::min(static_cast<std::size_t>(it - cdf.begin()), N - 1);
 }
 
+// The index u falls in, for a CDF of any length (a weight of 0 is never drawn: its band is
+// empty).
+std::size_t sample_index_of(const std::vector<double>& cdf, double u) {
+  return static_cast<std::size_t>(std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
+}
+
 int clamp_gpus(int gpus, int max_gpus_per_job) {
   return max_gpus_per_job > 0 ? std::min(gpus, max_gpus_per_job) : gpus;
 }
@@ -188,6 +196,35 @@ void validate(const GeneratorOptions& options) {
   if (!(options.max_duration_s >= 0.0) || !std::isfinite(options.max_duration_s))
     throw std::invalid_argument(
         "generator max_duration_s must be a finite number >= 0 (0 = no cap)");
+  philly_patterns::validate(options);
+}
+
+// The integral of the (capped) runtime quantile function over quantiles [from, to]: the mean
+// runtime of the jobs whose quantile falls there, times the band's probability.
+double runtime_integral(const GeneratorOptions& options, double from, double to) {
+  const double cap = options.max_duration_s;
+  if (!(to > from)) return 0.0;
+  if (exponential_durations(options)) {
+    // min(-m ln(1 - u), cap): -m ln(1 - u) integrates to m G(u), G(u) = (1 - u) ln(1 - u) + u,
+    // up to the quantile where the cap binds; the cap itself above it.
+    const double m = options.mean_duration_s;
+    const double binds = cap > 0.0 ? -std::expm1(-cap / m) : 1.0;
+    const auto g = [](double u) { return u >= 1.0 ? 1.0 : (1.0 - u) * std::log1p(-u) + u; };
+    const double below_to = std::min(to, binds), below_from = std::min(from, binds);
+    return m * (g(below_to) - g(below_from)) +
+           (cap > 0.0 ? cap * (std::max(to, binds) - std::max(from, binds)) : 0.0);
+  }
+  double sum = 0.0;
+  for (std::size_t i = 0; i + 1 < kRuntimeQuantiles.size(); ++i) {
+    const double p0 = kRuntimeQuantiles[i].probability, p1 = kRuntimeQuantiles[i + 1].probability;
+    const double lo = std::max(from, p0), hi = std::min(to, p1);
+    if (!(hi > lo) || !(p1 > p0)) continue;
+    const double l0 = std::log(kRuntimeQuantiles[i].seconds);
+    const double l1 = std::log(kRuntimeQuantiles[i + 1].seconds);
+    const auto at = [&](double u) { return std::exp(l0 + (u - p0) / (p1 - p0) * (l1 - l0)); };
+    sum += segment_mean(at(lo), at(hi), hi - lo, cap);
+  }
+  return sum;
 }
 
 }  // namespace
@@ -199,10 +236,23 @@ double generator_mean_gpu_seconds(const GeneratorOptions& options) {
     mean_gpus += demand.probability * clamp_gpus(demand.gpus, options.max_gpus_per_job);
   }
   // Demand and runtime are sampled independently, so E[gpus * runtime] = E[gpus] * E[runtime].
-  return mean_gpus *
-         (exponential_durations(options)
-              ? exponential_mean_runtime(options.mean_duration_s, options.max_duration_s)
-              : mean_runtime(options.max_duration_s));
+  const double independent =
+      mean_gpus * (exponential_durations(options)
+                       ? exponential_mean_runtime(options.mean_duration_s, options.max_duration_s)
+                       : mean_runtime(options.max_duration_s));
+  const double rho = options.gpu_duration_correlation;
+  if (rho == 0.0) return independent;
+  // With probability rho the runtime quantile is the one that drew the GPU count, which lies in
+  // that count's band of the demand CDF: E[gpus * runtime | coupled] = sum over the bands of
+  // gpus x the runtime quantile function's integral over the band.
+  const Tables& t = tables();
+  double coupled = 0.0, band_start = 0.0;
+  for (std::size_t k = 0; k < kGpuDemand.size(); ++k) {
+    coupled += clamp_gpus(kGpuDemand[k].gpus, options.max_gpus_per_job) *
+               runtime_integral(options, band_start, t.gpu_cdf[k]);
+    band_start = t.gpu_cdf[k];
+  }
+  return (1.0 - rho) * independent + rho * coupled;
 }
 
 namespace {
@@ -260,7 +310,10 @@ WorkloadShape philly_shape(const GeneratorOptions& options) {
   } else {
     shape.durations = quantile_points(kRuntimeQuantiles, options.max_duration_s);
   }
+  // With a diurnal pattern this is the weekly mean rate (the profiles are normalised to mean 1),
+  // and the plan measures at least one whole cycle of it.
   shape.arrival_rate = options.load * options.cluster_gpus / generator_mean_gpu_seconds(options);
+  shape.cycle_s = philly_patterns::cycle_seconds(options);
   shape.mean_gpus = shape.mean_gpus_sq = 0.0;
   for (const GpuDemand& demand : kGpuDemand) {
     const double gpus = clamp_gpus(demand.gpus, options.max_gpus_per_job);
@@ -382,27 +435,45 @@ Workload generate_philly_workload(const GeneratorOptions& options) {
 
   Rng rng(options.seed);
   Rng user_rng(stream_seed(options.seed, 0x05e25ULL));  // users: a stream of their own
+  // The GPU-duration coupling's choices: a stream of their own (the other draws are unchanged).
+  Rng coupling_rng(stream_seed(options.seed, 0xc0a1eULL));
+  const double coupling = options.gpu_duration_correlation;
+  std::optional<philly_patterns::DiurnalArrivals> diurnal;
+  if (options.arrival_pattern == "diurnal") diurnal.emplace(options, arrival_rate);
+  std::vector<double> vc_cdf;
+  for (double weight : options.vc_weights)
+    vc_cdf.push_back((vc_cdf.empty() ? 0.0 : vc_cdf.back()) + weight);
+  for (double& p : vc_cdf) p /= vc_cdf.back();
   Workload workload;
   workload.jobs.reserve(options.jobs);
   double clock = 0.0;
   char id_buffer[24] = {'g'};
   for (std::size_t n = 0; n < options.jobs; ++n) {
-    // Exponential inter-arrival by inversion; 1 - u is in (0, 1], so the log is finite.
-    clock += -std::log(1.0 - rng.uniform()) / arrival_rate;
+    // Exponential inter-arrival by inversion; 1 - u is in (0, 1], so the log is finite. A
+    // diurnal pattern draws its times from its own stream, and this draw is left unused, so
+    // that the jobs are those of the flat pattern with the same seed (paired comparisons).
+    const double gap = -std::log(1.0 - rng.uniform()) / arrival_rate;
+    clock = diurnal ? diurnal->next() : clock + gap;
     JobSpec& job = workload.jobs.emplace_back();
     const auto [end, error] = std::to_chars(id_buffer + 1, id_buffer + sizeof(id_buffer), n + 1);
     (void)error;  // 20 digits always fit
     job.id.assign(id_buffer, end);
     job.submit_time = clock;
-    job.num_gpus = clamp_gpus(kGpuDemand[sample_index(t.gpu_cdf, rng.uniform())].gpus,
+    const double gpu_quantile = rng.uniform();
+    job.num_gpus = clamp_gpus(kGpuDemand[sample_index(t.gpu_cdf, gpu_quantile)].gpus,
                               options.max_gpus_per_job);
-    const double quantile = rng.uniform();
+    double quantile = rng.uniform();
+    if (coupling > 0.0 && coupling_rng.uniform() < coupling) quantile = gpu_quantile;
     const double runtime = exponential_durations(options)
                                ? exponential_runtime(quantile, options.mean_duration_s)
                                : sample_runtime(quantile, t);
     job.duration = cap_duration(runtime, options.max_duration_s);
     job.model = kModelMix[sample_index(t.model_cdf, rng.uniform())].name;
-    if (!options.vcs.empty()) job.vc = options.vcs[rng.below(options.vcs.size())];
+    if (!vc_cdf.empty()) {
+      job.vc = options.vcs[std::min(sample_index_of(vc_cdf, rng.uniform()), vc_cdf.size() - 1)];
+    } else if (!options.vcs.empty()) {
+      job.vc = options.vcs[rng.below(options.vcs.size())];
+    }
     if (options.users > 0) {
       const auto users = static_cast<std::uint64_t>(options.users);
       std::uint64_t user = std::min(users - 1, static_cast<std::uint64_t>(quantile * users));
@@ -494,7 +565,7 @@ void declare_generator_keys(KeyRegistry& keys) {
   key(
       "vcs", [](auto& g) -> auto& { return g.vcs; })
       .expected("a list of VC names")
-      .doc("Jobs are spread uniformly over these VCs (empty = none).");
+      .doc("Jobs are spread over these VCs, uniformly or by `vc_weights` (empty = none).");
   key(
       "users", [](auto& g) -> auto& { return g.users; })
       .range(0, 1 << 24)
@@ -523,6 +594,7 @@ void declare_generator_keys(KeyRegistry& keys) {
       .doc(
           "An elastic job's most GPUs, x its request (capped at `max_gpus_per_job`, else the "
           "cluster's GPUs).");
+  declare_philly_pattern_keys(keys);
   declare_synergy_keys(keys);
   declare_query_dag_keys(keys);
 }

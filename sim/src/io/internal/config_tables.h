@@ -16,7 +16,9 @@ namespace clustersim::io_internal {
 
 void parse_cluster(ConfigParse& parse, const toml::table& root, SimOptions& sim,
                    std::shared_ptr<const NodeList>& node_list);
-WorkloadSource parse_workload(ConfigParse& parse, const toml::table& root, int cluster_gpus);
+// `cluster`: its GPUs are the load's reference; a generator's `vc_quotas = "weights"` sets its
+// VCs.
+WorkloadSource parse_workload(ConfigParse& parse, const toml::table& root, ClusterSpec& cluster);
 // A table made only of declared keys, each read into its field.
 void parse_table(ConfigParse& parse, const toml::table& root, const std::string& section,
                  const Targets& targets);

@@ -481,7 +481,8 @@ void Engine::integrate_until(Time now) {
   const JobState* head = nullptr;
   if (!waiting_.empty() && now > std::max(last_batch_time_, measurement_.measure_from()))
     head = &jobs_[queue_head()];
-  measurement_.integrate(last_batch_time_, now, busy, static_cast<double>(waiting_.size()), head);
+  measurement_.integrate(last_batch_time_, now, busy, static_cast<double>(waiting_.size()), head,
+                         offline_held_);
   last_batch_time_ = now;
 }
 

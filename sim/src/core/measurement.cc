@@ -9,7 +9,8 @@
 
 namespace clustersim::internal {
 
-void Measurement::integrate(Time last, Time now, int busy, double waiting, const JobState* head) {
+void Measurement::integrate(Time last, Time now, int busy, double waiting, const JobState* head,
+                            const Grant& offline) {
   queue_length_integral_ += waiting * (now - last);
   const Time from = std::max(last, measure_from_);
   if (now <= from) return;
@@ -21,9 +22,10 @@ void Measurement::integrate(Time last, Time now, int busy, double waiting, const
         static_cast<double>(cluster.held_milli()) * dt / ClusterState::kMilliPerGpu;
   if (cluster.held_mig_compute() != 0)
     busy_gpu_integral_ += cluster.held_mig_compute() * dt / kMigComputeSlices;
-  cpu_integral_ += cluster.allocated_cpus() * dt;
-  mem_integral_ += cluster.allocated_mem_gb() * dt;
-  storage_integral_ += cluster.allocated_storage_mbps() * dt;
+  // (x - 0.0 is x: without outages the sums are those of earlier versions, bit for bit.)
+  cpu_integral_ += (cluster.allocated_cpus() - offline.cpus) * dt;
+  mem_integral_ += (cluster.allocated_mem_gb() - offline.mem_gb) * dt;
+  storage_integral_ += (cluster.allocated_storage_mbps() - offline.storage_mbps) * dt;
   window_queue_integral_ += waiting * dt;
   head_fragmented_.hold(from, now,
                         head ? fragmentation_.head_fragmented(head->gpu_type, head->gpus) : 0.0);

@@ -43,7 +43,10 @@ class Measurement {
   // Integrates over [last, now): `busy` whole GPUs held by jobs (shares and MIG slices are read
   // from the ledger), `waiting` jobs in the queue, and fragmentation (against `head`, the job
   // at the head of the queue; null: no queue, nothing fragmented for it).
-  void integrate(Time last, Time now, int busy, double waiting, const JobState* head);
+  // `offline`: what nodes down hold of CPUs, memory and storage (the ledger counts it allocated;
+  // no job uses it).
+  void integrate(Time last, Time now, int busy, double waiting, const JobState* head,
+                 const Grant& offline);
   // A job enters or leaves the system at `now`; `in_system` jobs were there until now.
   void on_arrival(std::uint32_t job, Time now, std::size_t in_system) {
     jobs_in_system_until(now, in_system);

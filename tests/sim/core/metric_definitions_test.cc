@@ -308,6 +308,23 @@ TEST(MetricInvariants, ADownNodesGpusAreNeverBusyForEveryPolicy) {
   }
 }
 
+// Node 1 is down from 300 s to 700 s. A job runs 0..100, another 301..700 on node 0 (the only
+// node up), each on 8 GPUs and their 64 cores. The outage holds node 1's cores in the ledger,
+// but no job uses them: 8 x 499 GPU-s and 64 x 499 core-s of 16 x 700 and 128 x 700.
+// (The first job is there because an outage may not begin before the first arrival.)
+TEST(MetricDefinitions, ADownNodesResourcesAreNotUtilised) {
+  SimOptions options = small_cluster(2, 8);
+  options.cluster.groups[0].cpus_per_node = 64;
+  options.cluster.groups[0].mem_gb_per_node = 512;
+  options.mechanisms.failure_trace = {NodeOutage{1, 300.0, 700.0}};
+  const RunMetrics m =
+      simulate(options, {job("first", 0, 8, 100), job("second", 301, 8, 399)}).metrics;
+  EXPECT_DOUBLE_EQ(m.makespan, 700.0);
+  EXPECT_DOUBLE_EQ(m.gpu_util, 8.0 * 499 / (16 * 700));
+  EXPECT_DOUBLE_EQ(m.cpu_util, 64.0 * 499 / (128 * 700));
+  EXPECT_DOUBLE_EQ(m.mem_util, 512.0 * 499 / (1024 * 700));
+}
+
 // ---- Warnings ----------------------------------------------------------------------------------
 
 // Durations capped at 1,000 s for 5% of the jobs on a cluster with room for all: the p99 JCT is

@@ -35,6 +35,7 @@ _KNOWN = {
     "makespan": MetricInfo("makespan", "s", "lower"),
     "gpu_util": MetricInfo("GPU utilisation", "fraction", "higher"),
     "frag_mean": MetricInfo("mean fragmented GPUs", "GPUs", "lower"),
+    "frag_typical_mean": MetricInfo("mean GPUs the typical jobs cannot use", "GPUs", "lower"),
     "preemptions": MetricInfo("preemptions", "count", "lower"),
     "lease_changes": MetricInfo("time-share lease changes", "count", None),
     "jct_p50": MetricInfo("median JCT", "s", "lower"),

@@ -7,6 +7,7 @@
 #include "clustersim/atomic_file.h"
 #include "clustersim/config.h"
 #include "clustersim/error.h"
+#include "clustersim/metrics.h"
 #include "clustersim/options.h"
 #include "clustersim/report.h"
 #include "clustersim/simulator.h"
@@ -104,6 +105,10 @@ int run_command(const RunArguments& args) {
   } catch (const ImpossibleJobError& error) {
     throw impossible_job_error(config, error);
   }
+  // What the metrics measure (a duration cap that binds the p99, ...), while the rows still
+  // line up with the workload's jobs.
+  for (const std::string& warning : metric_warnings(run.workload->jobs, run.result))
+    std::cerr << "clustersim: warning: " << warning << '\n';
   if (steady && !args.whole_run) keep_measured_rows(run.result);
   const Workload& workload = *run.workload;
   const RunResult& result = run.result;

@@ -129,9 +129,11 @@ TEST_F(CliTest, TimeSeriesOutHasItsHeaderAndSamples) {
   // (alloc_ratio, unallocated_share, frag_rate: the placement study's; 0 in time)
   EXPECT_EQ(line,
             "time,busy_gpus,idle_gpus,fragmented_gpus,queue_length,running_jobs,alloc_ratio,"
-            "unallocated_share,frag_rate");
+            "unallocated_share,frag_rate,down_gpus,frag_typical_gpus");
   std::getline(in, line);
-  EXPECT_EQ(line, "0,4,4,0,0,1,0,0,0");  // at t=0 job a holds 4 of the 8 GPUs
+  // At t=0 job a holds 4 of the 8 GPUs; no node is down; of the typical jobs (a, b, c: one
+  // each), b (8 GPUs) cannot use the 4 idle GPUs: 4 x 1/3.
+  EXPECT_EQ(line, "0,4,4,0,0,1,0,0,0,0,1.3333333333333333");
 }
 
 TEST_F(CliTest, BuiltInExampleRuns) {

@@ -38,6 +38,14 @@ struct NodeShare {
   int gpus = 0;
 };
 
+// Told of every change of a node's free whole GPUs (the measurement's fragmentation tracker
+// keeps its sums up to date in O(1) a change instead of scanning every node at every event).
+class FreeGpuObserver {
+ public:
+  virtual ~FreeGpuObserver() = default;
+  virtual void on_free_gpus(std::uint32_t node, int before, int after) = 0;
+};
+
 class ClusterState {
  public:
   // A grant of CPU, memory or storage fits when it exceeds what is free by at most this much
@@ -125,6 +133,9 @@ class ClusterState {
     }
     return fragmented;
   }
+
+  // Tells `observer` (null: none; not owned) of every change of a node's free whole GPUs.
+  void observe_free_gpus(FreeGpuObserver* observer) { free_gpu_observer_.to = observer; }
 
   // Take or give back a grant. Throw std::logic_error on over-allocation or over-release (a
   // scheduler bug): the ledger never goes negative. A share (Grant::milli > 0) takes its GPU
@@ -282,6 +293,14 @@ class ClusterState {
   double allocated_storage_mbps_ = 0.0;
   bool models_cpus_ = false;
   bool models_mem_ = false;
+  // A copy of the ledger (a what-if scratch copy) tells no one: its changes are not the run's.
+  struct ObserverSlot {
+    FreeGpuObserver* to = nullptr;
+    ObserverSlot() = default;
+    ObserverSlot(const ObserverSlot&) {}
+    ObserverSlot& operator=(const ObserverSlot&) { return *this; }
+  };
+  ObserverSlot free_gpu_observer_;
   void index_gpus();
   std::vector<std::uint32_t> gpu_base_;    // by node: its first GPU in the per-GPU vectors below
   std::vector<std::int16_t> used_milli_;   // by GPU (shares only)

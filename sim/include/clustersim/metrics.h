@@ -64,7 +64,7 @@ struct RunMetrics {
   double overhead_gpu_seconds = 0;
   std::uint64_t preemptions = 0;
   std::uint64_t lease_changes = 0;  // time-share leases ended (JobRecord::lease_changes)
-  double frag_mean = 0;             // time-averaged fragmented GPUs (sim/README.md, Metrics)
+  double frag_mean = 0;             // time-averaged fragmented GPUs for the queue's head (Metrics)
   double queue_len_mean = 0;        // time-averaged number of waiting jobs
   std::uint64_t events = 0;         // events processed
   std::uint64_t rounds = 0;         // scheduling rounds (lease boundaries) evaluated
@@ -128,7 +128,7 @@ struct RunMetrics {
   // Finish-time fairness (sim/README.md, Metrics): over completed jobs, rho = JCT / the time
   // alone on 1/N of the cluster (N: jobs in the system during its life, time-averaged).
   double ftf_mean = 0, ftf_max = 0;
-  double ftf_unfair = 0;  // fraction of completed jobs with rho > 1
+  double ftf_unfair = 0;  // fraction of completed jobs with rho > 1 + 1e-9
   // The placement study ([workload] departures = "none"; 0 otherwise), averaged over the
   // arrivals: the fragmented share of idle GPU capacity (FGD's measure against the typical
   // pods), allocated / total GPU capacity; and the share of arrived GPU demand not placed.
@@ -138,6 +138,9 @@ struct RunMetrics {
   // Valid trace rows the reader dropped or changed (Workload::row_changes; every run).
   std::uint64_t trace_rows_dropped = 0;
   std::uint64_t trace_rows_changed = 0;
+  // Time-averaged idle GPUs the workload's typical jobs cannot use (FGD's measure, whatever job
+  // heads the queue; sim/README.md, Metrics).
+  double frag_typical_mean = 0;
 };
 
 // One sample of the cluster's state, taken every `sample_interval_s`.
@@ -154,6 +157,11 @@ struct Sample {
   double alloc_ratio = 0.0;
   double unallocated_share = 0.0;
   double frag_rate = 0.0;
+  // GPUs of nodes down (failures, drains): neither busy nor idle (busy + idle + down = GPUs).
+  int down_gpus = 0;
+  // Expected idle GPUs the workload's typical jobs cannot use (FGD's measure; metrics/
+  // fragmentation.h): unlike fragmented_gpus, whatever job heads the queue.
+  double frag_typical_gpus = 0.0;
 };
 
 // Serving DAG workloads: one record per query and per task (RunResult::queries, ::tasks).
@@ -226,5 +234,12 @@ struct SampleField {
   double Sample::*real = nullptr;
 };
 std::span<const SampleField> sample_fields();
+
+// What a run's metrics say that the reader should know (messages for the run's warnings; empty
+// when none): a duration cap that binds the p99 JCT (jct_p99 is the measured jobs' longest
+// duration and at least 1% of them have it, as a generator's max_duration_s gives: the p99 then
+// measures the cap, not the policy). `jobs`: the workload, in the order of result.jobs (every
+// job, before a front end keeps only the measured rows).
+std::vector<std::string> metric_warnings(std::span<const JobSpec> jobs, const RunResult& result);
 
 }  // namespace clustersim

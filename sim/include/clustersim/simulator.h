@@ -129,6 +129,10 @@ struct SharingOptions {
   bool enabled() const { return interference.has_value(); }
 };
 
+// What finish-time fairness compares a job's JCT with ([metrics] ftf_baseline): its time alone
+// on 1/N of the cluster at its best GPU type's speed, or at Gavel's equal share of every type.
+enum class FtfBaseline : std::uint8_t { kBestType, kGavel };
+
 struct SimOptions {
   ClusterSpec cluster;
   SchedulerOptions scheduler;
@@ -139,6 +143,7 @@ struct SimOptions {
   // Throughput model to use; null = placement-penalty model built from `penalty`. Not owned.
   const ThroughputModel* throughput = nullptr;
   double sample_interval_s = 600.0;  // time-series period; 0 disables sampling
+  FtfBaseline ftf_baseline = FtfBaseline::kBestType;
   // Keep every sample in RunResult::samples (only frag_mean is computed otherwise, in O(1)
   // memory: a front end that writes no time series sets this false).
   bool record_samples = true;

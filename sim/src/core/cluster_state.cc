@@ -440,6 +440,8 @@ void ClusterState::allocate(const Grant& grant) {
     throw std::logic_error("cluster: over-allocation of node " + std::to_string(grant.node));
   Node& node = nodes_[grant.node];
   const int gpus = take_share(grant);
+  if (free_gpu_observer_.to && gpus != 0)
+    free_gpu_observer_.to->on_free_gpus(grant.node, node.free_gpus, node.free_gpus - gpus);
   node.free_gpus -= gpus;
   node.free_cpus = std::max(0.0, node.free_cpus - grant.cpus);
   node.free_mem_gb = std::max(0.0, node.free_mem_gb - grant.mem_gb);
@@ -467,6 +469,8 @@ void ClusterState::release(const Grant& grant) {
                            std::to_string(grant.node));
   Node& node = nodes_[grant.node];
   const int gpus = give_back_share(grant);
+  if (free_gpu_observer_.to && gpus != 0)
+    free_gpu_observer_.to->on_free_gpus(grant.node, node.free_gpus, node.free_gpus + gpus);
   node.free_gpus += gpus;
   node.free_cpus = std::min(node.cpus, node.free_cpus + grant.cpus);
   node.free_mem_gb = std::min(node.mem_gb, node.free_mem_gb + grant.mem_gb);

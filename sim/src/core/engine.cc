@@ -444,6 +444,7 @@ void Engine::begin() {
         measure_from = std::min(measure_from, jobs_[i].submit);
   }
   measurement_.measure_from(measure_from);
+  cluster_.observe_free_gpus(&measurement_.track_fragmentation());
   if (options_.window && window_left_ == 0) {
     over_ = true;
     return;
@@ -485,7 +486,12 @@ void Engine::integrate_until(Time now) {
   const int busy = cluster_.total_gpus() - cluster_.free_gpus() - offline_gpus_ -
                    cluster_.shared_gpus() - cluster_.mig_gpus() - held_gpus_total_;
   if (now > last_batch_time_) ledger_gpu_seconds_ += busy * (now - last_batch_time_);
-  measurement_.integrate(last_batch_time_, now, busy, static_cast<double>(waiting_.size()));
+  // The head is looked up only where the interval counts (it may scan the queue).
+  const JobState* head = nullptr;
+  if (!waiting_.empty() && now > std::max(last_batch_time_, measurement_.measure_from()))
+    head = &jobs_[queue_head()];
+  measurement_.integrate(last_batch_time_, now, busy, static_cast<double>(waiting_.size()), head,
+                         offline_held_);
   last_batch_time_ = now;
 }
 
@@ -551,7 +557,8 @@ void Engine::conclude_rarely() {
   if (after_decision_) after_decision_();
   if (sample_due_) {
     measurement_.take_sample(
-        now_, waiting_.empty() ? std::nullopt : std::optional<std::uint32_t>(queue_head()));
+        now_, waiting_.empty() ? std::nullopt : std::optional<std::uint32_t>(queue_head()),
+        offline_gpus_);
     if (active_jobs_ > 0 || next_arrival_ < arrival_order_.size())
       events_.push(now_ + options_.sample_interval_s, sample_rank_);
   }

@@ -243,6 +243,11 @@ class Engine final : public View, public Host {
   std::size_t offline_nodes_ = 0;
   int offline_gpus_ = 0;
   std::vector<Grant> offline_grant_;
+  // The CPUs, memory and storage bandwidth outages hold now, summed over the nodes down (no job
+  // uses them: utilisations leave them out). Summed afresh at each outage's start and end (rare),
+  // so that they return to exactly 0 when every node is back.
+  Grant offline_held_;
+  void sum_offline_held();
   // GPUs held outside jobs (hold_gpus: a mixed run's serving pool), by node, and in all.
   std::vector<int> held_gpus_;
   int held_gpus_total_ = 0;

@@ -95,6 +95,16 @@ void Engine::check_capacity(const Plan& plan) {
   }
 }
 
+void Engine::sum_offline_held() {
+  offline_held_ = Grant{};
+  for (std::size_t i = 0; i < offline_grant_.size(); ++i) {
+    if (down_count_[i] == 0) continue;
+    offline_held_.cpus += offline_grant_[i].cpus;
+    offline_held_.mem_gb += offline_grant_[i].mem_gb;
+    offline_held_.storage_mbps += offline_grant_[i].storage_mbps;
+  }
+}
+
 void Engine::apply_capacity(const Plan::CapacityChange& change) {
   const std::uint32_t node = change.node;
   switch (change.action) {
@@ -108,6 +118,7 @@ void Engine::apply_capacity(const Plan::CapacityChange& change) {
       cluster_.allocate(offline_grant_[node]);
       ++offline_nodes_;
       offline_gpus_ += n.gpus;
+      sum_offline_held();
       return;
     }
     case Plan::CapacityAction::kNodeUp:
@@ -116,6 +127,7 @@ void Engine::apply_capacity(const Plan::CapacityChange& change) {
       cluster_.release(offline_grant_[node]);
       --offline_nodes_;
       offline_gpus_ -= cluster_.node(node).gpus;
+      sum_offline_held();
       if (decider_) decider_->on_released();
       return;
     case Plan::CapacityAction::kHoldGpus:

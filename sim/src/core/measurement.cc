@@ -9,7 +9,8 @@
 
 namespace clustersim::internal {
 
-void Measurement::integrate(Time last, Time now, int busy, double waiting) {
+void Measurement::integrate(Time last, Time now, int busy, double waiting, const JobState* head,
+                            const Grant& offline) {
   queue_length_integral_ += waiting * (now - last);
   const Time from = std::max(last, measure_from_);
   if (now <= from) return;
@@ -21,18 +22,25 @@ void Measurement::integrate(Time last, Time now, int busy, double waiting) {
         static_cast<double>(cluster.held_milli()) * dt / ClusterState::kMilliPerGpu;
   if (cluster.held_mig_compute() != 0)
     busy_gpu_integral_ += cluster.held_mig_compute() * dt / kMigComputeSlices;
-  cpu_integral_ += cluster.allocated_cpus() * dt;
-  mem_integral_ += cluster.allocated_mem_gb() * dt;
-  storage_integral_ += cluster.allocated_storage_mbps() * dt;
+  // (x - 0.0 is x: without outages the sums are those of earlier versions, bit for bit.)
+  cpu_integral_ += (cluster.allocated_cpus() - offline.cpus) * dt;
+  mem_integral_ += (cluster.allocated_mem_gb() - offline.mem_gb) * dt;
+  storage_integral_ += (cluster.allocated_storage_mbps() - offline.storage_mbps) * dt;
   window_queue_integral_ += waiting * dt;
+  head_fragmented_.hold(from, now,
+                        head ? fragmentation_.head_fragmented(head->gpu_type, head->gpus) : 0.0);
+  typical_fragmented_.hold(from, now, fragmentation_.typical_fragmented());
 }
 
-void Measurement::take_sample(Time now, std::optional<std::uint32_t> head) {
+void Measurement::take_sample(Time now, std::optional<std::uint32_t> head, int down_gpus) {
   const ClusterState& cluster = view_.cluster();
   Sample sample;
   sample.time = now;
   sample.idle_gpus = cluster.free_gpus();
-  sample.busy_gpus = cluster.total_gpus() - sample.idle_gpus;
+  // A node down holds its GPUs (none of them is free), but no job does: they are down, not busy.
+  sample.down_gpus = down_gpus;
+  sample.busy_gpus = cluster.total_gpus() - sample.idle_gpus - down_gpus;
+  sample.frag_typical_gpus = fragmentation_.typical_fragmented();
   sample.queue_length = static_cast<int>(view_.waiting().size());
   sample.running_jobs = static_cast<int>(view_.holders().size());
   if (head) {
@@ -40,10 +48,6 @@ void Measurement::take_sample(Time now, std::optional<std::uint32_t> head) {
     // is below what that job would need from one node.
     const JobState& job = view_.jobs()[*head];
     sample.fragmented_gpus = cluster.fragmented_gpus(job.gpu_type, job.gpus);
-  }
-  if (now >= measure_from_) {
-    fragmented_sum_ += sample.fragmented_gpus;
-    ++sample_count_;
   }
   if (options_.record_samples) samples_.push_back(sample);
 }
@@ -111,6 +115,8 @@ void Measurement::summarize(std::span<JobRecord> records, Time first_submit, Tim
       m.gpu_util = windowed ? util(busy_gpu_integral_, cluster.total_gpus())
                             : m.gpu_seconds / (cluster.total_gpus() * m.makespan);
       m.queue_len_mean = (windowed ? window_queue_integral_ : queue_length_integral_) / m.makespan;
+      m.frag_mean = head_fragmented_.total() / m.makespan;
+      m.frag_typical_mean = typical_fragmented_.total() / m.makespan;
       m.cpu_util = util(cpu_integral_, cluster.total_cpus());
       m.mem_util = util(mem_integral_, cluster.total_mem_gb());
       m.storage_util = util(storage_integral_, cluster.total_storage_mbps());
@@ -121,14 +127,15 @@ void Measurement::summarize(std::span<JobRecord> records, Time first_submit, Tim
     m.ftf_max = fairness.most;
     m.ftf_unfair = static_cast<double>(fairness.unfair) / static_cast<double>(fairness.count);
   }
-  if (sample_count_ > 0) m.frag_mean = fragmented_sum_ / static_cast<double>(sample_count_);
 }
 
 // Finish-time fairness (Themis, Mahajan et al., NSDI'20; Gavel): a job's rho = its JCT / the
 // time it would take alone on 1/N of the cluster, N the time-averaged number of jobs in the
 // system (waiting or holding GPUs, itself included) between its submit and its finish. Alone on
-// 1/N of the cluster's G GPUs, a job of g GPUs runs its duration at its best speed when g <=
-// G/N, else g N / G times as long (it gets G/N GPUs' worth of time). The integral of N over each
+// 1/N of the cluster's G GPUs, a job of g GPUs runs its duration at its speed when g <= G/N,
+// else g N / G times as long (it gets G/N GPUs' worth of time). Its speed alone ([metrics]
+// ftf_baseline): its best GPU type's (default), or Gavel's 1/N of every type (the mean of its
+// per-type speeds weighted by the types' GPUs). The integral of N over each
 // job's stay was kept as the run went (on_arrival, on_finish), so this is one pass over the
 // jobs: no sort of every arrival and finish at the end (that took a fifth of a large FIFO run),
 // and that pass is summarize()'s own (a second pass over 1M cold job states cost 2% of a run).
@@ -138,16 +145,23 @@ double Measurement::finish_time_fairness(const JobState& job, double jct,
   const std::vector<double>& type_speeds = *view_.tables().type_speeds;
   const std::size_t type_count = view_.cluster().gpu_type_names().size();
   const double sharing = jct > 0.0 ? std::max(1.0, jobs_in_system_integral / jct) : 1.0;
-  double best_speed = 1.0;
+  double speed = 1.0;
   if (!type_speeds.empty()) {
-    best_speed = 0.0;
-    for (std::size_t t = 0; t < type_count; ++t)
-      best_speed = std::max(best_speed, type_speeds[job.index * type_count + t]);
-    if (best_speed <= 0.0) best_speed = 1.0;  // CPU-only or a share: rate 1 alone
+    speed = 0.0;
+    const double* speeds = &type_speeds[job.index * type_count];
+    if (options_.ftf_baseline == FtfBaseline::kGavel) {
+      // Gavel's X^equal: 1/N of every type's GPUs, so its time on each type in proportion to
+      // the type's GPUs, at that type's speed (0 where it cannot run).
+      for (std::size_t t = 0; t < type_count; ++t)
+        speed += speeds[t] * view_.cluster().total_gpus(static_cast<int>(t)) / total;
+    } else {
+      for (std::size_t t = 0; t < type_count; ++t) speed = std::max(speed, speeds[t]);
+    }
+    if (speed <= 0.0) speed = 1.0;  // CPU-only or a share: rate 1 alone
   }
   if (job.mig != 0)  // alone on its MIG slice: its compute slices of 7
-    best_speed = static_cast<double>(mig_compute_slices(job.mig)) / kMigComputeSlices;
-  const double alone = job.work / best_speed * std::max(1.0, job.requested_gpus * sharing / total);
+    speed = static_cast<double>(mig_compute_slices(job.mig)) / kMigComputeSlices;
+  const double alone = job.work / speed * std::max(1.0, job.requested_gpus * sharing / total);
   return jct / alone;
 }
 

@@ -269,6 +269,12 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
     if (m.failure_model != defaults.failure_model || m.weibull_shape != defaults.weibull_shape)
       warn("mechanisms.failure_model", "cannot act: no generated failures (mechanisms.mtbf_h = 0)");
   }
+  // The baselines differ only in a job's speed alone, which only per-type speeds make differ.
+  if (sim.ftf_baseline != SimOptions{}.ftf_baseline &&
+      (!config.throughput_model || !config.throughput_model->typed()))
+    warn("metrics.ftf_baseline",
+         "cannot act: without per-type speeds ([throughput] model = \"table\") every baseline "
+         "is the same");
   return warnings;
 }
 

@@ -26,7 +26,9 @@ constexpr MetricField kRunMetrics[] = {
     real("queue_p99", &RunMetrics::queue_p99, "s", "99th percentile queueing delay"),
     real("makespan", &RunMetrics::makespan, "s", "last finish - first submit"),
     real("gpu_util", &RunMetrics::gpu_util, "fraction",
-         "allocated GPU-seconds / (GPUs x makespan)"),
+         "GPU-seconds held by jobs / (GPUs x makespan): without a window, the jobs' allocated "
+         "GPU-seconds; with one, the GPUs every job held (measured or not) integrated over the "
+         "measured range (the measured jobs' own run past it and miss the jobs beside them)"),
     real("gpu_seconds", &RunMetrics::gpu_seconds, "GPU-s", "allocated GPU-seconds"),
     real("overhead_gpu_seconds", &RunMetrics::overhead_gpu_seconds, "GPU-s",
          "GPU-seconds spent checkpointing, restoring or re-launching"),
@@ -36,7 +38,10 @@ constexpr MetricField kRunMetrics[] = {
     count("lease_changes", &RunMetrics::lease_changes,
           "time-share leases that ended with the job giving its GPUs up (Gavel's micro-task "
           "ends; the exact realisation's stops), over all jobs"),
-    real("frag_mean", &RunMetrics::frag_mean, "GPUs", "time-averaged fragmented GPUs"),
+    real("frag_mean", &RunMetrics::frag_mean, "GPUs",
+         "time-averaged fragmented GPUs: idle GPUs (of its type) on nodes with fewer free than "
+         "the queue's head job needs from one node, min(its GPUs, the node's); 0 without a "
+         "queue; integrated over the measured range (whatever sample_interval_s)"),
     real("queue_len_mean", &RunMetrics::queue_len_mean, "jobs", "time-averaged waiting jobs"),
     count("events", &RunMetrics::events, "events processed"),
     count("rounds", &RunMetrics::rounds, "scheduling rounds held"),
@@ -131,10 +136,11 @@ constexpr MetricField kRunMetrics[] = {
          "steady state: predicted relative standard error of gpu_util"),
     real("ftf_mean", &RunMetrics::ftf_mean, "",
          "finish-time fairness: mean over completed jobs of rho = JCT / JCT alone on 1/N of the "
-         "cluster (N: jobs in the system over its life, time-averaged)"),
+         "cluster (N: jobs in the system over its life, time-averaged) at its best GPU type's "
+         "speed, or with [metrics] ftf_baseline = \"gavel\" on 1/N of every type"),
     real("ftf_max", &RunMetrics::ftf_max, "", "finish-time fairness: the largest rho"),
     real("ftf_unfair", &RunMetrics::ftf_unfair, "fraction",
-         "finish-time fairness: completed jobs with rho > 1 / completed jobs"),
+         "finish-time fairness: completed jobs with rho > 1 + 1e-9 (rounding) / completed jobs"),
     real("frag_rate_mean", &RunMetrics::frag_rate_mean, "fraction",
          "placement study: fragmented / idle GPU capacity, averaged over arrivals"),
     real("alloc_ratio_mean", &RunMetrics::alloc_ratio_mean, "fraction",
@@ -145,6 +151,9 @@ constexpr MetricField kRunMetrics[] = {
           "valid trace rows the reader dropped (CPU-only, never scheduled, ...; warned)"),
     count("trace_rows_changed", &RunMetrics::trace_rows_changed,
           "trace rows the reader changed (GPU shares rounded up, ...; warned)"),
+    real("frag_typical_mean", &RunMetrics::frag_typical_mean, "GPUs",
+         "time-averaged idle GPUs the workload's typical jobs cannot use (FGD's measure: "
+         "expected over the typical whole-GPU job shapes; whatever job heads the queue)"),
 };
 
 constexpr JobField job_count(std::string_view name, int JobRecord::*member, bool first_block) {
@@ -193,6 +202,8 @@ constexpr SampleField kSampleFields[] = {
     {"alloc_ratio", FieldType::kReal, nullptr, &Sample::alloc_ratio},
     {"unallocated_share", FieldType::kReal, nullptr, &Sample::unallocated_share},
     {"frag_rate", FieldType::kReal, nullptr, &Sample::frag_rate},
+    {"down_gpus", FieldType::kCount, &Sample::down_gpus, nullptr},
+    {"frag_typical_gpus", FieldType::kReal, nullptr, &Sample::frag_typical_gpus},
 };
 
 }  // namespace

@@ -208,6 +208,18 @@ void declare_metrics_keys(KeyRegistry& keys) {
       .component("metrics")
       .training_only()
       .doc("Time-series period (0 = off).");
+  choice<SimOptions>(
+      keys, "metrics.ftf_baseline", [](auto& o) -> auto& { return o.ftf_baseline; },
+      std::vector<std::pair<std::string, FtfBaseline>>{{"best_type", FtfBaseline::kBestType},
+                                                       {"gavel", FtfBaseline::kGavel}})
+      .component("metrics")
+      .training_only()
+      .doc(
+          "Finish-time fairness's baseline (`ftf_*`): a job alone on 1/N of the cluster at its "
+          "`best_type`'s speed (the default: Themis's stricter reading, and the results of "
+          "earlier versions), or `gavel`: on 1/N of every GPU type, as Gavel's X^equal (its "
+          "per-type speeds weighted by the types' GPUs). They differ only where speeds depend "
+          "on the GPU type.");
   field<SimOptions>(
       keys, "debug.check_invariants", [](auto& o) -> auto& { return o.check_invariants; })
       .component("engine")

@@ -82,9 +82,10 @@ def test_existing_output(analyze, sweep_file, folder):
     assert (mine / "thesis.tex").read_text() == "precious"
     # A report is replaced whole with --overwrite.
     report = str(folder / "report")
-    assert run([analyze, sweep_file, "--out", report, "-q"])[0] == 0
+    assert run([analyze, sweep_file, "--out", report, "-q", "--figure-formats", "none"])[0] == 0
     assert_refused([analyze, sweep_file, "--out", report], folder, "already exists")
-    status, stdout, stderr = run([analyze, sweep_file, "--out", report, "--overwrite", "--x", "scheduler.policy",
+    status, stdout, stderr = run([analyze, sweep_file, "--out", report, "--overwrite", "--figure-formats", "none",
+                                  "--x", "scheduler.policy",
                                   "--y", "workload.load", "--metric", "queue_mean"])
     assert status == 0, stderr
     assert os.path.exists(os.path.join(report, "plots", "heatmap_queue_mean_scheduler.policy_workload.load.png"))

@@ -181,7 +181,7 @@ def test_no_value_is_shown_not_refused(analyze, sweep_file, tmp_path):
         p99[one] = np.nan
         f["points/jct_p99"][...] = p99
     out = tmp_path / "r"
-    status, stdout, stderr = run([analyze, str(path), "--out", str(out), "--baseline", "fifo"])
+    status, stdout, stderr = run([analyze, str(path), "--out", str(out), "--baseline", "fifo", "--figure-formats", "none"])
     assert status == 0, stderr
     summary = pd.read_csv(out / "summary.csv")
     rows = summary[summary["metric"] == "jct_p99"].set_index(["scheduler.policy", "workload.load"])

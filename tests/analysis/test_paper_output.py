@@ -96,11 +96,7 @@ def test_figures_as_pdf_and_svg(report):
 
 
 def test_figure_formats_option(analyze, sweep_file, tmp_path):
-    out = tmp_path / "png_only"
-    status, _, stderr = run([analyze, sweep_file, "--out", str(out), "-q", "--figure-formats", "none"])
-    assert status == 0, stderr
-    names = os.listdir(out / "plots")
-    assert names and all(name.endswith(".png") for name in names)
+    # (--figure-formats none: test_no_value_is_shown_not_refused's report, PNG only.)
     status, _, stderr = run([analyze, sweep_file, "--out", str(tmp_path / "bad"), "--figure-formats", "eps"])
     assert status == 2 and "--figure-formats 'eps': formats are pdf, svg" in stderr
     assert not os.path.exists(tmp_path / "bad")
@@ -183,6 +179,8 @@ def test_no_value_is_shown_not_refused(analyze, sweep_file, tmp_path):
     out = tmp_path / "r"
     status, stdout, stderr = run([analyze, str(path), "--out", str(out), "--baseline", "fifo", "--figure-formats", "none"])
     assert status == 0, stderr
+    names = os.listdir(out / "plots")  # --figure-formats none: PNG only
+    assert names and all(name.endswith(".png") for name in names)
     summary = pd.read_csv(out / "summary.csv")
     rows = summary[summary["metric"] == "jct_p99"].set_index(["scheduler.policy", "workload.load"])
     assert rows.loc[("srtf", 0.9), "n"] == 0 and np.isnan(rows.loc[("srtf", 0.9), "mean"])

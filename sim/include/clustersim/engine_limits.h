@@ -1,5 +1,5 @@
-// What the event-driven engine can index, for the config reader to refuse larger inputs with
-// the file, key and limit before a run starts.
+// What the event-driven engine can index (public: the config reader refuses larger inputs with
+// the file, key and limit before a run starts).
 #pragma once
 
 namespace clustersim {

@@ -6,9 +6,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "clustersim/engine_limits.h"
 #include "clustersim/mig.h"
 #include "core/engine.h"
-#include "core/engine_limits.h"
 #include "core/huge_pages.h"
 
 namespace clustersim::internal {

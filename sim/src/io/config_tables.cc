@@ -16,12 +16,12 @@
 
 #include "clustersim/component.h"
 #include "clustersim/config.h"
+#include "clustersim/engine_limits.h"
 #include "clustersim/error.h"
 #include "clustersim/failure_trace.h"
 #include "clustersim/options.h"
 #include "clustersim/placement_study.h"
 #include "clustersim/serving_catalog.h"
-#include "core/engine_limits.h"
 #include "io/internal/config_reader.h"
 #include "io/internal/pair_table.h"
 #include "io/internal/side_files.h"

@@ -30,6 +30,9 @@ def _report_parser() -> argparse.ArgumentParser:
     parser.add_argument("--metric", help="the heatmap's metric (default jct_mean)")
     parser.add_argument("--confidence", type=float, default=0.95,
                         help="confidence level of the intervals (default 0.95)")
+    parser.add_argument("--figure-formats", default="pdf,svg",
+                        help="figure formats written besides PNG (which index.html shows), for papers: "
+                        "pdf, svg, both comma-separated (the default), or none")
     parser.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     return parser
 
@@ -78,7 +81,7 @@ def _report(argv: list[str]) -> int:
 
     args = _report_parser().parse_args(argv)
     options = ReportOptions(args.results, args.out, args.overwrite, args.baseline, args.series, args.x, args.y,
-                            args.metric, args.confidence)
+                            args.metric, args.confidence, args.figure_formats)
     out, results = write_report(options)
     if not args.quiet:
         state = ""

@@ -34,6 +34,47 @@ _AXIS_LABELS = {
     "workload.load": "offered load (GPU demand / capacity), workload.load",
 }
 
+# Figures are written as PNG (the HTML page shows those) and, for papers, in the report's extra
+# formats (--figure-formats, default PDF and SVG), without creation dates so that a report
+# written twice is the same bytes.
+EXTRA_FORMATS = ("pdf", "svg")
+_formats: tuple[str, ...] = ("png",) + EXTRA_FORMATS
+_METADATA = {"pdf": {"CreationDate": None}, "svg": {"Date": None}}
+
+
+def set_extra_formats(extra) -> None:
+    global _formats
+    _formats = ("png",) + tuple(extra)
+
+# The report's one time unit (tables.choose_time_unit), set by the report before it draws: every
+# plot then shows times in it, as the tables do. None: each plot picks a readable unit itself.
+_time_unit: tuple[str, float] | None = None
+
+
+def set_time_unit(name: str | None, divisor: float = 1.0) -> None:
+    global _time_unit
+    _time_unit = (name, divisor) if name else None
+
+
+def _time_scale(values) -> tuple[str, float]:
+    return _time_unit if _time_unit else metric_table.time_scale(values)
+
+
+def _metric_label(metric: str, values) -> tuple[str, float]:
+    """(axis label with unit, divisor) for a metric, times in the report's unit."""
+    if metric_table.info(metric).unit == "s" and _time_unit:
+        return f"{metric_table.info(metric).label} ({_time_unit[0]})", _time_unit[1]
+    return metric_table.axis_label(metric, values)
+
+
+def save(fig, path: str) -> None:
+    """Writes the figure as PATH (a .png) and beside it in each extra format (.pdf, .svg)."""
+    stem = path[: -len(".png")] if path.endswith(".png") else path
+    # SVG text stays text (editable and searchable in a paper's figure), PDF fonts TrueType.
+    with matplotlib.rc_context({"svg.fonttype": "none", "pdf.fonttype": 42}):
+        for extension in _formats:
+            fig.savefig(f"{stem}.{extension}", dpi=DPI, bbox_inches="tight", metadata=_METADATA.get(extension))
+
 
 @dataclass(frozen=True)
 class Plot:
@@ -123,7 +164,7 @@ class Layout:
         if handles and not (self.series is None and len(handles) == 1):
             fig.legend(handles, labels, title=self.series, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
         fig.suptitle(title, fontsize=12)
-        fig.savefig(path, dpi=DPI, bbox_inches="tight")
+        save(fig, path)
         plt.close(fig)
 
     def note(self) -> str:
@@ -168,7 +209,7 @@ def jct_cdf(results: Results, layout: Layout, folder: str) -> Plot | None:
     lines = cdf_samples(results, layout)
     if not lines:
         return None
-    unit, divisor = metric_table.time_scale(np.concatenate([jct for _, _, jct in lines]))
+    unit, divisor = _time_scale(np.concatenate([jct for _, _, jct in lines]))
     fig, panels = layout.figure()
     for axes, facet in zip(panels, layout.facets):
         for line_facet, value, jct in lines:
@@ -254,7 +295,7 @@ def metric_vs_x(results: Results, layout: Layout, table: pd.DataFrame, metric: s
     rows = table[(table["metric"] == metric) & (table["n"] > 0)]
     numeric = is_numeric_axis(results.points[x])
     categories = list(pd.unique(results.configurations()[x]))
-    label, divisor = metric_table.axis_label(metric, rows["mean"])
+    label, divisor = _metric_label(metric, rows["mean"])
     meta = metric_table.info(metric)
     span = float(np.ptp(results.points[x].to_numpy(float))) if numeric and len(rows) else 1.0
     offsets = _x_offsets(layout, numeric, span)
@@ -342,32 +383,39 @@ def _timeseries_quantities(series: pd.DataFrame) -> list[tuple[str, str, str]]:
     return quantities
 
 
-def timeseries(results: Results, layout: Layout, folder: str) -> list[Plot]:
+def timeseries(results: Results, layout: Layout, folder: str) -> tuple[list[Plot], list[tuple[str, float]]]:
+    """The time-series plots, and (column, value) for each quantity left out because it holds
+    one value in every sample (e.g. the placement study's columns, 0 in time)."""
     series = results.measured_samples()
     if series is None or len(series) == 0 or "time" not in series.columns:
-        return []
+        return [], []
     columns = ["point_id"] + ([layout.series] if layout.series else []) + layout.facet_axes
     samples = series.merge(results.ok[columns], on="point_id")
     if len(samples) == 0:
-        return []
+        return [], []
     if {"busy_gpus", "idle_gpus"} <= set(samples.columns):
         total = (samples["busy_gpus"] + samples["idle_gpus"]).to_numpy(float)
         allocated = np.where(total > 0, samples["busy_gpus"] / np.maximum(total, 1), np.nan)
         samples = samples.assign(gpu_allocation=allocated)
     # Each run's measured time range, from its start: the runs of one configuration line up.
     time = samples["since_start"].to_numpy(float)
-    unit, divisor = metric_table.time_scale([time.max()])
+    unit, divisor = _time_scale([time.max()])
     if time.max() > time.min():
         edges = np.linspace(time.min(), time.max(), TIME_BINS + 1)
     else:
         edges = np.array([time.min(), time.min() + 1])
-    bin_unit, bin_divisor = metric_table.time_scale([edges[1] - edges[0]])
+    bin_unit, bin_divisor = _time_scale([edges[1] - edges[0]])
     width = (edges[1] - edges[0]) / bin_divisor
     samples = samples.assign(_bin=np.clip(np.searchsorted(edges, time, side="right") - 1, 0, len(edges) - 2))
     centers = (edges[:-1] + edges[1:]) / 2 / divisor
     plots = []
+    flat = []
     quantities = _timeseries_quantities(series)  # the file's columns, not the axes merged in above
     for column, label, title in quantities:
+        values = samples[column].dropna()
+        if len(values) and values.nunique() <= 1:
+            flat.append((column, float(values.iloc[0])))
+            continue
         fig, panels = layout.figure(panel_height=3.2)
         for axes, facet in zip(panels, layout.facets):
             rows = layout.select(samples, facet)
@@ -388,7 +436,7 @@ def timeseries(results: Results, layout: Layout, folder: str) -> list[Plot]:
                           "Sampled cluster state over each run's measured time range (its steady-state window, "
                           "warm-up and drain left out), from its start, averaged over seeds and over "
                           f"{TIME_BINS} time bins." + layout.note(), wide=len(layout.facets) > 1))
-    return plots
+    return plots, flat
 
 
 def heatmap(results: Results, table: pd.DataFrame, metric: str, x: str, y: str, folder: str) -> Plot:
@@ -401,7 +449,7 @@ def heatmap(results: Results, table: pd.DataFrame, metric: str, x: str, y: str, 
     x_values = sorted(pd.unique(configs[x])) if is_numeric_axis(configs[x]) else list(pd.unique(configs[x]))
     y_values = list(pd.unique(configs[y]))
     grid = grid.reindex(index=y_values, columns=x_values)
-    label, divisor = metric_table.axis_label(metric, grid.to_numpy(float).ravel())
+    label, divisor = _metric_label(metric, grid.to_numpy(float).ravel())
     values = grid.to_numpy(float) / divisor
     fig, axes = plt.subplots(figsize=(max(5.0, 1.1 * len(x_values) + 3), max(3.2, 0.5 * len(y_values) + 1.8)),
                              layout="constrained")
@@ -422,7 +470,7 @@ def heatmap(results: Results, table: pd.DataFrame, metric: str, x: str, y: str, 
     over = f"\n(mean over seeds and over {', '.join(averaged)})" if averaged else "\n(mean over seeds)"
     axes.set_title(title + over, fontsize=11)
     name = f"plots/heatmap_{_safe(metric)}_{_safe(x)}_{_safe(y)}.png"
-    fig.savefig(f"{folder}/{name}", dpi=DPI, bbox_inches="tight")
+    save(fig, f"{folder}/{name}")
     plt.close(fig)
     caption = f"Mean of {metric} over seeds" + (f", averaged over {', '.join(averaged)}." if averaged else ".")
     return Plot(name, "Heatmap", title, caption)

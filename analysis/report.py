@@ -16,9 +16,10 @@ import pandas as pd
 
 from . import findings
 from . import metrics as metric_table
+from . import tables
 from .results import MEASURED_JOBS, AnalysisError, Results, load
-from .summary import (Baseline, TableSection, default_series_axis, describe, is_numeric_axis, parse_baseline,
-                      sections, steady_configs, summarize, to_markdown)
+from .summary import (Baseline, TableSection, _markdown_table, default_series_axis, describe, is_numeric_axis,
+                      parse_baseline, sections, steady_configs, summarize)
 
 # A file that marks a folder as a report of this command: --overwrite replaces only such folders.
 MARKER = ".clustersim-report"
@@ -35,6 +36,21 @@ class ReportOptions:
     y: str | None = None  # heatmap's other axis (default: the series axis)
     metric: str | None = None  # heatmap metric (default jct_mean)
     confidence: float = 0.95
+    figure_formats: str = "pdf,svg"  # written besides PNG; "none" for PNG only
+
+
+def figure_formats(text: str) -> tuple[str, ...]:
+    """--figure-formats: a comma-separated list of pdf and svg, or none."""
+    from .plots import EXTRA_FORMATS
+
+    if text.strip().lower() == "none":
+        return ()
+    chosen = [f.strip().lower() for f in text.split(",") if f.strip()]
+    unknown = [f for f in chosen if f not in EXTRA_FORMATS and f != "png"]
+    if unknown or not chosen:
+        raise AnalysisError(f"--figure-formats '{text}': formats are {', '.join(EXTRA_FORMATS)} (comma-separated; "
+                            "PNG is always written) or none")
+    return tuple(dict.fromkeys(f for f in chosen if f != "png"))
 
 
 def default_out(results_path: str) -> str:
@@ -88,6 +104,7 @@ def choose(results: Results, options: ReportOptions) -> Choices:
     else:
         metric = metric_table.headline(results.metrics)[0]
     baseline = parse_baseline(results, options.baseline, series) if options.baseline else None
+    figure_formats(options.figure_formats)
     if not 0 < options.confidence < 1:
         raise AnalysisError(f"--confidence {options.confidence}: must be between 0 and 1 (e.g. 0.95)")
     return Choices(series, x, y, metric, baseline)
@@ -152,19 +169,26 @@ def _build(results: Results, options: ReportOptions, choices: Choices, folder: s
     from . import plots  # matplotlib: imported once the input is known to be good
 
     os.makedirs(os.path.join(folder, "plots"))
+    os.makedirs(os.path.join(folder, "tables"))
     table = summarize(results, options.confidence, choices.baseline)
-    table.to_csv(os.path.join(folder, "summary.csv"), index=False)
-    markdown = to_markdown(results, table, options.confidence, choices.baseline)
+    table.to_csv(os.path.join(folder, "summary.csv"), index=False)  # seconds, full precision
+    unit = tables.choose_time_unit(table, results.metrics)
+    plots.set_time_unit(unit.name, unit.divisor)
+    extra_formats = figure_formats(options.figure_formats)
+    plots.set_extra_formats(extra_formats)
+    shown = tables.in_unit(table, results.metrics, unit)
+    table_sections = _page_sections(results, shown, options.confidence, choices.baseline, unit)
     opening = findings.findings(results, table, choices.x, choices.baseline, options.confidence)
     cautions = findings.warnings(results)
-    head, rest = markdown.split("\n", 1)
+    latex = _write_latex(results, table_sections, folder)
     extra = ""
     if opening:
         extra += "\n## Findings\n\n" + "".join(f"* {line}\n" for line in opening)
     if cautions:
         extra += "\n## Warnings\n\n" + "".join(f"* {line}\n" for line in cautions)
     with open(os.path.join(folder, "summary.md"), "w", encoding="utf-8") as handle:
-        handle.write(head + "\n" + extra + rest)
+        handle.write(f"# Summary of {results.path}\n" + extra + "\n"
+                     + _intro(results, options, choices, unit) + "\n" + _markdown(table_sections))
 
     figures: list[plots.Plot] = []
     notes: list[str] = []
@@ -193,23 +217,30 @@ def _build(results: Results, options: ReportOptions, choices: Choices, folder: s
         for metric in metric_table.ordered(results.metrics):
             if metric_table.info(metric).diagnostic:
                 continue
-            if ok[metric].nunique() <= 1:
-                notes.append(f"No plot of {metric}: it is {ok[metric].iloc[0]:g} at every point.")
+            values = ok[metric].dropna()
+            if len(values) == 0:
+                notes.append(f"No plot of {metric}: no point has a value.")
+                continue
+            if values.nunique() <= 1:
+                notes.append(f"No plot of {metric}: it is {values.iloc[0]:g} at every point that has a value.")
                 continue
             figures.append(plots.metric_vs_x(results, by_x, table, metric, choices.x, folder, options.confidence,
                                              steady))
     else:
         notes.append("No metric plots: the grid has no axis with more than one value besides the series.")
-    series_plots = plots.timeseries(results, everything, folder)
+    series_plots, flat = plots.timeseries(results, everything, folder)
     figures += series_plots
-    if not series_plots:
+    if not series_plots and not flat:
         notes.append("No time series: the file has no /timeseries table (run the sweep with --save-timeseries).")
+    for column, value in flat:
+        notes.append(f"No time series of {column}: it is {value:g} in every sample (nothing to draw).")
     if choices.x and choices.y:
         figures.append(plots.heatmap(results, table, choices.metric, choices.x, choices.y, folder))
     else:
         notes.append("No heatmap: it needs two axes with more than one value each (--x, --y).")
 
-    page = _html(results, options, choices, table, figures, notes, opening, cautions)
+    page = _html(results, options, choices, unit, table_sections, latex, figures, notes, opening, cautions,
+                 extra_formats)
     with open(os.path.join(folder, "index.html"), "w", encoding="utf-8") as handle:
         handle.write(page)
     with open(os.path.join(folder, MARKER), "w", encoding="utf-8") as handle:
@@ -251,8 +282,63 @@ def _table_html(section: TableSection, axis_columns: int) -> str:
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
-def _html(results: Results, options: ReportOptions, choices: Choices, table: pd.DataFrame,
-          figures: list, notes: list[str], opening: list[str], cautions: list[str]) -> str:
+def _fitted_html(section: TableSection, axes: list[str]) -> str:
+    """The table split by columns to fit the page (tables.fit), each part under its own caption."""
+    parts = tables.fit(section, len(axes), tables.HTML_CHARACTERS)
+    if len(parts) == 1:
+        return _table_html(section, len(axes))
+    return "".join(f'<p class="part">{html.escape(part.title[len(section.title):].strip())}</p>'
+                   f"{_table_html(part, tables.key_columns(part, axes))}" for part in parts)
+
+
+def _intro(results: Results, options: ReportOptions, choices: Choices, unit: tables.TimeUnit) -> str:
+    text = describe(results, options.confidence, choices.baseline)
+    if unit.divisor != 1.0:
+        text += (f" Times are in {unit.words} in every table and plot of this report (summary.csv keeps "
+                 "seconds).")
+    return text + "\n"
+
+
+def _page_sections(results: Results, shown: pd.DataFrame, confidence: float, baseline: Baseline | None,
+                   unit: tables.TimeUnit) -> list[TableSection]:
+    """summary.py's tables with times in the report's unit."""
+    return [tables.relabel(section, results.metrics, unit)
+            for section in sections(results, shown, confidence, baseline)]
+
+
+def _markdown(table_sections: list[TableSection]) -> str:
+    parts = []
+    every_metric = False
+    for section in table_sections:
+        if section.level == 3 and not every_metric:
+            parts.append("\n## Every metric\n")
+            every_metric = True
+        parts.append(f"\n{'#' * section.level} {section.title}\n\n")
+        parts.append(_markdown_table(section.header, section.rows))
+    return "".join(parts)
+
+
+def _write_latex(results: Results, table_sections: list[TableSection], folder: str) -> dict[int, str]:
+    """A LaTeX file for every table: tables/NAME.tex for the main ones, tables/metrics/METRIC.tex
+    for each metric's; index in table_sections -> its file (relative path)."""
+    files = {}
+    used: set[str] = set()
+    os.makedirs(os.path.join(folder, "tables", "metrics"), exist_ok=True)
+    for i, section in enumerate(table_sections):
+        stem = tables.file_stem(section.title)
+        name = f"tables/{stem}.tex" if section.level == 2 else f"tables/metrics/{stem}.tex"
+        while name in used:  # two titles with the same leading words (not expected): keep both
+            name = name[:-4] + "_.tex"
+        used.add(name)
+        with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
+            handle.write(tables.to_latex(section, results.axes, stem))
+        files[i] = name
+    return files
+
+
+def _html(results: Results, options: ReportOptions, choices: Choices, unit: tables.TimeUnit,
+          table_sections: list[TableSection], latex: dict[int, str], figures: list, notes: list[str],
+          opening: list[str], cautions: list[str], extra_formats: tuple[str, ...] = ()) -> str:
     escape = html.escape
     parts = [
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
@@ -266,31 +352,37 @@ def _html(results: Results, options: ReportOptions, choices: Choices, table: pd.
         parts.append('<div class="warnings"><h2>Warnings</h2><ul>'
                      + "".join(f"<li>{escape(line)}</li>" for line in cautions) + "</ul></div>")
     parts += [
-        f"<p>{escape(describe(results, options.confidence, choices.baseline))}</p>",
+        f"<p>{escape(_intro(results, options, choices, unit))}</p>",
         '<p>Files: <a href="summary.md">summary.md</a> · <a href="summary.csv">summary.csv</a> '
-        "(one row per configuration and metric, full precision)</p>",
+        "(one row per configuration and metric, full precision, seconds) · every table as LaTeX in "
+        '<a href="tables/">tables/</a> (booktabs) · every figure as '
+        f'{escape(" and ".join(["PNG"] + [f.upper() for f in extra_formats]))} in <a href="plots/">plots/</a></p>',
     ]
-    table_sections = sections(results, table, options.confidence, choices.baseline)
-    axis_columns = len(results.axes)
-    for section in table_sections:
+
+    def latex_link(i: int) -> str:
+        return f' <a class="tex" href="{escape(latex[i])}">LaTeX</a>' if i in latex else ""
+
+    for i, section in enumerate(table_sections):
         if section.level == 2:
-            parts.append(f"<h2>{escape(section.title)}</h2>{_table_html(section, axis_columns)}")
+            parts.append(f"<h2>{escape(section.title)}</h2>{latex_link(i)}{_fitted_html(section, results.axes)}")
     current = None
     for figure in figures:
         if figure.section != current:
             parts.append(f"<h2>{escape(figure.section)}</h2>")
             current = figure.section
+        stem = figure.file[: -len(".png")]
+        links = " · ".join(f'<a href="{escape(stem)}.{f}">{f.upper()}</a>' for f in extra_formats)
         parts.append(
             f'<figure class="{"wide" if figure.wide else "half"}"><img src="{escape(figure.file)}" '
             f'alt="{escape(figure.title)}">'
-            f"<figcaption>{escape(figure.caption)}</figcaption></figure>")
+            f"<figcaption>{escape(figure.caption)}{f' ({links})' if links else ''}</figcaption></figure>")
     if notes:
         parts.append("<h2>Not shown</h2><ul>" + "".join(f'<li class="note">{escape(n)}</li>' for n in notes) + "</ul>")
     parts.append("<h2>Every metric</h2>")
-    for section in table_sections:
+    for i, section in enumerate(table_sections):
         if section.level == 3:
-            parts.append(f"<details><summary>{escape(section.title)}</summary>"
-                         f"{_table_html(section, axis_columns)}</details>")
+            parts.append(f"<details><summary>{escape(section.title)}</summary>{latex_link(i)}"
+                         f"{_fitted_html(section, results.axes)}</details>")
     rows = "".join(f'<tr><th class="axis">{escape(k)}</th><td class="axis">{escape(str(results.attrs[k]))}</td></tr>'
                    for k in _PROVENANCE if k in results.attrs)
     parts.append(f"<h2>Provenance</h2><table>{rows}</table>")

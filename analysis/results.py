@@ -288,10 +288,13 @@ def _check_points(name: str, points: pd.DataFrame, axes: list[str], metrics: lis
         if not (pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)):
             damaged(f"/points/{metric} holds {column.dtype} values, not numbers")
         ok = points["status"] == "ok"
-        bad = ~np.isfinite(column[ok].to_numpy(float))
+        # NaN is "no value" (e.g. a JCT percentile of a point that measured no job): shown as such,
+        # left out of its metric's statistics. An infinity is no value any metric can take.
+        bad = np.isinf(column[ok].to_numpy(float))
         if bad.any():
             row = points[ok][bad].iloc[0]
-            damaged(f"/points/{metric} is {row[metric]} at point {int(row['point_id'])}, not a finite number")
+            damaged(f"/points/{metric} is {row[metric]} at point {int(row['point_id'])}, not a finite number "
+                    "(NaN is read as no value; an infinity is not)")
     if points["point_id"].duplicated().any():
         damaged(f"point {int(points['point_id'][points['point_id'].duplicated()].iloc[0])} is listed twice in /points")
     total = attrs.get("points_total")
@@ -344,7 +347,14 @@ def _read(path: str, name: str, jobs: bool, timeseries: bool) -> Results:
                 f"{name}: an HDF5 file, but not a clustersim sweep result (no schema_version attribute or /points "
                 "group)"
             )
-        version = int(attrs["schema_version"])
+        version = attrs["schema_version"]
+        # The writer stores an integer; anything else (text, a fraction) is a hand-edited or foreign file.
+        if isinstance(version, bool) or not isinstance(version, int):
+            shown = repr(version) if isinstance(version, str) else f"{version!r} ({type(version).__name__})"
+            raise AnalysisError(
+                f"{name}: damaged result file: the schema_version attribute is {shown[:60]}, not an integer "
+                f"(this analysis reads versions up to {SCHEMA_VERSION})"
+            )
         if version > SCHEMA_VERSION:
             raise AnalysisError(
                 f"{name}: result schema version {version} is newer than this analysis reads (up to "

@@ -49,6 +49,17 @@ def format_number(value) -> str:
     return f"{value:.3g}"
 
 
+NO_VALUE = "no value"
+
+
+def format_mean(value) -> str:
+    """A configuration's mean: "no value" where no seed has one (a point that measured no job
+    writes NaN for its JCT metrics)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return NO_VALUE
+    return format_number(value)
+
+
 def format_p(p) -> str:
     if p is None or not np.isfinite(p):
         return "-"
@@ -291,6 +302,8 @@ def _plus_minus(mean, low, high) -> str:
 def _overview_cell(row) -> str:
     """A headline cell: mean ± half-width, or [low, high] where the interval was clipped (it is
     then not symmetric), or the one value of identical seeds."""
+    if not np.isfinite(row["mean"]):
+        return NO_VALUE
     if row.get("identical_seeds", False):
         return f"{format_number(row['mean'])} (identical seeds)"
     if str(row.get("interval", "")).endswith("(clipped)") or str(row.get("interval", "")).startswith("Wilson"):
@@ -392,7 +405,7 @@ def sections(results: Results, table: pd.DataFrame, confidence: float, baseline:
         rows = []
         for _, r in table[table["metric"] == metric].iterrows():
             row = list(cells_of[int(r["config_id"])])
-            row += [str(int(r["n"])), str(int(r["failed"])), format_number(r["mean"]),
+            row += [str(int(r["n"])), str(int(r["failed"])), format_mean(r["mean"]),
                     _interval_text(r["ci_low"], r["ci_high"])]
             if r["identical_seeds"]:
                 row[-1] = "none: identical seeds"

@@ -52,12 +52,20 @@ def _config(config, set_):
     return _core.parse_config(config, _overrides(set_))
 
 
+class SteadyStateWarning(UserWarning):
+    """A run measured under the steady-state rule was not steady (overloaded, or too short to
+    tell): its metrics depend on how long it ran (`clustersim run` says so on stderr)."""
+
+
 class Result:
-    """A run's results: `metrics` (dict: the keys of `clustersim run --json`, in its order) and
-    `jobs` (pandas DataFrame: the columns of `clustersim run --jobs-out`, one row per job)."""
+    """A run's results: `metrics` (dict: the keys of `clustersim run --json`, in its order),
+    `jobs` (pandas DataFrame: the columns of `clustersim run --jobs-out`, one row per job) and
+    `verdict`: the steady-state verdict as `clustersim run` words it ("steady", "overloaded: ...",
+    "too short: run N x more jobs: ..."; "" when the run was not assessed)."""
 
     def __init__(self, raw: dict):
         self.metrics: dict = dict(raw["metrics"])
+        self.verdict: str = raw.get("verdict", "")
         self._columns = raw["jobs"]
         self._jobs = None
         self.skipped_rows: int = raw.get("skipped_rows", 0)
@@ -71,9 +79,30 @@ class Result:
             self._jobs = pd.DataFrame(dict(self._columns))
         return self._jobs
 
+    @property
+    def steady(self) -> bool | None:
+        """True: measured in steady state; False: overloaded or too short; None: not assessed."""
+        if not self.verdict:
+            return None
+        return self.verdict == "steady"
+
     def __repr__(self) -> str:
         m = self.metrics
-        return f"<clustersim.Result: {m['jobs']} jobs, jct_mean {m['jct_mean']:.6g} s, gpu_util {m['gpu_util']:.4g}>"
+        verdict = f", {self.verdict.split(':')[0]}" if self.verdict else ""
+        return (f"<clustersim.Result: {m['jobs']} jobs, jct_mean {m['jct_mean']:.6g} s, gpu_util {m['gpu_util']:.4g}"
+                f"{verdict}>")
+
+
+def _warn_verdict(result: Result) -> Result:
+    """Warns as `clustersim run` does when the measured jobs were not in steady state."""
+    if result.steady is False:
+        import warnings
+
+        m = result.metrics
+        warnings.warn(f"clustersim: measured jobs {m.get('window_first', '?')}..{m.get('window_last', '?')} "
+                      f"(steady-state rule; [metrics] steady_state = \"off\" measures every job): {result.verdict}",
+                      SteadyStateWarning, stacklevel=3)
+    return result
 
 
 def run(config=None, set=None, *, seed: int | None = None) -> Result:  # noqa: A002 (the contract's name)
@@ -88,7 +117,7 @@ def run(config=None, set=None, *, seed: int | None = None) -> Result:  # noqa: A
 
         first = f" (first: {raw['skip_reasons'][0]})" if raw["skip_reasons"] else ""
         warnings.warn(f"clustersim: skipped {raw['skipped_rows']} malformed rows{first}", stacklevel=2)
-    return Result(raw)
+    return _warn_verdict(Result(raw))
 
 
 class Simulation(_core.Simulation):
@@ -116,10 +145,10 @@ class Simulation(_core.Simulation):
         super().__init__(_config(config, set))
 
     def run(self, decider) -> Result:
-        return Result(super().run(decider))
+        return _warn_verdict(Result(super().run(decider)))
 
     def result(self) -> Result:
-        return Result(super().result())
+        return _warn_verdict(Result(super().result()))
 
 
 def observation_fields():

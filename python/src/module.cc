@@ -221,6 +221,9 @@ py::dict result_dict(std::span<const JobSpec> specs, const RunResult& result) {
   py::dict out;
   out["metrics"] = metrics_dict(result.metrics);
   out["jobs"] = columns;
+  // The steady-state verdict in `clustersim run`'s words ("" when the run was not assessed), so
+  // that Python shows and warns about it as the command does.
+  out["verdict"] = steady_state_verdict(result);
   return out;
 }
 

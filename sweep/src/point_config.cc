@@ -67,6 +67,16 @@ RunConfig make_point_config(const Grid& grid, const GridPoint& point,
                               ? " (in grid point " + std::to_string(point.point_id) + ": " +
                                     describe_point(grid, point) + ")"
                               : "";
+    if (error.file() != grid.source_name) {
+      // A file or folder the grid names (a profile folder, a throughput table): the message
+      // names it, and the grid and point that named it.
+      const std::string where = context.empty()
+                                    ? ""
+                                    : ", in grid point " + std::to_string(point.point_id) + ": " +
+                                          describe_point(grid, point);
+      throw InputError(error.file(), error.line(), error.field(),
+                       error.message() + " (named by " + grid.source_name + where + ")");
+    }
     throw InputError(grid.source_name, line_for_field(grid, error.field(), error.line()),
                      error.field(), error.message() + context);
   }

@@ -158,8 +158,11 @@ struct RowSource {
   hsize_t row;
 };
 
+// `points_of[i]`: the sorted point ids of input i's /points, which every row of its other groups
+// must belong to (empty for /points itself).
 void merge_group(hid_t out_file, const std::string& group_name, const std::vector<Handle>& files,
-                 const std::vector<std::string>& inputs) {
+                 const std::vector<std::string>& inputs,
+                 const std::vector<std::vector<std::int64_t>>& points_of) {
   std::vector<Handle> groups;
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (H5Lexists(files[i], group_name.c_str(), H5P_DEFAULT) <= 0 ||
@@ -185,6 +188,24 @@ void merge_group(hid_t out_file, const std::string& group_name, const std::vecto
   for (std::size_t i = 0; i < groups.size(); ++i) {
     std::vector<std::int64_t> ids =
         read_column<std::int64_t>(groups[i], "point_id", H5T_NATIVE_INT64);
+    if (!points_of.empty()) {
+      // A row of a point the file does not hold (a hand-edited or damaged file) would enter the
+      // merged file as results of no point: refused, nothing written.
+      const std::vector<std::int64_t>& points = points_of[i];
+      std::size_t unknown = 0;
+      std::int64_t first = 0;
+      for (const std::int64_t id : ids) {
+        if (std::binary_search(points.begin(), points.end(), id)) continue;
+        if (unknown++ == 0) first = id;
+      }
+      if (unknown > 0)
+        throw InputError(
+            inputs[i], 0, "",
+            "/" + group_name + " has " + std::to_string(unknown) +
+                (unknown == 1 ? " row" : " rows") + " of point " + std::to_string(first) +
+                (unknown > 1 ? " (and others)" : "") +
+                ", which its /points does not hold: a damaged result file; not merged");
+    }
     for (hsize_t row = 0; row < ids.size(); ++row)
       sources.push_back({ids[row], static_cast<std::uint32_t>(i), row});
   }
@@ -313,7 +334,16 @@ void write_merged_result_file(const std::string& out, const std::vector<std::str
       Handle access = file_access();
       WrittenFile out_file(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access),
                            temporary, "create " + temporary);
-      for (const std::string& group : groups) merge_group(out_file, group, files, inputs);
+      // Each input's points, which the rows of its other groups must belong to.
+      std::vector<std::vector<std::int64_t>> points_of;
+      for (std::size_t i = 0; i < files.size(); ++i) {
+        Handle points(H5Gopen2(files[i], "points", H5P_DEFAULT), H5Gclose, "open /points");
+        points_of.push_back(read_column<std::int64_t>(points, "point_id", H5T_NATIVE_INT64));
+        std::sort(points_of.back().begin(), points_of.back().end());
+      }
+      for (const std::string& group : groups)
+        merge_group(out_file, group, files, inputs,
+                    group == "points" ? std::vector<std::vector<std::int64_t>>{} : points_of);
       for (const auto& [name, value] : attributes) write_attribute_value(out_file, name, value);
       check(H5Fflush(out_file, H5F_SCOPE_GLOBAL), "flush " + temporary);
     }

@@ -45,6 +45,19 @@ def test_newer_schema(analyze, sweep_file, folder):
     assert_refused([analyze, str(newer), "--out", str(folder / "r")], folder, "schema version 99 is newer")
 
 
+def test_schema_version_that_is_not_an_integer(analyze, sweep_file, folder):
+    """A hand-edited or foreign file: one line naming the attribute, not an internal error."""
+    for value, shown in [("1", "'1'"), ("one", "'one'"), (1.5, "1.5 (float)")]:
+        odd = folder / "odd.h5"
+        shutil.copy(sweep_file, odd)
+        with h5py.File(odd, "a") as f:
+            f.attrs["schema_version"] = value
+        assert_refused([analyze, str(odd), "--out", str(folder / "r")], folder,
+                       f"odd.h5: damaged result file: the schema_version attribute is {shown}, not an integer")
+        assert_refused([analyze, "compare", str(odd), sweep_file], folder, "not an integer")
+        odd.unlink()
+
+
 def test_unknown_names(analyze, sweep_file, folder):
     out = str(folder / "r")
     assert_refused([analyze, sweep_file, "--out", out, "--x", "workload.lod"], folder,
@@ -69,9 +82,10 @@ def test_existing_output(analyze, sweep_file, folder):
     assert (mine / "thesis.tex").read_text() == "precious"
     # A report is replaced whole with --overwrite.
     report = str(folder / "report")
-    assert run([analyze, sweep_file, "--out", report, "-q"])[0] == 0
+    assert run([analyze, sweep_file, "--out", report, "-q", "--figure-formats", "none"])[0] == 0
     assert_refused([analyze, sweep_file, "--out", report], folder, "already exists")
-    status, stdout, stderr = run([analyze, sweep_file, "--out", report, "--overwrite", "--x", "scheduler.policy",
+    status, stdout, stderr = run([analyze, sweep_file, "--out", report, "--overwrite", "--figure-formats", "none",
+                                  "--x", "scheduler.policy",
                                   "--y", "workload.load", "--metric", "queue_mean"])
     assert status == 0, stderr
     assert os.path.exists(os.path.join(report, "plots", "heatmap_queue_mean_scheduler.policy_workload.load.png"))

@@ -56,7 +56,7 @@ def test_running_killed_and_resumed_sweeps(clustersim, analyze, tmp_path):
         assert len(load(out + ".journal").points) == len(running.points)
 
         report = str(tmp_path / "running_report")
-        status, stdout, stderr = run([analyze, out, "--out", report])
+        status, stdout, stderr = run([analyze, out, "--out", report, "--figure-formats", "none"])
         assert status == 0, stderr
         assert "sweep not finished" in stdout
         assert "sweep not finished: read from its journal" in open(os.path.join(report, "summary.md"),

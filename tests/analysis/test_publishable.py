@@ -172,7 +172,7 @@ def test_a_setting_that_cannot_act_is_said(clustersim, analyze, tmp_path):
     said = load(out, jobs=False, timeseries=False).attrs.get("warnings", "")
     assert "mechanisms.migration" in said and "cannot act" in said
     folder = tmp_path / "report"
-    status, _, stderr = run([analyze, out, "--out", str(folder), "--baseline", "fifo"])
+    status, _, stderr = run([analyze, out, "--out", str(folder), "--baseline", "fifo", "--figure-formats", "none"])
     assert status == 0, stderr
     page = (folder / "index.html").read_text()
     assert "Warnings" in page and "mechanisms.migration" in page and "cannot act" in page

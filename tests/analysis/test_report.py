@@ -115,11 +115,14 @@ def test_summary_numbers_match_the_file(report, sweep_file):
             checked += 1
     assert checked == 4 * len(metrics)
 
-    # The Markdown shows the same numbers: tiresias at load 0.9, mean JCT.
+    # The Markdown shows the same numbers: tiresias at load 0.9, mean JCT, in the report's one
+    # time unit (its heading says which; summary.csv keeps seconds).
     markdown = open(os.path.join(folder, "summary.md"), encoding="utf-8").read()
     values = points[(points["scheduler.policy"] == "tiresias") & (points["workload.load"] == 0.9)]["jct_mean"]
-    n, mean, low, high = t_interval(values)
     section = markdown.split("### jct_mean:")[1].split("###")[0]
+    unit = re.match(r" mean JCT \((seconds|minutes|hours|days)\)", section).group(1)
+    values = values / {"seconds": 1, "minutes": 60, "hours": 3600, "days": 86400}[unit]
+    n, mean, low, high = t_interval(values)
     line = next(l for l in section.splitlines() if l.startswith("| tiresias | 0.9 |"))
     cells = [c.strip() for c in line.strip("|").split("|")]
     assert float(cells[4].replace(",", "")) == pytest.approx(mean, rel=1e-3)
@@ -140,8 +143,9 @@ def test_load_reads_every_table(sweep_file):
     assert results.points["scheduler.policy"].tolist()[:3] == ["fifo"] * 3
 
 
-def plots_in(folder):
-    return sorted(os.path.join("plots", name) for name in os.listdir(os.path.join(folder, "plots")))
+def plots_in(folder, extension=".png"):
+    return sorted(os.path.join("plots", name) for name in os.listdir(os.path.join(folder, "plots"))
+                  if name.endswith(extension))
 
 
 def test_every_plot_is_produced_and_shown(report):
@@ -164,8 +168,13 @@ def test_every_plot_is_produced_and_shown(report):
     shown = sorted(re.findall(r'<img src="([^"]+)"', page))
     assert shown == files
     assert 'href="summary.md"' in page and 'href="summary.csv"' in page
+    # Every figure also as PDF and SVG (for papers), and nothing else in plots/.
+    assert [f[:-4] for f in plots_in(folder, ".pdf")] == [f[:-4] for f in files]
+    assert [f[:-4] for f in plots_in(folder, ".svg")] == [f[:-4] for f in files]
+    assert len(os.listdir(os.path.join(folder, "plots"))) == 3 * len(files)
     # Nothing else is left in the report folder (no temporary files).
-    assert sorted(os.listdir(folder)) == [".clustersim-report", "index.html", "plots", "summary.csv", "summary.md"]
+    assert sorted(os.listdir(folder)) == [".clustersim-report", "index.html", "plots", "summary.csv", "summary.md",
+                                          "tables"]
 
 
 CHECK_SCRIPT = """<script>

@@ -356,6 +356,12 @@ std::vector<Case> philly_cases() {
       make("PhillyBadTime", first + job("\"b\"", "\"2017-13-03 00:00:00\"") + "\n]", 3,
            "jobs[1].submitted_time", "not a valid"),
       make("PhillyElementNotAnObject", first + "42\n]", 3, "jobs[1]", "expected a job object"),
+      // A file of another known kind: the reader's error says what it looks like and its key.
+      make("PhillyGivenARuntimeTable", "runtime\n0.0\n12.5\n", 1, "",
+           "(this looks like a runtime-distribution CSV, not a job trace: use workload.generator = "
+           "\"philly\""),
+      make("PhillyGivenANativeCsv", kCsvHeader + kCsvRows, 1, "",
+           "(this looks like a native job CSV: use workload.format = \"csv\")"),
   };
 }
 
@@ -409,6 +415,17 @@ std::vector<Case> config_cases() {
            "cluster.node_group", "expected an array of tables"),
       make("ConfigNodeGroupsOverflow", many_groups + workload, 1, "cluster.node_group",
            "more than 2147483647"),
+      // Within the key's range, past what the engine indexes (2^24 - 1 GPUs): key and limit.
+      make("ConfigNodesOverTheEngine", "[cluster]\nnodes = 4194304\n" + workload, 2,
+           "cluster.nodes",
+           "4194304 nodes x 8 GPUs = 33554432 GPUs, more than the simulator indexes (at most "
+           "16777215 GPUs)"),
+      make(
+          "ConfigNodeGroupsOverTheEngine",
+          "[[cluster.node_group]]\nnodes = 2097152\n[[cluster.node_group]]\nnodes = 1\n" + workload,
+          1, "cluster.node_group",
+          "the groups add up to 16777224 GPUs, more than the simulator indexes (at most 16777215 "
+          "GPUs)"),
       make("ConfigVcsNotATable", "[cluster]\nnodes = 2\nvcs = 5\n" + workload, 3, "cluster.vcs",
            "expected a table"),
       make("ConfigVcQuotaZero", "[cluster]\nnodes = 2\nvcs = {x = 0}\n" + workload, 3,

@@ -105,6 +105,8 @@ expect_error sweep_not_a_table "sweep_not_a_table.toml:1: field 'sweep': " "must
 expect_error toml_syntax "toml_syntax.toml:10: " "not valid TOML" "$(axis '"scheduler.policy" = ["fifo",,]')"
 expect_error run_table_unknown "run_table_unknown.toml:1: field 'clustr': " "unknown table" 's|^\[cluster\]|[clustr]|'
 expect_error run_key_misspelt "run_key_misspelt.toml:7: field 'workload.jbos': " "did you mean 'jobs'" 's|^jobs = |jbos = |'
+# A file or folder the grid names, missing: the message names it (not only the grid).
+expect_error profile_folder_missing "no_profiles: " "profile folder does not exist or is not a folder (named by profile_folder_missing.toml, in grid point 0: " 's|^jobs = 50|jobs = 50\n\n[throughput]\nmodel = "profile"\nprofiles = "no_profiles"|'
 mkdir grid_dir
 expect_error grid_is_a_directory "grid_dir: " "is a directory, not a grid file" -- grid_dir --out d.h5
 expect_error grid_missing "no_grid.toml: " "cannot open the grid file: No such file" -- no_grid.toml --out d.h5

@@ -57,6 +57,28 @@ status=0
 "$BIN" merge other.h5 part0.h5 other1.h5 part2.h5 2>other.err || status=$?
 [ "$status" -eq 2 ] && [ ! -e other.h5 ] && grep -q "is from another grid" other.err ||
   { echo "FAIL: other grid not refused (status $status)"; cat other.err; exit 1; }
+# A shard whose /jobs holds rows of a point its /points lacks (hand-edited, damaged): refused,
+# named, nothing written.
+if [ -n "$PYTHON" ]; then
+cp part1.h5 stray1.h5
+stray=$("$PYTHON" - <<'PY'
+import h5py
+with h5py.File("stray1.h5", "a") as f:
+    held = set(f["points/point_id"][()].tolist())
+    stray = min(set(range(1000)) - held)
+    ids = f["jobs/point_id"][()]
+    ids[0] = stray
+    f["jobs/point_id"][...] = ids
+    print(stray)
+PY
+)
+status=0
+"$BIN" merge stray.h5 part0.h5 stray1.h5 part2.h5 2>stray.err || status=$?
+[ "$status" -eq 2 ] && [ ! -e stray.h5 ] && ! compgen -G "stray.h5*" >/dev/null &&
+  grep -qF "stray1.h5: /jobs has 1 row of point $stray, which its /points does not hold" stray.err ||
+  { echo "FAIL: /jobs rows of an unknown point not refused (status $status)"; cat stray.err; exit 1; }
+echo "ok stray /jobs rows: $(head -1 stray.err)"
+fi
 status=0
 "$BIN" merge merged.h5 part0.h5 part1.h5 part2.h5 2>exists.err || status=$?
 [ "$status" -eq 2 ] && grep -q -- "--overwrite" exists.err || { echo "FAIL: existing output not protected"; exit 1; }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "clustersim/engine_limits.h"
 #include "clustersim/mig.h"
 #include "core/engine.h"
 #include "core/huge_pages.h"
@@ -87,9 +88,16 @@ void Engine::load(std::span<const JobSpec> specs, JobAdmission& admission) {
   }
   overheads_.load(n);
 
+  // (The config reader refuses a cluster of more GPUs first, naming its key; this guards the
+  // engine's API and traces with more VCs.)
   if (vc_names_.size() >= (1u << 24) || type_count_ >= (1u << 15) ||
-      cluster_.total_gpus() >= (1 << 24))
-    throw std::invalid_argument("more VCs, GPU types or GPUs than the engine indexes");
+      cluster_.total_gpus() > kMaxClusterGpus)
+    throw std::invalid_argument(
+        "more VCs, GPU types or GPUs than the engine indexes: " + std::to_string(vc_names_.size()) +
+        " VCs (at most " + std::to_string((1u << 24) - 1) + "), " + std::to_string(type_count_) +
+        " GPU types (at most " + std::to_string((1u << 15) - 1) + "), " +
+        std::to_string(cluster_.total_gpus()) + " GPUs (at most " +
+        std::to_string(kMaxClusterGpus) + ")");
   vc_usage_.resize(vc_names_.size(), 0.0);
 
   // The throughput model's per-job lookups (e.g. its profile), once per job and GPU type.

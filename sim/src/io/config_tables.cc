@@ -16,6 +16,7 @@
 
 #include "clustersim/component.h"
 #include "clustersim/config.h"
+#include "clustersim/engine_limits.h"
 #include "clustersim/error.h"
 #include "clustersim/failure_trace.h"
 #include "clustersim/options.h"
@@ -43,6 +44,17 @@ void check_cluster_size(const ClusterSpec& spec, const TableReader& reader) {
     reader.fail("node_group", "the groups add up to " + std::to_string(gpus) + " GPUs on " +
                                   std::to_string(nodes) + " nodes, more than " +
                                   std::to_string(std::numeric_limits<int>::max()));
+  }
+  if (gpus > kMaxClusterGpus) {
+    // One group: its `nodes` is at fault; several: the list as a whole.
+    const bool simple = spec.groups.size() == 1 && reader.has("nodes");
+    const NodeGroupSpec& group = spec.groups.front();
+    reader.fail(simple ? "nodes" : "node_group",
+                (simple ? std::to_string(group.nodes) + " nodes x " +
+                              std::to_string(group.gpus_per_node) + " GPUs = "
+                        : "the groups add up to ") +
+                    std::to_string(gpus) + " GPUs, more than the simulator indexes (at most " +
+                    std::to_string(kMaxClusterGpus) + " GPUs)");
   }
 }
 

@@ -10,6 +10,7 @@
 #include "clustersim/input_file.h"
 #include "clustersim/workload.h"
 #include "options/declare.h"
+#include "workload/internal/input_kind.h"
 
 namespace clustersim {
 
@@ -71,7 +72,19 @@ Workload read_trace(const std::string& path, TraceFormat format, const ReaderOpt
   if (index >= formats.size()) throw std::invalid_argument("unknown trace format");
   // Binary mode: the readers strip "\r\n" themselves, and the Philly reader reports byte offsets.
   std::ifstream file = open_input_file(path, "trace file");
-  return formats[index].factory.trace_reader(file, path, options);
+  try {
+    return formats[index].factory.trace_reader(file, path, options);
+  } catch (const InputError& error) {
+    // A file of another known kind (another format's trace, a runtime table) fails with a
+    // message about syntax; the hint says what it looks like and which key reads it.
+    std::ifstream again(path, std::ios::binary);
+    std::string head(64 * 1024, '\0');
+    again.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(again.gcount()));
+    const std::string hint = workload_internal::input_kind_hint(head, formats[index].name);
+    if (hint.empty()) throw;
+    throw InputError(error.file(), error.line(), error.field(), error.message() + hint);
+  }
 }
 
 namespace options {

@@ -21,6 +21,7 @@
 #include "clustersim/config.h"
 #include "clustersim/dag.h"
 #include "clustersim/decider.h"
+#include "clustersim/engine_limits.h"
 #include "clustersim/error.h"
 #include "clustersim/failure_trace.h"
 #include "clustersim/generator.h"

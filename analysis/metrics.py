@@ -87,7 +87,7 @@ _KNOWN = {
     "work_inflation": MetricInfo("work inflation (held / nominal GPU time)", "", None),
     "queue_growth": MetricInfo("queue growth over the measured arrivals", "jobs", None, diagnostic=True,
                                unbounded=True),
-    "backlog_trend": MetricInfo("unfinished work growth rate / GPUs", "load", None, diagnostic=True,
+    "backlog_trend": MetricInfo("growth rate of the work in the system / GPUs", "load", None, diagnostic=True,
                                 unbounded=True),
     "useful_util": MetricInfo("useful GPU utilisation (overheads excluded)", "fraction", "higher"),
     "steady_state": MetricInfo("runs in steady state", "share", None, flag=True),

@@ -140,6 +140,20 @@ constexpr MetricField kRunMetrics[] = {
           "valid trace rows the reader dropped (CPU-only, never scheduled, ...; warned)"),
     count("trace_rows_changed", &RunMetrics::trace_rows_changed,
           "trace rows the reader changed (GPU shares rounded up, ...; warned)"),
+    real("nominal_load", &RunMetrics::nominal_load, "load",
+         "steady state: the workload's nominal load (the generator's GPUs x durations per second "
+         "/ cluster GPUs)"),
+    real("effective_load", &RunMetrics::effective_load, "load",
+         "steady state: nominal_load x work_inflation, the load counting placement slowdowns and "
+         "overheads (>= 1: no steady state)"),
+    real("work_inflation", &RunMetrics::work_inflation, "",
+         "steady state: GPU-seconds the measured jobs held (slowdowns, overheads, lost work "
+         "included) / their GPUs x durations"),
+    real("queue_growth", &RunMetrics::queue_growth, "jobs",
+         "steady state: fitted change of the sampled queue length over the measured arrivals"),
+    real("backlog_trend", &RunMetrics::backlog_trend, "load",
+         "steady state: fitted growth rate of the work in the system (GPUs x durations of jobs "
+         "arrived, not finished) over the measured arrivals / cluster GPUs (0 in steady state)"),
 };
 
 constexpr JobField job_count(std::string_view name, int JobRecord::*member, bool first_block) {

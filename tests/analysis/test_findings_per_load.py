@@ -117,3 +117,46 @@ def test_compare_marks_and_skips_configurations_not_steady():
     text = compare_markdown(a, b, table, axes, notes, 0.95, ["jct_mean"])
     line = next(l for l in text.splitlines() if l.startswith("| srtf | 1 |"))
     assert NOT_STEADY in line and "overloaded" in line
+
+
+def test_a_real_grid_has_findings_at_every_steady_load(clustersim, tmp_path):
+    """The done-when grid of issue 39, small (tests/analysis/data/verdict_grid.toml): 5 policies x
+    4 loads x 5 seeds. Every load where some pair is steady has a clause for each headline metric;
+    every table has a verdict column; no pair with an overloaded side is compared anywhere."""
+    import os
+
+    from conftest import DATA, run_sweep
+    from analysis.results import load
+
+    out = run_sweep(clustersim, os.path.join(DATA, "verdict_grid.toml"), str(tmp_path / "grid.h5"))
+    results = load(out, jobs=False, timeseries=False)
+    baseline = parse_baseline(results, "fifo", "scheduler.policy")
+    table = summarize(results, 0.95, baseline)
+    said = findings.findings(results, table, "workload.load", baseline, 0.95)
+    ok = results.ok
+    assert (ok.loc[ok["workload.load"] == 1.1, "window_overloaded"] == 1).all()  # every policy overloads
+    compared = table[~table["test"].isin(["baseline", "no baseline"]) & np.isfinite(table["speedup"])]
+    starts = {"jct_mean": "Mean JCT", "jct_p99": "P99 JCT", "queue_mean": "Mean queueing delay",
+              "gpu_util": "Useful GPU utilisation"}
+    steady_loads_seen = set()
+    for metric, start in starts.items():
+        line = next(line for line in said if line.startswith(start))
+        rows = compared[compared["metric"] == metric]
+        # Every load where some pair is steady (and the metric has a ratio) has its clause, which
+        # compares; every other load's clause compares nothing.
+        for value, group in rows.groupby("workload.load"):
+            clause = line.split(f"at workload.load = {value:g}, ")[1].split("; at ")[0]
+            if group["pair_steady"].astype(bool).any():
+                steady_loads_seen.add(value)
+                assert not clause.startswith("no comparison"), (value, line)
+            else:
+                assert clause.startswith("no comparison with fifo is in steady state"), (value, line)
+        assert "at workload.load = 1.1, no comparison with fifo is in steady state" in line, line
+    assert len(steady_loads_seen) >= 2, said  # findings beyond the lowest load
+    for section in sections(results, table, 0.95, baseline):
+        assert "verdict" in section.header, section.title
+        if "Speedup" in section.title:
+            load = section.header.index("workload.load")
+            for row in section.rows:
+                if row[load] == "1.1":
+                    assert all(cell == NOT_STEADY for cell in row[section.header.index("verdict") + 1:]), row

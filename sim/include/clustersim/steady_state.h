@@ -21,7 +21,8 @@
 //               is at least 1 beyond 3 standard errors of the inflation: no steady state exists;
 //               or the cluster carried clearly less than the measured jobs' effective work; or
 //               the queue or the work in the system grows through the measured arrivals while those
-//               jobs brought more than the cluster's capacity by over twice their noise;
+//               jobs brought more than the cluster's capacity by over twice their noise, or
+//               while the effective load is at or above 1 within its noise;
 //   too short   fewer measured jobs than `precision` needs; the effective load is within its
 //               noise of 1 (the run cannot tell); the queue or the work in the system grows through
 //               the measured arrivals; or the warm-up MSER-5 detects on the sampled busy GPUs and

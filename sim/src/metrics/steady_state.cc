@@ -415,7 +415,8 @@ void assess_steady_state(const SteadyStatePlan& plan, const SteadyStateOptions& 
   // The queue, or the work in the system, grows through the measurement: a long burst, the
   // cluster near saturation, or an overload. An overload when the measured jobs brought more than
   // the cluster's capacity by over twice the noise of that measure (util_rse): work conservation
-  // then makes the backlog grow, whatever the nominal load says.
+  // then makes the backlog grow, whatever the nominal load says; or when the effective load is at
+  // or above 1 but within its noise of it (the growth is the evidence that was missing).
   const Trend queue_trend = fit_trend(queue, times, m.measure_start, last_arrival);
   const std::vector<double> backlog = work_in_system(jobs, result, times);
   const Trend backlog_trend = fit_trend(backlog, times, m.measure_start, last_arrival);
@@ -427,10 +428,13 @@ void assess_steady_state(const SteadyStatePlan& plan, const SteadyStateOptions& 
                                  ? "the queue and the work in the system grow"
                              : queue_grows ? "the queue grows"
                                            : "the work in the system grows";
-    if (brought > 1.0 + 2.0 * plan.predicted_rse) {
+    const bool at_capacity = !measured.shares && m.effective_load >= kAtOne;
+    if (brought > 1.0 + 2.0 * plan.predicted_rse || at_capacity) {
       overloaded = true;
-      note = what + " through the measured jobs' arrivals, and they brought " + format(brought) +
-             " of the cluster's capacity (slowdowns and overheads included)";
+      note = what + " through the measured jobs' arrivals, and " +
+             (at_capacity ? "the workload's effective load is " + format(m.effective_load, 4)
+                          : "they brought " + format(brought) + " of the cluster's capacity") +
+             " (slowdowns and overheads included)";
     } else {
       if (!too_short)
         note = what +

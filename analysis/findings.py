@@ -64,8 +64,8 @@ def steady_sentence(results: Results, x: str | None) -> str | None:
         if flag == "window_too_short" and "more_jobs" in ok:
             extra = f", up to {ok['more_jobs'].max():g}x more jobs needed"
         text += f", {count} {word}{where}{extra}"
-    return text + ("; their numbers depend on how long the run went on: they are drawn hollow and left out of "
-                   "the sentences below.")
+    return text + ("; their numbers depend on how long the run went on: they are drawn hollow, and a configuration "
+                   "with such a seed is never compared in the sentences below (named there, with its verdict).")
 
 
 def utilisation_sentence(results: Results, steady: set[int]) -> str | None:

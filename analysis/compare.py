@@ -6,6 +6,11 @@ and a p-value: a paired t-test where the two files ran the same seeds for that c
 (same grid seed and replicates: the same workloads), Welch's t-test otherwise. p-values are also
 Holm-adjusted within each metric, since a comparison of many configurations will find some
 "significant" differences by chance.
+
+Each side's steady-state verdict is a column; a configuration with a seed not in steady state
+on either side is not compared (its numbers grow with the run's length): its difference is
+kept in compare.csv (both_steady false) but left out of the Holm adjustment and never called
+significant, and the Markdown says "not steady" instead.
 """
 from __future__ import annotations
 
@@ -15,7 +20,8 @@ import pandas as pd
 from . import metrics as metric_table
 from . import stats
 from .results import AnalysisError, Results, load
-from .summary import _interval_text, _markdown_table, format_number, format_p, format_value
+from .summary import (NOT_STEADY, _interval_text, _markdown_table, format_number, format_p, format_value,
+                      steady_configs, verdicts)
 
 
 def _keys(results: Results, axes: list[str]) -> dict[tuple, int]:
@@ -69,6 +75,8 @@ def compare(a: Results, b: Results, confidence: float = 0.95) -> tuple[pd.DataFr
     ok_a = {cid: g for cid, g in a.ok.groupby("config_id")}
     ok_b = {cid: g for cid, g in b.ok.groupby("config_id")}
     empty = a.ok.iloc[0:0]
+    verdicts_a, verdicts_b = verdicts(a), verdicts(b)
+    steady_a, steady_b = steady_configs(a), steady_configs(b)
     rows = []
     for metric in metrics:
         for key in matched:
@@ -88,14 +96,18 @@ def compare(a: Results, b: Results, confidence: float = 0.95) -> tuple[pd.DataFr
                 n_b=len(vb), mean_b=float(np.mean(vb)) if len(vb) else np.nan, test=diff.test,
                 diff=diff.estimate, diff_ci_low=diff.low, diff_ci_high=diff.high, ratio=ratio.estimate,
                 ratio_ci_low=ratio.low, ratio_ci_high=ratio.high, p=diff.p,
+                verdict_a=verdicts_a.get(keys_a[key], ""), verdict_b=verdicts_b.get(keys_b[key], ""),
+                both_steady=keys_a[key] in steady_a and keys_b[key] in steady_b,
             )
             rows.append(row)
     table = pd.DataFrame(rows)
     table["p_holm"] = np.nan
     for metric, group in table.groupby("metric", sort=False):
-        table.loc[group.index, "p_holm"] = stats.holm(group["p"].to_numpy(float))
+        group = group[group["both_steady"]]
+        if len(group):
+            table.loc[group.index, "p_holm"] = stats.holm(group["p"].to_numpy(float))
     alpha = 1 - confidence
-    table["significant"] = table["p"] < alpha
+    table["significant"] = (table["p"] < alpha) & table["both_steady"]
     return table, axes, notes
 
 
@@ -112,19 +124,28 @@ def to_markdown(a: Results, b: Results, table: pd.DataFrame, axes: list[str], no
         "comparison alone; the Holm column adjusts for the number of configurations compared per metric.\n",
     ]
     parts += [f"\n{note}\n" for note in notes]
+    judged = "verdict_a" in table and bool((table["verdict_a"] != "").any() or (table["verdict_b"] != "").any())
+    if judged and not table["both_steady"].all():
+        parts.append(f"\nConfigurations with a seed not in steady state in either file are not compared ('{NOT_STEADY}'; "
+                     "compare.csv keeps their numbers with both_steady false, outside the Holm adjustment).\n")
     for metric in metrics or list(pd.unique(table["metric"])):
         meta = metric_table.info(metric)
         sub = table[table["metric"] == metric]
-        header = axes + ["n A", "mean A", "n B", "mean B", "B - A", f"{level} CI", "B / A", "p", "Holm p",
-                         "significant"]
+        header = axes + (["verdict A", "verdict B"] if judged else []) + [
+            "n A", "mean A", "n B", "mean B", "B - A", f"{level} CI", "B / A", "p", "Holm p", "significant"]
         rows = []
         for _, r in sub.iterrows():
-            rows.append([format_value(r[axis]) for axis in axes] + [
-                str(r["n_a"]), format_number(r["mean_a"]), str(r["n_b"]), format_number(r["mean_b"]),
-                format_number(r["diff"]), _interval_text(r["diff_ci_low"], r["diff_ci_high"]),
-                format_number(r["ratio"]), format_p(r["p"]), format_p(r["p_holm"]),
-                "yes" if r["significant"] else "no",
-            ])
+            row = [format_value(r[axis]) for axis in axes]
+            if judged:
+                row += [r["verdict_a"] or "-", r["verdict_b"] or "-"]
+            row += [str(r["n_a"]), format_number(r["mean_a"]), str(r["n_b"]), format_number(r["mean_b"])]
+            if judged and not r["both_steady"]:
+                row += [NOT_STEADY, "", "", "", "", "no"]
+            else:
+                row += [format_number(r["diff"]), _interval_text(r["diff_ci_low"], r["diff_ci_high"]),
+                        format_number(r["ratio"]), format_p(r["p"]), format_p(r["p_holm"]),
+                        "yes" if r["significant"] else "no"]
+            rows.append(row)
         parts.append(f"\n## {metric}: {meta.label} ({metric_table.unit_text(metric)})\n\n")
         parts.append(_markdown_table(header, rows))
     return "".join(parts)

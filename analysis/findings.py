@@ -7,6 +7,7 @@ table's, so the text, the tables and the lead figures never disagree.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -14,7 +15,7 @@ import pandas as pd
 
 from . import metrics as metric_table
 from .results import Results
-from .summary import Baseline, format_p, format_value, pseudo_replicates, steady_configs
+from .summary import Baseline, format_p, format_value, pseudo_replicates, steady_configs, summarize, verdicts
 
 # The headline metrics a sentence is written for (with a better direction).
 FINDING_METRICS = ["jct_mean", "jct_p99", "queue_mean", "gpu_util"]
@@ -63,8 +64,8 @@ def steady_sentence(results: Results, x: str | None) -> str | None:
         if flag == "window_too_short" and "more_jobs" in ok:
             extra = f", up to {ok['more_jobs'].max():g}x more jobs needed"
         text += f", {count} {word}{where}{extra}"
-    return text + ("; their numbers depend on how long the run went on: they are drawn hollow and left out of "
-                   "the sentences below.")
+    return text + ("; their numbers depend on how long the run went on: they are drawn hollow, and a configuration "
+                   "with such a seed is never compared in the sentences below (named there, with its verdict).")
 
 
 def utilisation_sentence(results: Results, steady: set[int]) -> str | None:
@@ -80,34 +81,26 @@ def utilisation_sentence(results: Results, steady: set[int]) -> str | None:
             f"{ratio.max():.3f}; above 1 where jobs spread over nodes run slower or pay for preemption).")
 
 
-def metric_sentence(results: Results, table: pd.DataFrame, metric: str, x: str | None, baseline: Baseline,
-                    steady: set[int], confidence: float) -> str | None:
-    """One sentence for `metric`: at the highest x where every comparison is steady, the best (and
-    the worst) configuration against the baseline, with its interval and p."""
-    meta = metric_table.info(metric)
-    rows = table[(table["metric"] == metric) & ~table["test"].isin(["baseline", "no baseline"])
-                 & np.isfinite(table["speedup"])]
-    if len(rows) == 0:
-        return None
-    usable = rows[rows["config_id"].isin(steady) & rows["baseline_config_id"].isin(steady)]
+def _not_steady_text(results: Results, rows: pd.DataFrame, baseline: Baseline, verdict_of: dict[int, str]) -> str:
+    """The configurations of `rows` (and their baselines) not in steady state, with their verdicts."""
+    configs = results.configurations().set_index("config_id")
+    steady = steady_configs(results)
+    ids = sorted((set(rows["config_id"].astype(int)) | set(rows["baseline_config_id"].astype(int))) - {-1})
+    return ", ".join(f"{format_value(configs.loc[cid, baseline.axis])} ({verdict_of.get(cid) or 'not steady'})"
+                     for cid in ids if cid in configs.index and cid not in steady)
+
+
+def _load_clause(results: Results, rows: pd.DataFrame, baseline: Baseline, skip: set[str], level: str,
+                 verdict_of: dict[int, str]) -> str:
+    """What the steady comparisons among `rows` say: the best (and the worst) configuration against
+    the baseline, with its interval and p; or why there is none."""
+    base = format_value(baseline.value)
+    usable = rows[rows["pair_steady"].astype(bool)] if "pair_steady" in rows else rows
     if len(usable) == 0:
-        return f"{_upper(meta.label)}: no comparison with {baseline.label} is in steady state."
-    where = ""
-    if x is not None and x != baseline.axis:
-        complete = [v for v, group in rows.groupby(x) if group["config_id"].isin(usable["config_id"]).all()]
-        candidates = sorted(complete or pd.unique(usable[x]))
-        chosen = candidates[-1]
-        usable = usable[usable[x] == chosen]
-        where = f"at {x} = {format_value(chosen)}"
-        where += (" (the highest where every run is in steady state)" if complete and len(candidates) > 1
-                  else "")
-    # The configuration is named by its value on the baseline's axis (the policy) and any other
-    # axis but x (said once in `where`).
-    skip = {x} if x else set()
+        which = _not_steady_text(results, rows, baseline, verdict_of)
+        return f"no comparison with {base} is in steady state" + (f" (not steady: {which})" if which else "")
     best = usable.loc[usable["speedup"].idxmax()]
     worst = usable.loc[usable["speedup"].idxmin()]
-    level = f"{confidence:.0%}"
-    base = format_value(baseline.value)
 
     def clear(row) -> bool:
         return row["speedup_ci_low"] > 1 or row["speedup_ci_high"] < 1
@@ -120,9 +113,13 @@ def metric_sentence(results: Results, table: pd.DataFrame, metric: str, x: str |
         return (f"{_config_text(row, results.axes, skip)} is {_times(factor)} {'better' if better else 'worse'} "
                 f"than {base} ({level} CI {_times(low)}-{_times(high)}, {_p_text(row['ratio_p'])})")
 
-    head = f"{_upper(meta.label)}{(' ' + where) if where else ''}: "
+    left_out = rows[~rows["config_id"].isin(usable["config_id"])]
+    tail = ""
+    if len(left_out):
+        which = _not_steady_text(results, left_out, baseline, verdict_of)
+        tail = f"; not compared, not in steady state: {which}" if which else ""
     if not clear(best) and not clear(worst):
-        return head + f"no configuration differs clearly from {base} (every {level} interval includes 1)."
+        return f"no configuration differs clearly from {base} (every {level} interval includes 1){tail}"
     parts = []
     if clear(best) and best["speedup"] > 1:
         parts.append(said(best))
@@ -130,7 +127,53 @@ def metric_sentence(results: Results, table: pd.DataFrame, metric: str, x: str |
         parts.append(said(worst))
     if not parts:
         parts.append(said(best))
-    return head + "; ".join(parts) + "."
+    return "; ".join(parts) + tail
+
+
+def metric_sentence(results: Results, table: pd.DataFrame, metric: str, x: str | None, baseline: Baseline,
+                    steady: set[int], confidence: float, label: str | None = None) -> str | None:
+    """One sentence for `metric`: at every value of x (each load), the best (and the worst)
+    configuration against the baseline among the comparisons whose both sides are in steady state,
+    with its interval and p; the others are named with their verdicts, never compared."""
+    meta = metric_table.info(metric)
+    rows = table[(table["metric"] == metric) & ~table["test"].isin(["baseline", "no baseline"])
+                 & np.isfinite(table["speedup"])].copy()
+    if len(rows) == 0:
+        return None
+    if "pair_steady" not in rows:
+        rows["pair_steady"] = rows["config_id"].isin(steady) & rows["baseline_config_id"].isin(steady)
+    verdict_of = verdicts(results)
+    level = f"{confidence:.0%}"
+    head = _upper(label or meta.label)
+    if not rows["pair_steady"].astype(bool).any():
+        which = _not_steady_text(results, rows, baseline, verdict_of)
+        return (f"{head}: no comparison with {format_value(baseline.value)} is in steady state"
+                + (f" (not steady: {which})." if which else "."))
+    if x is None or x == baseline.axis:
+        return f"{head}: {_load_clause(results, rows, baseline, set(), level, verdict_of)}."
+    # The configuration is named by its value on the baseline's axis (the policy) and any other
+    # axis but x (said once per clause).
+    clauses = []
+    for value, group in sorted(rows.groupby(x), key=lambda item: item[0]):
+        clauses.append(f"at {x} = {format_value(value)}, "
+                       + _load_clause(results, group, baseline, {x}, level, verdict_of))
+    return f"{head}: " + "; ".join(clauses) + "."
+
+
+USEFUL_UTIL = "useful_util"
+USEFUL_UTIL_LABEL = ("useful GPU utilisation (gpu_util x goodput: GPU time held less preemption, mechanism "
+                     "overheads and lost work; overheads are not counted as use)")
+
+
+def useful_utilisation(results: Results) -> Results | None:
+    """The results with a derived metric `useful_util` = gpu_util x goodput per point (None when
+    the file lacks either): utilisation findings compare useful work, so a policy's preemption
+    overheads are not counted in its favour."""
+    if not {"gpu_util", "goodput"} <= set(results.metrics):
+        return None
+    points = results.points.copy()
+    points[USEFUL_UTIL] = points["gpu_util"] * points["goodput"]
+    return dataclasses.replace(results, points=points, metrics=list(results.metrics) + [USEFUL_UTIL])
 
 
 def findings(results: Results, table: pd.DataFrame, x: str | None, baseline: Baseline | None,
@@ -142,14 +185,44 @@ def findings(results: Results, table: pd.DataFrame, x: str | None, baseline: Bas
         out.append(sentence)
     if baseline is not None:
         for metric in FINDING_METRICS:
-            if metric in results.metrics:
-                sentence = metric_sentence(results, table, metric, x, baseline, steady, confidence)
-                if sentence:
-                    out.append(sentence)
+            if metric not in results.metrics:
+                continue
+            if metric == "gpu_util":
+                useful = useful_utilisation(results)
+                if useful is not None:
+                    sub = summarize(useful, confidence, baseline, [USEFUL_UTIL])
+                    sentence = metric_sentence(useful, sub, USEFUL_UTIL, x, baseline, steady, confidence,
+                                               USEFUL_UTIL_LABEL)
+                    if sentence:
+                        out.append(sentence)
+                    continue
+            sentence = metric_sentence(results, table, metric, x, baseline, steady, confidence)
+            if sentence:
+                out.append(sentence)
     sentence = utilisation_sentence(results, steady)
     if sentence:
         out.append(sentence)
+    sentence = effective_load_sentence(results)
+    if sentence:
+        out.append(sentence)
     return out
+
+
+def effective_load_sentence(results: Results) -> str | None:
+    """Where placement slowdowns and overheads push the load the cluster faces past its nominal
+    value (steady_state.h: effective_load = nominal_load x work_inflation)."""
+    ok = results.ok
+    if not {"effective_load", "nominal_load"} <= set(ok.columns):
+        return None
+    rows = ok[ok["nominal_load"] > 0]
+    if len(rows) == 0:
+        return None
+    over = rows[(rows["effective_load"] >= 1) & (rows["nominal_load"] < 1)]
+    if len(over) == 0:
+        return None
+    return (f"Effective load: {len(over)} of {len(rows)} runs have a nominal load below 1 but an effective load "
+            f"(nominal x work inflation from placement slowdowns and overheads) of 1 or more "
+            f"(up to {over['effective_load'].max():.3f}): their queues cannot settle, whatever the nominal load says.")
 
 
 def warnings(results: Results) -> list[str]:

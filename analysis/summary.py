@@ -203,8 +203,10 @@ def interval_of(values, meta, confidence: float, pseudo: bool) -> tuple[stats.In
     return interval, f"t, within {text}" + (" (clipped)" if clipped else "")
 
 
-def summarize(results: Results, confidence: float = 0.95, baseline: Baseline | None = None) -> pd.DataFrame:
-    """Long table: one row per (configuration, metric); see analysis/README.md for the columns."""
+def summarize(results: Results, confidence: float = 0.95, baseline: Baseline | None = None,
+              metrics: list[str] | None = None) -> pd.DataFrame:
+    """Long table: one row per (configuration, metric); see analysis/README.md for the columns.
+    `metrics`: only these (default: every metric of the file)."""
     configs = results.configurations()
     ok = results.ok
     by_config = {int(cid): group for cid, group in ok.groupby("config_id")}
@@ -213,8 +215,9 @@ def summarize(results: Results, confidence: float = 0.95, baseline: Baseline | N
     baseline_of = baseline_configs(results, baseline) if baseline else {}
     pseudo = pseudo_replicates(results)
     verdict_of = verdicts(results)
+    steady = steady_configs(results)
     rows = []
-    for metric in metric_table.ordered(results.metrics):
+    for metric in metric_table.ordered(metrics if metrics is not None else results.metrics):
         meta = metric_table.info(metric)
         for _, config in configs.iterrows():
             cid = int(config["config_id"])
@@ -228,6 +231,10 @@ def summarize(results: Results, confidence: float = 0.95, baseline: Baseline | N
             if baseline:
                 row.update(_versus(results, metric, meta, points, baseline_of.get(cid), cid, by_config, empty,
                                    confidence, pseudo))
+                # A comparison is a steady one only when both sides are: an overloaded side's numbers
+                # grow with the run's length, so its difference or speedup means nothing.
+                base_id = baseline_of.get(cid)
+                row["pair_steady"] = base_id is not None and cid in steady and base_id in steady
             row.update(interval=how, identical_seeds=cid in pseudo, verdict=verdict_of.get(cid, ""))
             rows.append(row)
     return pd.DataFrame(rows)
@@ -344,6 +351,17 @@ def describe(results: Results, confidence: float, baseline: Baseline | None) -> 
     return text
 
 
+# What a comparison cell says where a side is not in steady state.
+NOT_STEADY = "not steady"
+
+
+def _pair_steady(row) -> bool:
+    """Whether a summary row's comparison has both sides in steady state (rows of a table made
+    before the column existed count as steady)."""
+    value = row.get("pair_steady", True)
+    return bool(value) if value == value else True  # NaN: no baseline comparison
+
+
 @dataclass
 class TableSection:
     level: int  # heading level: 2 for the main tables, 3 for each metric
@@ -383,28 +401,40 @@ def sections(results: Results, table: pd.DataFrame, confidence: float, baseline:
             if sub["test"].iloc[0] in ("baseline", "no baseline"):
                 continue
             row = list(cells)
+            if verdict_of:
+                row.append(verdict_of.get(cid, "") or "-")
+            steady_pair = _pair_steady(sub.iloc[0])
             for m in directional:
                 s = sub.loc[m]
                 speedup = s["speedup"]
+                if not steady_pair:
+                    row.append(NOT_STEADY)
+                    continue
                 if not np.isfinite(speedup):
                     row.append("-")
                     continue
                 p = f" p={format_p(s['ratio_p'])}" if np.isfinite(s["ratio_p"]) else ""
                 row.append(f"{speedup:.3f} {_interval_text(s['speedup_ci_low'], s['speedup_ci_high'])}{p}".strip())
             rows.append(row)
-        out.append(TableSection(2, f"Speedup vs {baseline.label} (x, above 1 is better; {level} CI and p of the "
-                                   "paired t-test on log ratios)",
-                                axes + [metric_table.info(m).label for m in directional], rows))
+        title = (f"Speedup vs {baseline.label} (x, above 1 is better; {level} CI and p of the paired t-test on "
+                 "log ratios)")
+        if verdict_of:
+            title += (f"; '{NOT_STEADY}' where this configuration or its baseline has a seed not in steady state "
+                      "(its numbers depend on the run's length: summary.csv keeps them, with pair_steady false)")
+        out.append(TableSection(2, title, axes + (["verdict"] if verdict_of else [])
+                                + [metric_table.info(m).label for m in directional], rows))
 
     for metric in metric_table.ordered(results.metrics):
         meta = metric_table.info(metric)
         unit = metric_table.unit_text(metric)
-        header = axes + ["n", "failed", "mean", f"{level} CI"]
+        header = axes + (["verdict"] if verdict_of else []) + ["n", "failed", "mean", f"{level} CI"]
         if baseline:
             header += [f"diff vs {baseline.label}", f"{level} CI", "p", "ratio", f"{level} CI", "p (log ratio)"]
         rows = []
         for _, r in table[table["metric"] == metric].iterrows():
             row = list(cells_of[int(r["config_id"])])
+            if verdict_of:
+                row.append(verdict_of.get(int(r["config_id"]), "") or "-")
             row += [str(int(r["n"])), str(int(r["failed"])), format_mean(r["mean"]),
                     _interval_text(r["ci_low"], r["ci_high"])]
             if r["identical_seeds"]:
@@ -412,6 +442,8 @@ def sections(results: Results, table: pd.DataFrame, confidence: float, baseline:
             if baseline:
                 if r["test"] == "baseline":
                     row += ["(baseline)", "", "", "", "", ""]
+                elif not _pair_steady(r):
+                    row += [NOT_STEADY, "", "", "", "", ""]
                 else:
                     row += [format_number(r["diff"]), _interval_text(r["diff_ci_low"], r["diff_ci_high"]),
                             format_p(r["p"]), format_number(r["ratio"]),

@@ -141,6 +141,14 @@ struct RunMetrics {
   // Time-averaged idle GPUs the workload's typical jobs cannot use (FGD's measure, whatever job
   // heads the queue; sim/README.md, Metrics).
   double frag_typical_mean = 0;
+  // Steady-state verdict, the load it judged (steady_state.h; 0 when not assessed): the
+  // workload's nominal load, its effective load (slowdowns and overheads included), the measured
+  // jobs' work inflation behind it, and the trends through the measured arrivals.
+  double nominal_load = 0;    // the generator's GPU demand x duration per second / capacity
+  double effective_load = 0;  // nominal_load x work_inflation
+  double work_inflation = 0;  // measured jobs' held GPU-seconds / their GPUs x durations
+  double queue_growth = 0;    // fitted change of the queue length over the measured arrivals
+  double backlog_trend = 0;   // fitted growth of unfinished work per second / cluster GPUs
 };
 
 // One sample of the cluster's state, taken every `sample_interval_s`.

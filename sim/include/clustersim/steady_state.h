@@ -14,11 +14,20 @@
 //             duration plus `drain_limit` x the measured jobs' arrival span after the last
 //             measured arrival; then they stop (and the window is overloaded).
 //
-// The verdict, per run: overloaded (the window did not drain while jobs kept arriving, or the
-// queue grows throughout while the cluster carries less than the offered load), too short (fewer
-// measured jobs than `precision` needs, or the warm-up MSER-5 detects on the sampled busy GPUs
-// and queue length moves the measured means by more than `precision`: run N x more jobs), or
-// steady.
+// The verdict, per run (sim/README.md, "Steady state", states it with its false-alarm rates):
+//   overloaded  the window did not drain while jobs kept arriving; or the workload's effective
+//               load (its nominal load x the measured jobs' work inflation: held GPU-seconds,
+//               placement slowdowns and overheads included, over their nominal GPU x duration)
+//               is at least 1 beyond 3 standard errors of the inflation: no steady state exists;
+//               or the cluster carried clearly less than the measured jobs' effective work; or
+//               the queue or the work in the system grows through the measured arrivals while those
+//               jobs brought more than the cluster's capacity by over twice their noise, or
+//               while the effective load is at or above 1 within its noise;
+//   too short   fewer measured jobs than `precision` needs; the effective load is within its
+//               noise of 1 (the run cannot tell); the queue or the work in the system grows through
+//               the measured arrivals; or the warm-up MSER-5 detects on the sampled busy GPUs and
+//               queue length moves the measured means by more than `precision`: run N x more jobs;
+//   steady      otherwise.
 #pragma once
 
 #include <cstddef>
@@ -45,6 +54,9 @@ struct WorkloadShape {
   // D's distribution as (seconds, probability) points (a fine quantile grid; the probabilities
   // sum to 1).
   std::vector<std::pair<double, double>> durations;
+  // The generator's nominal load (its expected GPU demand x duration per second / cluster GPUs)
+  // when it states one exactly; 0: taken from the moments above.
+  double load = 0.0;
 };
 
 // [metrics] steady_state, precision, warmup_s, drain_limit.
@@ -64,6 +76,8 @@ struct SteadyStatePlan {
   double predicted_rse = 0.0;       // of gpu_util with the measured jobs planned
   double more_jobs = 0.0;           // > 1: the plan is short of jobs by this factor (too short)
   std::string short_reason;         // why, when more_jobs > 1
+  double nominal_load = 0.0;        // the shape's `load` (0: unknown, see work_rate)
+  double work_rate = 0.0;           // expected nominal GPU-seconds arriving per second
 };
 
 // Moments and times of a shape.
@@ -87,7 +101,8 @@ SteadyStatePlan plan_steady_state(const WorkloadShape& shape, const SteadyStateO
 std::optional<std::size_t> mser5(std::span<const double> series);
 
 // The verdict fields of result.metrics (offered_load, steady_state, window_too_short,
-// window_overloaded, more_jobs, mser_warmup_s, util_rse) from the run's records, samples and
+// window_overloaded, more_jobs, mser_warmup_s, util_rse, nominal_load, effective_load,
+// work_inflation, queue_growth, backlog_trend) from the run's records, samples and
 // jobs. Samples are needed for MSER-5 (without them the warm-up is not checked).
 void assess_steady_state(const SteadyStatePlan& plan, const SteadyStateOptions& options,
                          std::span<const JobSpec> jobs, int cluster_gpus, RunResult& result);
@@ -112,5 +127,18 @@ bool is_measured(const RunMetrics& metrics, const Sample& sample);
 // The realised offered load of jobs submitted in [from, to]: their GPUs x durations over
 // (cluster GPUs x (to - from)); 0 for an empty span.
 double offered_load(std::span<const JobSpec> jobs, int cluster_gpus, double from, double to);
+
+// A least-squares line through the means of a series over 10 equal parts of [from, to] (times
+// outside are ignored): its slope (per second) and the slope's standard error, the fitted change
+// over the span, and the series' mean. `parts` < 5 (too few samples): nothing fitted.
+struct Trend {
+  double slope = 0.0, slope_se = 0.0, growth = 0.0, mean = 0.0;
+  int parts = 0;
+  // Growth beyond noise and beyond the level itself: the slope is above 3 standard errors and
+  // adds more than the series' mean (and more than `floor`) over the span.
+  bool grows(double floor) const;
+};
+Trend fit_trend(std::span<const double> series, std::span<const double> times, double from,
+                double to);
 
 }  // namespace clustersim

@@ -154,6 +154,20 @@ constexpr MetricField kRunMetrics[] = {
     real("frag_typical_mean", &RunMetrics::frag_typical_mean, "GPUs",
          "time-averaged idle GPUs the workload's typical jobs cannot use (FGD's measure: "
          "expected over the typical whole-GPU job shapes; whatever job heads the queue)"),
+    real("nominal_load", &RunMetrics::nominal_load, "load",
+         "steady state: the workload's nominal load (the generator's GPUs x durations per second "
+         "/ cluster GPUs)"),
+    real("effective_load", &RunMetrics::effective_load, "load",
+         "steady state: nominal_load x work_inflation, the load counting placement slowdowns and "
+         "overheads (>= 1: no steady state)"),
+    real("work_inflation", &RunMetrics::work_inflation, "",
+         "steady state: GPU-seconds the measured jobs held (slowdowns, overheads, lost work "
+         "included) / their GPUs x durations"),
+    real("queue_growth", &RunMetrics::queue_growth, "jobs",
+         "steady state: fitted change of the sampled queue length over the measured arrivals"),
+    real("backlog_trend", &RunMetrics::backlog_trend, "load",
+         "steady state: fitted growth rate of the work in the system (GPUs x durations of jobs "
+         "arrived, not finished) over the measured arrivals / cluster GPUs (0 in steady state)"),
 };
 
 constexpr JobField job_count(std::string_view name, int JobRecord::*member, bool first_block) {

@@ -3,6 +3,7 @@
 #include "clustersim/steady_state.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -84,6 +85,8 @@ SteadyStatePlan plan_steady_state(const WorkloadShape& shape, const SteadyStateO
     throw std::invalid_argument("steady state: precision must be > 0");
   const double rate = shape.arrival_rate;
   SteadyStatePlan plan;
+  plan.nominal_load = shape.load;
+  plan.work_rate = rate * shape.mean_gpus * shape_mean_duration(shape);
   plan.warmup_s =
       options.warmup_s >= 0.0 ? options.warmup_s : shape_fill_time(shape, kFillResidual);
   const auto warmup_jobs = static_cast<std::size_t>(std::ceil(rate * plan.warmup_s));
@@ -202,20 +205,17 @@ void describe_population(std::optional<std::pair<std::size_t, std::size_t>> wind
   m.measure_end = start + m.makespan;
 }
 
-namespace {
-
-// Whether a series grows throughout [from, to]: the slope of its means over 10 equal parts of
-// the span is positive beyond 3 standard errors, and adds more than the series' mean (at least
-// one) over the span.
-bool grows(const std::vector<double>& y, const std::vector<double>& times, double from, double to) {
+Trend fit_trend(std::span<const double> series, std::span<const double> times, double from,
+                double to) {
   constexpr int kParts = 10;
-  if (!(to > from)) return false;
-  std::vector<double> sum(kParts, 0.0), count(kParts, 0.0);
-  for (std::size_t i = 0; i < y.size(); ++i) {
+  Trend trend;
+  if (!(to > from)) return trend;
+  std::array<double, kParts> sum{}, count{};
+  for (std::size_t i = 0; i < series.size() && i < times.size(); ++i) {
     if (times[i] < from || times[i] > to) continue;
     const int part =
         std::min(kParts - 1, static_cast<int>((times[i] - from) / (to - from) * kParts));
-    sum[part] += y[i];
+    sum[part] += series[i];
     count[part] += 1.0;
   }
   std::vector<double> xs, ys;
@@ -224,7 +224,7 @@ bool grows(const std::vector<double>& y, const std::vector<double>& times, doubl
       xs.push_back((p + 0.5) / kParts * (to - from));
       ys.push_back(sum[p] / count[p]);
     }
-  if (xs.size() < 5) return false;
+  if (xs.size() < 5) return trend;
   const double n = static_cast<double>(xs.size());
   const double mx = std::accumulate(xs.begin(), xs.end(), 0.0) / n;
   const double my = std::accumulate(ys.begin(), ys.end(), 0.0) / n;
@@ -239,8 +239,97 @@ bool grows(const std::vector<double>& y, const std::vector<double>& times, doubl
     const double r = ys[i] - (my + slope * (xs[i] - mx));
     residual += r * r;
   }
-  const double se = std::sqrt(residual / (n - 2.0) / sxx);
-  return slope > 0.0 && slope > 3.0 * se && slope * (to - from) > std::max(my, 1.0);
+  trend.slope = slope;
+  trend.slope_se = std::sqrt(residual / (n - 2.0) / sxx);
+  trend.growth = slope * (to - from);
+  trend.mean = my;
+  trend.parts = static_cast<int>(xs.size());
+  return trend;
+}
+
+bool Trend::grows(double floor) const {
+  return parts >= 5 && slope > 0.0 && slope > 3.0 * slope_se && growth > std::max(mean, floor);
+}
+
+namespace {
+
+// The measured jobs' work: nominal (GPUs x durations) and held (GPU-seconds, slowdowns and
+// overheads included), and the inflation held / nominal with its standard error from the means
+// of kBatches consecutive batches (neighbours share the cluster's state, so their inflations are
+// correlated: batch means, not jobs, are near independent).
+struct MeasuredWork {
+  double nominal = 0.0, held = 0.0, inflation = 0.0;
+  double inflation_se = std::numeric_limits<double>::infinity();
+  bool shares = false;  // a measured job shared a GPU: held GPU-seconds are not capacity used
+};
+
+MeasuredWork measured_work(const SteadyStatePlan& plan, std::span<const JobSpec> jobs,
+                           const RunResult& result) {
+  constexpr std::size_t kBatches = 20;
+  MeasuredWork work;
+  if (jobs.empty() || result.jobs.empty()) return work;
+  const std::size_t last = std::min(plan.last, std::min(jobs.size(), result.jobs.size()) - 1);
+  if (plan.first > last) return work;
+  const std::size_t count = last - plan.first + 1;
+  std::array<double, kBatches> nominal{}, held{};
+  for (std::size_t i = plan.first; i <= last; ++i) {
+    const JobRecord& record = result.jobs[i];
+    if (record.rejected || record.finish_time < 0.0) continue;  // no held work to compare
+    const JobSpec& job = jobs[i];
+    work.shares |= job.gpu_milli != 1000 || job.mig_profile != 0 || record.colocated_seconds > 0;
+    const double asked = job.num_gpus * job.duration;
+    const std::size_t batch = (i - plan.first) * kBatches / count;
+    nominal[batch] += asked;
+    held[batch] += record.gpu_seconds;
+    work.nominal += asked;
+    work.held += record.gpu_seconds;
+  }
+  if (!(work.nominal > 0.0)) return work;
+  work.inflation = work.held / work.nominal;
+  if (count >= 2 * kBatches) {
+    double sum = 0.0, square = 0.0;
+    for (std::size_t b = 0; b < kBatches; ++b) {
+      const double ratio = nominal[b] > 0.0 ? held[b] / nominal[b] : work.inflation;
+      sum += ratio;
+      square += ratio * ratio;
+    }
+    const double n = kBatches;
+    const double variance = std::max(0.0, (square - sum * sum / n) / (n - 1.0));
+    work.inflation_se = std::sqrt(variance / n);
+  }
+  return work;
+}
+
+// The work in the system at each sample time: GPUs x durations of the jobs arrived and not yet
+// finished (a job that never finished stays in). Exact from the per-job records, so it has no
+// drift: integrating sampled busy GPUs instead accumulates the sampling error as a random walk,
+// which a long run's trend test reads as growth.
+std::vector<double> work_in_system(std::span<const JobSpec> jobs, const RunResult& result,
+                                   std::span<const double> times) {
+  std::vector<std::pair<double, double>> arrivals, departures;
+  const std::size_t count = std::min(jobs.size(), result.jobs.size());
+  arrivals.reserve(count);
+  departures.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (result.jobs[i].rejected) continue;
+    const double work = jobs[i].num_gpus * jobs[i].duration;
+    arrivals.emplace_back(jobs[i].submit_time, work);
+    if (result.jobs[i].finish_time >= 0.0)
+      departures.emplace_back(result.jobs[i].finish_time, work);
+  }
+  std::sort(arrivals.begin(), arrivals.end());
+  std::sort(departures.begin(), departures.end());
+  std::vector<double> in_system(times.size());
+  double arrived = 0.0, departed = 0.0;
+  std::size_t next_arrival = 0, next_departure = 0;
+  for (std::size_t k = 0; k < times.size(); ++k) {
+    while (next_arrival < arrivals.size() && arrivals[next_arrival].first <= times[k])
+      arrived += arrivals[next_arrival++].second;
+    while (next_departure < departures.size() && departures[next_departure].first <= times[k])
+      departed += departures[next_departure++].second;
+    in_system[k] = arrived - departed;
+  }
+  return in_system;
 }
 
 }  // namespace
@@ -259,6 +348,16 @@ void assess_steady_state(const SteadyStatePlan& plan, const SteadyStateOptions& 
   }
   if (last_arrival > first_arrival && cluster_gpus > 0)
     m.offered_load = work / (static_cast<double>(cluster_gpus) * (last_arrival - first_arrival));
+  // The load the cluster really faces: the nominal one x what placement and overheads add.
+  const MeasuredWork measured = measured_work(plan, jobs, result);
+  m.work_inflation = measured.inflation;
+  m.nominal_load = plan.nominal_load > 0.0 ? plan.nominal_load
+                   : cluster_gpus > 0      ? plan.work_rate / cluster_gpus
+                                           : 0.0;
+  m.effective_load = m.nominal_load * measured.inflation;
+  // The measured jobs' realised effective load (their held work over their arrival span).
+  const double brought =
+      measured.inflation > 0.0 ? m.offered_load * measured.inflation : m.offered_load;
   std::string& note = result.steady_state_note;
   note.clear();
   bool overloaded = m.window_overloaded != 0;  // the window outlived the arrivals
@@ -268,12 +367,34 @@ void assess_steady_state(const SteadyStatePlan& plan, const SteadyStateOptions& 
   bool too_short = plan.more_jobs > 1.0;
   double more = plan.more_jobs;
   if (too_short) note = plan.short_reason;
-  // The cluster carries clearly less than the measured jobs offer.
+  // An effective load at or above 1 has no steady state, however the window looks. Judged on the
+  // inflation's lower bound (3 standard errors); within it of 1 the run cannot tell. Shared GPUs
+  // count their held time once per sharer, so that work is no measure of capacity used.
+  constexpr double kAtOne = 1.0 - 1e-9;  // the load's own rounding
+  if (!overloaded && !measured.shares && m.effective_load >= kAtOne) {
+    const double low = m.nominal_load * (measured.inflation - 3.0 * measured.inflation_se);
+    const std::string load = "the workload's effective load is " + format(m.effective_load, 4) +
+                             " (nominal load " + format(m.nominal_load, 4) +
+                             " x the measured jobs' work inflation " +
+                             format(measured.inflation, 4) + ": placement slowdowns and overheads)";
+    if (low >= kAtOne) {
+      overloaded = true;
+      note = load + ": at or above capacity, no steady state exists";
+    } else {
+      if (!too_short)
+        note = load +
+               ", within 3 standard errors of the inflation of 1: the run cannot tell an "
+               "overload from a near-saturated steady state";
+      too_short = true;
+      more = std::max(more, 2.0);
+    }
+  }
+  // The cluster carries clearly less than the measured jobs offer (slowdowns included).
   const double tolerance = std::max(0.03, 2.0 * plan.predicted_rse);
-  if (!overloaded && m.gpu_util < m.offered_load * (1.0 - tolerance)) {
+  if (!overloaded && m.gpu_util < brought * (1.0 - tolerance)) {
     overloaded = true;
-    note = "the cluster carried gpu_util " + format(m.gpu_util) + " of the " +
-           format(m.offered_load) + " the measured jobs offered";
+    note = "the cluster carried gpu_util " + format(m.gpu_util) + " of the " + format(brought) +
+           " the measured jobs offered (" + format(m.offered_load) + " nominal)";
   }
 
   // The warm-up and the trend, from the samples up to the last measured arrival (the drain
@@ -295,14 +416,37 @@ void assess_steady_state(const SteadyStatePlan& plan, const SteadyStateOptions& 
       }
     return n ? sum / static_cast<double>(n) : 0.0;
   };
-  // The queue grows through the measurement: a long burst, or the start of an overload.
-  if (!overloaded && grows(queue, times, m.measure_start, last_arrival)) {
-    if (!too_short)
-      note =
-          "the queue grows through the measured jobs' arrivals (a long burst, or the cluster "
-          "near saturation)";
-    too_short = true;
-    more = std::max(more, 2.0);
+  // The queue, or the work in the system, grows through the measurement: a long burst, the
+  // cluster near saturation, or an overload. An overload when the measured jobs brought more than
+  // the cluster's capacity by over twice the noise of that measure (util_rse): work conservation
+  // then makes the backlog grow, whatever the nominal load says; or when the effective load is at
+  // or above 1 but within its noise of it (the growth is the evidence that was missing).
+  const Trend queue_trend = fit_trend(queue, times, m.measure_start, last_arrival);
+  const std::vector<double> backlog = work_in_system(jobs, result, times);
+  const Trend backlog_trend = fit_trend(backlog, times, m.measure_start, last_arrival);
+  m.queue_growth = queue_trend.growth;
+  if (cluster_gpus > 0) m.backlog_trend = backlog_trend.slope / cluster_gpus;
+  const bool queue_grows = queue_trend.grows(1.0), backlog_grows = backlog_trend.grows(0.0);
+  if (!overloaded && (queue_grows || backlog_grows)) {
+    const std::string what = queue_grows && backlog_grows
+                                 ? "the queue and the work in the system grow"
+                             : queue_grows ? "the queue grows"
+                                           : "the work in the system grows";
+    const bool at_capacity = !measured.shares && m.effective_load >= kAtOne;
+    if (brought > 1.0 + 2.0 * plan.predicted_rse || at_capacity) {
+      overloaded = true;
+      note = what + " through the measured jobs' arrivals, and " +
+             (at_capacity ? "the workload's effective load is " + format(m.effective_load, 4)
+                          : "they brought " + format(brought) + " of the cluster's capacity") +
+             " (slowdowns and overheads included)";
+    } else {
+      if (!too_short)
+        note = what +
+               " through the measured jobs' arrivals (a long burst, or the cluster near "
+               "saturation)";
+      too_short = true;
+      more = std::max(more, 2.0);
+    }
   }
   const std::optional<std::size_t> busy_cut = mser5(busy), queue_cut = mser5(queue);
   if (busy_cut && queue_cut) {

@@ -314,6 +314,7 @@ WorkloadShape philly_shape(const GeneratorOptions& options) {
   // and the plan measures at least one whole cycle of it.
   shape.arrival_rate = options.load * options.cluster_gpus / generator_mean_gpu_seconds(options);
   shape.cycle_s = philly_patterns::cycle_seconds(options);
+  shape.load = options.load;  // exact (the quantile points only approximate E[D])
   shape.mean_gpus = shape.mean_gpus_sq = 0.0;
   for (const GpuDemand& demand : kGpuDemand) {
     const double gpus = clamp_gpus(demand.gpus, options.max_gpus_per_job);

@@ -26,7 +26,7 @@ cat main.out
 for policy in fifo sjf srtf las tiresias drf; do
   grep -q "^$policy " main.out || { echo "FAIL: summary lacks $policy"; exit 1; }
 done
-check schema default.h5 150
+check schema default.h5 120
 # The Compass example runs whole (450 serving points, ~10 s on 2 cores): the summary shows the
 # serving columns per placement, and the analysis finds the fewest servers per placement.
 (cd "$SRC" && mpi_sweep 2 sweep/examples/compass/grid.toml --out "$WORK/compass.h5") >compass.out 2>compass.err

@@ -18,21 +18,24 @@ constexpr double kSlowestGridFactor = 5.0;
 constexpr double kServingCostFactor = 120.0;
 constexpr double kStartupSeconds = 0.5;  // MPI start-up, grid check, final file of metrics
 
-// Memory of a rank: the process (binary, MPI, HDF5, oneTBB), plus each point its threads hold
-// at once (the simulation's jobs, its cluster and samples), plus rank 0's per-point records.
-constexpr double kRankBaseBytes = 60e6;
+// Memory of a rank: the process (binary, MPI, HDF5, oneTBB: 33-45 MB on small grids), plus each
+// point its threads hold at once (the simulation's jobs, its cluster and samples), plus rank 0's
+// per-point records.
+constexpr double kRankBaseBytes = 40e6;
 constexpr double kBytesPerSimulatedJob = 1060;
 constexpr double kBytesPerSample = 200;
 constexpr double kBytesPerGpu = 2000;
 constexpr double kRank0BytesPerPoint = 2000;
 // --save-jobs / --save-timeseries: a point's rows in memory until its rank spools them, and the
 // final file's row tables: built by rank 0 alone on one rank (measured 1,846 MB for 10.7 M rows
-// of the 300,000-job grid, 1 x 1), else compressed by the other ranks in turn (measured on 2
-// ranks: +90 MB on rank 1 for those 10.7 M rows, +209 MB for the default grid's 6.8 M; with the
-// rate below the estimates are +32% and -22%: README, "Sizing").
+// of the 300,000-job grid, 1 x 1), else compressed by the other ranks in turn. What a compressing
+// rank holds does not follow the rows (measured on 2 ranks: +90 MB on rank 1 for the 300,000-job
+// grid's 10.7 M rows, 8 bytes a row; +267 MB for the default grid's 4.1 M, 65 a row): the rate
+// below is the largest measured, so the estimate is an upper bound there (+133% and -1%:
+// README, "Sizing") and `slurm/submit` never asks for less than a rank took.
 constexpr double kMemoryBytesPerRow = 120;
 constexpr double kAloneBytesPerRow = 137;
-constexpr double kWriterBytesPerRow = 19;
+constexpr double kWriterBytesPerRow = 65;
 
 // Disk: the final file, and the spools (rows as the ranks wrote them, uncompressed) and journal
 // beside it while it is written.

@@ -18,7 +18,7 @@ from . import findings
 from . import metrics as metric_table
 from . import tables
 from .results import MEASURED_JOBS, AnalysisError, Results, load
-from .summary import (Baseline, TableSection, _markdown_table, default_series_axis, describe, is_numeric_axis,
+from .summary import (Baseline, TableSection, sections_markdown, default_series_axis, describe, is_numeric_axis,
                       parse_baseline, sections, steady_configs, summarize)
 
 # A file that marks a folder as a report of this command: --overwrite replaces only such folders.
@@ -188,7 +188,7 @@ def _build(results: Results, options: ReportOptions, choices: Choices, folder: s
         extra += "\n## Warnings\n\n" + "".join(f"* {line}\n" for line in cautions)
     with open(os.path.join(folder, "summary.md"), "w", encoding="utf-8") as handle:
         handle.write(f"# Summary of {results.path}\n" + extra + "\n"
-                     + _intro(results, options, choices, unit) + "\n" + _markdown(table_sections))
+                     + _intro(results, options, choices, unit) + "\n" + sections_markdown(table_sections))
 
     figures: list[plots.Plot] = []
     notes: list[str] = []
@@ -304,18 +304,6 @@ def _page_sections(results: Results, shown: pd.DataFrame, confidence: float, bas
     """summary.py's tables with times in the report's unit."""
     return [tables.relabel(section, results.metrics, unit)
             for section in sections(results, shown, confidence, baseline)]
-
-
-def _markdown(table_sections: list[TableSection]) -> str:
-    parts = []
-    every_metric = False
-    for section in table_sections:
-        if section.level == 3 and not every_metric:
-            parts.append("\n## Every metric\n")
-            every_metric = True
-        parts.append(f"\n{'#' * section.level} {section.title}\n\n")
-        parts.append(_markdown_table(section.header, section.rows))
-    return "".join(parts)
 
 
 def _write_latex(results: Results, table_sections: list[TableSection], folder: str) -> dict[int, str]:

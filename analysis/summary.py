@@ -453,13 +453,19 @@ def sections(results: Results, table: pd.DataFrame, confidence: float, baseline:
     return out
 
 
-def to_markdown(results: Results, table: pd.DataFrame, confidence: float, baseline: Baseline | None) -> str:
-    parts = [f"# Summary of {results.path}\n\n", describe(results, confidence, baseline) + "\n"]
+def sections_markdown(table_sections: list[TableSection]) -> str:
+    """The sections as Markdown: the per-metric ones (level 3) under one "Every metric" heading."""
+    parts = []
     every_metric = False
-    for section in sections(results, table, confidence, baseline):
+    for section in table_sections:
         if section.level == 3 and not every_metric:
             parts.append("\n## Every metric\n")
             every_metric = True
         parts.append(f"\n{'#' * section.level} {section.title}\n\n")
         parts.append(_markdown_table(section.header, section.rows))
     return "".join(parts)
+
+
+def to_markdown(results: Results, table: pd.DataFrame, confidence: float, baseline: Baseline | None) -> str:
+    return (f"# Summary of {results.path}\n\n" + describe(results, confidence, baseline) + "\n"
+            + sections_markdown(sections(results, table, confidence, baseline)))

@@ -25,17 +25,18 @@ struct JobRecord {
   double queue_delay = 0.0;  // total time spent waiting, re-queues after preemption included
   int num_gpus = 0;
   int preemptions = 0;
-  // Time-share leases that ended with the job giving its GPUs up (Plan::Lease::kEnds); those the
-  // job's next start did not continue are also in preemptions.
-  int lease_changes = 0;
   double gpu_seconds = 0.0;           // GPUs held x time held, overheads included
   double overhead_gpu_seconds = 0.0;  // GPUs held x time spent checkpointing or restoring
   int nodes = 0;                      // nodes spanned by the last placement
   bool rejected = false;              // impossible job rejected at load (reject_impossible)
   // Mechanisms ([mechanisms]; all 0 when they are off).
-  int migrations = 0;             // moves to other GPUs (defragmentation)
-  int resizes = 0;                // changes of its GPU count (elastic jobs)
-  int failures = 0;               // node failures that rolled it back and re-queued it
+  int migrations = 0;  // moves to other GPUs (defragmentation)
+  int resizes = 0;     // changes of its GPU count (elastic jobs)
+  int failures = 0;    // node failures that rolled it back and re-queued it
+  // Time-share leases that ended with the job giving its GPUs up (Plan::Lease::kEnds); those the
+  // job's next start did not continue are also in preemptions. (Here, not beside preemptions: it
+  // fills the padding before the next double, so a record is no larger than without it.)
+  int lease_changes = 0;
   double lost_gpu_seconds = 0.0;  // GPU-seconds of progress lost to failures (rolled back)
   // overhead_gpu_seconds by kind (OverheadKind); they add up to it.
   double checkpoint_gpu_seconds = 0.0;

@@ -62,6 +62,9 @@ class FragmentationTracker final : public FreeGpuObserver {
     int free = 0;      // free GPUs
     int whole = 0;     // free GPUs on wholly free nodes
     std::int64_t weight = 0;
+    // Some typical job is larger than these nodes and may use them (of their type): only then
+    // can the rack rule give a weight (else it is 0 whatever the free GPUs, and a change skips it).
+    bool rack_rule = false;
   };
   std::size_t cell(int gpu_type, int size, int free) const {
     return (static_cast<std::size_t>(gpu_type) * stride_ + static_cast<std::size_t>(size)) *
@@ -84,6 +87,13 @@ class FragmentationTracker final : public FreeGpuObserver {
   std::vector<std::int64_t> weight_;
   std::vector<std::uint8_t> sizes_of_type_;  // by (type, size): 1 when such nodes exist
   std::int64_t typical_total_ = 0;
+  // head_fragmented's last answer, until the free GPUs change (the measurement asks at every
+  // event; most events change no node's free GPUs).
+  struct HeadAnswer {
+    int gpu_type = 0, gpus = 0, fragmented = 0;
+    bool valid = false;
+  };
+  mutable HeadAnswer head_answer_;
 };
 
 }  // namespace clustersim::internal

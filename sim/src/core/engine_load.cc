@@ -75,6 +75,7 @@ void Engine::load(std::span<const JobSpec> specs, JobAdmission& admission) {
     records_.emplace_back();
     const auto index = static_cast<std::uint32_t>(i);
     load_job(index, admission);
+    measurement_.count_shape(jobs_[i]);
     if (jobs_[i].phase == JobPhase::kRejected) continue;
     if (arrival_order_.size() > next_arrival_ && !arrives_before(arrival_order_.back(), index))
       arrivals_sorted = false;

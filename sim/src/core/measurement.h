@@ -34,10 +34,12 @@ class Measurement {
   void measure_from(Time from) { measure_from_ = from; }
   Time measure_from() const { return measure_from_; }
 
-  // Starts the fragmentation sums from the ledger as it is now; the ledger must tell the
-  // returned observer of every change from now on.
+  // A job loaded (its state as loaded): its shape counts towards the typical jobs.
+  void count_shape(const JobState& job) { shapes_.add(job); }
+  // Starts the fragmentation sums from the ledger as it is now, against the shapes counted; the
+  // ledger must tell the returned observer of every change from now on.
   FreeGpuObserver& track_fragmentation() {
-    fragmentation_.reset(view_.cluster(), view_.jobs());
+    fragmentation_.reset(view_.cluster(), shapes_);
     return fragmentation_;
   }
   // Integrates over [last, now): `busy` whole GPUs held by jobs (shares and MIG slices are read
@@ -132,6 +134,7 @@ class Measurement {
   PiecewiseIntegral head_fragmented_;
   PiecewiseIntegral typical_fragmented_;
   FragmentationTracker fragmentation_;
+  FragmentationTracker::ShapeCount shapes_;  // of the jobs loaded (count_shape)
   std::vector<Sample> samples_;
   // Finish-time fairness: jobs in the system integrated over time up to jobs_in_system_since_,
   // and by job, that integral at its arrival (while it is in the system), then over its stay

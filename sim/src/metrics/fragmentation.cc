@@ -7,33 +7,33 @@
 
 namespace clustersim::internal {
 
+void FragmentationTracker::ShapeCount::add(const JobState& job) {
+  if (job.phase == JobPhase::kRejected || job.requested_gpus < 1 || job.milli != 0 || job.mig != 0)
+    return;
+  const auto type = static_cast<std::size_t>(job.gpu_type + 1);
+  const auto gpus = static_cast<std::size_t>(job.requested_gpus);
+  if (by_type_.size() <= type) by_type_.resize(type + 1);
+  std::vector<std::int64_t>& counts = by_type_[type];
+  if (counts.size() <= gpus) counts.resize(gpus + 1, 0);
+  ++counts[gpus];
+  ++whole_gpu_jobs_;
+}
+
 std::vector<FragmentationTracker::TypicalJob> FragmentationTracker::typical_jobs(
     std::span<const JobState> jobs) {
-  // Counted in a dense (type + 1, GPUs) table: one pass of array increments over the workload
-  // (a std::map took ~1% of a million-job run).
-  const auto counted = [](const JobState& job) {
-    return job.phase != JobPhase::kRejected && job.requested_gpus >= 1 && job.milli == 0 &&
-           job.mig == 0;
-  };
-  int most_gpus = 0, last_type = -1;
-  for (const JobState& job : jobs) {
-    if (!counted(job)) continue;
-    most_gpus = std::max(most_gpus, job.requested_gpus);
-    last_type = std::max(last_type, job.gpu_type);
-  }
-  const std::size_t row = static_cast<std::size_t>(most_gpus) + 1;
-  std::vector<std::int64_t> counts(static_cast<std::size_t>(last_type + 2) * row, 0);
-  std::int64_t whole_gpu_jobs = 0;
-  for (const JobState& job : jobs) {
-    if (!counted(job)) continue;
-    ++counts[static_cast<std::size_t>(job.gpu_type + 1) * row +
-             static_cast<std::size_t>(job.requested_gpus)];
-    ++whole_gpu_jobs;
-  }
+  ShapeCount shapes;
+  for (const JobState& job : jobs) shapes.add(job);
+  return shapes.typical();
+}
+
+std::vector<FragmentationTracker::TypicalJob> FragmentationTracker::ShapeCount::typical() const {
+  const std::int64_t whole_gpu_jobs = whole_gpu_jobs_;
   std::vector<TypicalJob> ranked;
-  for (std::size_t i = 0; i < counts.size(); ++i)
-    if (counts[i] > 0)
-      ranked.push_back({static_cast<int>(i % row), static_cast<int>(i / row) - 1, counts[i]});
+  for (std::size_t type = 0; type < by_type_.size(); ++type)
+    for (std::size_t gpus = 0; gpus < by_type_[type].size(); ++gpus)
+      if (by_type_[type][gpus] > 0)
+        ranked.push_back(
+            {static_cast<int>(gpus), static_cast<int>(type) - 1, by_type_[type][gpus]});
   // Most frequent first; equal counts: the larger shape first (GPUs, then type), as FGD's
   // reversed sort of its shapes.
   std::sort(ranked.begin(), ranked.end(), [](const TypicalJob& a, const TypicalJob& b) {
@@ -50,7 +50,13 @@ std::vector<FragmentationTracker::TypicalJob> FragmentationTracker::typical_jobs
 }
 
 void FragmentationTracker::reset(const ClusterState& cluster, std::span<const JobState> jobs) {
-  typical_ = typical_jobs(jobs);
+  ShapeCount shapes;
+  for (const JobState& job : jobs) shapes.add(job);
+  reset(cluster, shapes);
+}
+
+void FragmentationTracker::reset(const ClusterState& cluster, const ShapeCount& shapes) {
+  typical_ = shapes.typical();
   covered_ = 0;
   for (const TypicalJob& t : typical_) covered_ += t.count;
   const auto nodes = cluster.nodes();

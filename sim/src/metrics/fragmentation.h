@@ -37,11 +37,26 @@ class FragmentationTracker final : public FreeGpuObserver {
     int gpu_type = -1;  // -1: any
     std::int64_t count = 0;
   };
-  // The workload's typical jobs (the rule above), most frequent first.
+  // The whole-GPU jobs' shapes, counted one job at a time (the engine counts each job as it
+  // loads it, while its state is in cache: a second pass over a million cold states cost ~1%
+  // of a run). Dense by (type + 1, GPUs).
+  class ShapeCount {
+   public:
+    void add(const JobState& job);
+    // The typical jobs (the rule above), most frequent first.
+    std::vector<TypicalJob> typical() const;
+
+   private:
+    std::vector<std::vector<std::int64_t>> by_type_;  // [type + 1][GPUs]: jobs
+    std::int64_t whole_gpu_jobs_ = 0;
+  };
+  // The typical jobs of `jobs`, most frequent first.
   static std::vector<TypicalJob> typical_jobs(std::span<const JobState> jobs);
 
-  // Starts tracking `cluster` as it is now, against the typical jobs of `jobs`.
+  // Starts tracking `cluster` as it is now, against the typical jobs of `jobs` (or of the
+  // shapes counted).
   void reset(const ClusterState& cluster, std::span<const JobState> jobs);
+  void reset(const ClusterState& cluster, const ShapeCount& shapes);
   void on_free_gpus(std::uint32_t node, int before, int after) override;
 
   // Idle GPUs (of `gpu_type`; -1: all) on nodes whose free count is below min(gpus, the node's

@@ -227,12 +227,20 @@ def effective_load_sentence(results: Results) -> str | None:
 
 def warnings(results: Results) -> list[str]:
     """What the reader must know: the sweep's warnings (settings that cannot act, dropped trace
-    rows, runs too short before they ran), pseudo-replicates, failed points."""
+    rows, runs too short before they ran), p99s that measure a duration cap, pseudo-replicates,
+    failed points."""
     out = []
     try:
         out += [str(w) for w in json.loads(results.attrs.get("warnings", "[]") or "[]")]
     except (TypeError, ValueError):
         out.append("the file's `warnings` attribute is not a JSON list (ignored)")
+    ok = results.ok
+    if "jct_p99_cap_share" in ok and (ok["jct_p99_cap_share"] > 0).any():
+        capped = ok[ok["jct_p99_cap_share"] > 0]
+        out.append(f"In {len(capped)} of {len(ok)} runs the p99 JCT is the measured jobs' longest duration, which "
+                   f"{100 * capped['jct_p99_cap_share'].min():.3g}-{100 * capped['jct_p99_cap_share'].max():.3g}% "
+                   "of them have (a duration cap such as the generator's max_duration_s; column jct_p99_cap_share): "
+                   "there the p99 measures the cap, not the policy; compare jct_p95 or queue_p99.")
     pseudo = pseudo_replicates(results)
     if pseudo:
         configs = results.configurations().set_index("config_id")

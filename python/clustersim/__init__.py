@@ -9,7 +9,7 @@ an environment for learned schedulers (README.md, "Python").
     result = sim.run(lambda obs: obs.waiting[np.lexsort((obs.waiting, obs.waiting_submit))])  # FIFO
 """
 from ._core import PHASES, InputError, Observation, PlanError
-from ._api import Result, Simulation, SteadyStateWarning, load_results, observation_fields, run
+from ._api import MetricWarning, Result, Simulation, SteadyStateWarning, load_results, observation_fields, run
 from . import env
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "Result",
     "Simulation",
     "SteadyStateWarning",
+    "MetricWarning",
     "env",
     "load_results",
     "observation_fields",

@@ -57,6 +57,11 @@ class SteadyStateWarning(UserWarning):
     tell): its metrics depend on how long it ran (`clustersim run` says so on stderr)."""
 
 
+class MetricWarning(UserWarning):
+    """A run's metric measures something else than the policy (a duration cap that binds the p99
+    JCT, ...): `clustersim run` says so on stderr, and Result.warnings lists it."""
+
+
 class Result:
     """A run's results: `metrics` (dict: the keys of `clustersim run --json`, in its order),
     `jobs` (pandas DataFrame: the columns of `clustersim run --jobs-out`, one row per job) and
@@ -66,6 +71,8 @@ class Result:
     def __init__(self, raw: dict):
         self.metrics: dict = dict(raw["metrics"])
         self.verdict: str = raw.get("verdict", "")
+        # What the metrics measure that the reader should know (`clustersim run`'s warnings).
+        self.warnings: list = list(raw.get("warnings", []))
         self._columns = raw["jobs"]
         self._jobs = None
         self.skipped_rows: int = raw.get("skipped_rows", 0)
@@ -94,7 +101,13 @@ class Result:
 
 
 def _warn_verdict(result: Result) -> Result:
-    """Warns as `clustersim run` does when the measured jobs were not in steady state."""
+    """Warns as `clustersim run` does when the measured jobs were not in steady state, and about
+    what its metrics measure (MetricWarning)."""
+    if result.warnings:
+        import warnings
+
+        for text in result.warnings:
+            warnings.warn(f"clustersim: {text}", MetricWarning, stacklevel=3)
     if result.steady is False:
         import warnings
 

@@ -224,6 +224,10 @@ py::dict result_dict(std::span<const JobSpec> specs, const RunResult& result) {
   // The steady-state verdict in `clustersim run`'s words ("" when the run was not assessed), so
   // that Python shows and warns about it as the command does.
   out["verdict"] = steady_state_verdict(result);
+  // What the metrics measure (a duration cap that binds the p99, ...), as `clustersim run` warns.
+  py::list warnings;
+  for (const std::string& warning : metric_warnings(specs, result)) warnings.append(warning);
+  out["warnings"] = warnings;
   return out;
 }
 

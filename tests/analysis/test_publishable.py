@@ -132,6 +132,14 @@ def test_the_sweeps_warnings_reach_the_report():
     assert said == [text]
 
 
+def test_a_p99_that_is_a_duration_cap_is_said():
+    results = _results({"fifo": [1.0, 2.0], "las": [1.0, 3.0]})
+    assert not any("duration cap" in line for line in findings.warnings(results))
+    results.points["jct_p99_cap_share"] = [0.0, 0.02, 0.05, 0.0]  # two of four runs capped
+    said = [line for line in findings.warnings(results) if "duration cap" in line]
+    assert len(said) == 1 and said[0].startswith("In 2 of 4 runs the p99 JCT") and "2-5%" in said[0], said
+
+
 NO_EFFECT_GRID = """\
 [cluster]
 nodes = 4

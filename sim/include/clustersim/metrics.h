@@ -150,6 +150,9 @@ struct RunMetrics {
   double work_inflation = 0;  // measured jobs' held GPU-seconds / their GPUs x durations
   double queue_growth = 0;    // fitted change of the queue length over the measured arrivals
   double backlog_trend = 0;   // fitted growth of unfinished work per second / cluster GPUs
+  // A duration cap that binds the p99 (metric_warnings): when jct_p99 is the measured jobs'
+  // longest duration and at least 1% of them (2 or more) have it, the share that have it; else 0.
+  double jct_p99_cap_share = 0;
 };
 
 // One sample of the cluster's state, taken every `sample_interval_s`.
@@ -250,5 +253,8 @@ std::span<const SampleField> sample_fields();
 // measures the cap, not the policy). `jobs`: the workload, in the order of result.jobs (every
 // job, before a front end keeps only the measured rows).
 std::vector<std::string> metric_warnings(std::span<const JobSpec> jobs, const RunResult& result);
+// Sets result.metrics.jct_p99_cap_share from the measured jobs (`jobs`: the workload's, in the
+// order of result.jobs, before any rows are dropped); every run calls it as it completes.
+void describe_duration_cap(std::span<const JobSpec> jobs, RunResult& result);
 
 }  // namespace clustersim

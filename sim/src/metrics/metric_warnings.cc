@@ -7,10 +7,15 @@
 
 namespace clustersim {
 
-std::vector<std::string> metric_warnings(std::span<const JobSpec> jobs, const RunResult& result) {
-  std::vector<std::string> warnings;
+namespace {
+
+// The share of the measured jobs at the longest duration when that duration is the p99 JCT and a
+// cap (a point mass at the top: 1% of the jobs or more, 2 or more, at exactly the longest
+// duration, so the p99 of the durations is the cap, and the p99 JCT equal to it to rounding:
+// those jobs did not wait); 0 otherwise, or when the rows do not line up with the jobs.
+double duration_cap_share(std::span<const JobSpec> jobs, const RunResult& result) {
   const RunMetrics& m = result.metrics;
-  if (m.jobs == 0 || result.jobs.size() != jobs.size() || jobs.empty()) return warnings;
+  if (m.jobs == 0 || result.jobs.size() != jobs.size() || jobs.empty()) return 0.0;
   // The measured jobs: the window's (every job without one) that finished. A run no front end
   // described (window_first = window_last = 0) measured every job.
   const bool described = m.window_first != 0 || m.window_last != 0;
@@ -29,17 +34,31 @@ std::vector<std::string> metric_warnings(std::span<const JobSpec> jobs, const Ru
     }
     at_longest += jobs[i].duration == longest ? 1 : 0;
   }
-  // A cap is a point mass at the top: 1% of the jobs or more at exactly the longest duration
-  // (so the p99 of the durations is the cap), and the p99 JCT equal to it (to rounding: those
-  // jobs did not wait).
   const bool capped = measured > 0 && at_longest * 100 >= measured && at_longest >= 2;
-  if (capped && std::fabs(m.jct_p99 - longest) <= 1e-9 * longest) {
+  if (!capped || std::fabs(m.jct_p99 - longest) > 1e-9 * longest) return 0.0;
+  return static_cast<double>(at_longest) / static_cast<double>(measured);
+}
+
+}  // namespace
+
+void describe_duration_cap(std::span<const JobSpec> jobs, RunResult& result) {
+  result.metrics.jct_p99_cap_share = duration_cap_share(jobs, result);
+}
+
+std::vector<std::string> metric_warnings(std::span<const JobSpec> jobs, const RunResult& result) {
+  std::vector<std::string> warnings;
+  const RunMetrics& m = result.metrics;
+  // What the run found as it completed (its rows may since have been cut to the measured ones),
+  // or, for a result no run completed, from the rows.
+  const double share =
+      m.jct_p99_cap_share > 0.0 ? m.jct_p99_cap_share : duration_cap_share(jobs, result);
+  if (share > 0.0) {
     char text[320];
     std::snprintf(text, sizeof text,
                   "jct_p99 = %.6g s is the measured jobs' longest duration, which %.3g%% of them "
                   "have (a duration cap, e.g. the generator's max_duration_s): the p99 measures "
                   "the cap, not the policy; compare jct_p95 or queue_p99",
-                  longest, 100.0 * static_cast<double>(at_longest) / static_cast<double>(measured));
+                  m.jct_p99, 100.0 * share);
     warnings.emplace_back(text);
   }
   return warnings;

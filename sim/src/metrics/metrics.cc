@@ -168,6 +168,10 @@ constexpr MetricField kRunMetrics[] = {
     real("backlog_trend", &RunMetrics::backlog_trend, "load",
          "steady state: fitted growth rate of the work in the system (GPUs x durations of jobs "
          "arrived, not finished) over the measured arrivals / cluster GPUs (0 in steady state)"),
+    real("jct_p99_cap_share", &RunMetrics::jct_p99_cap_share, "fraction",
+         "a duration cap binds the p99: the share of the measured jobs at their longest duration "
+         "when jct_p99 equals it and 1% or more have it (the p99 then measures the cap, e.g. "
+         "max_duration_s, not the policy); 0 otherwise"),
 };
 
 constexpr JobField job_count(std::string_view name, int JobRecord::*member, bool first_block) {

@@ -336,8 +336,11 @@ void Simulation::complete(RunResult& result) const {
   std::optional<std::pair<std::size_t, std::size_t>> window;
   if (options_.window) window.emplace(options_.window->first, options_.window->last);
   const bool dag = workload_ && workload_->dag;
-  describe_population(window, dag ? std::span<const JobSpec>(workload_->jobs) : jobs_, result);
+  const std::span<const JobSpec> jobs = dag ? std::span<const JobSpec>(workload_->jobs) : jobs_;
+  describe_population(window, jobs, result);
   if (finish_) finish_(result);
+  // After the verdict: a steady-state run's measured jobs are known only then.
+  describe_duration_cap(jobs, result);
 }
 
 }  // namespace clustersim

@@ -336,12 +336,18 @@ TEST(MetricDefinitions, ADurationCapThatBindsTheP99IsWarned) {
   SimOptions options = small_cluster(100, 8);
   RunResult result = simulate(options, jobs);
   ASSERT_EQ(result.metrics.jct_p99, 1000.0);
+  EXPECT_DOUBLE_EQ(result.metrics.jct_p99_cap_share, 5.0 / 100.0);  // the run's own metric
   const auto warnings = metric_warnings(jobs, result);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("jct_p99 = 1000 s"), std::string::npos) << warnings[0];
   EXPECT_NE(warnings[0].find("5%"), std::string::npos) << warnings[0];
+  // Rows cut after the run (a front end keeps the measured ones): the metric still says it.
+  RunResult cut = result;
+  cut.jobs.resize(10);
+  EXPECT_EQ(metric_warnings(jobs, cut), warnings);
   for (int i = 1; i < 100; ++i) jobs[static_cast<std::size_t>(i)].duration = 10.0 + i;
   result = simulate(options, jobs);
+  EXPECT_EQ(result.metrics.jct_p99_cap_share, 0.0);
   EXPECT_TRUE(metric_warnings(jobs, result).empty());
 }
 

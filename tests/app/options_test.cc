@@ -242,9 +242,9 @@ TEST(Options, EveryKeyIsDeclaredOnceWithADocAndAnOwner) {
   }
   // The simulator's keys are the config's, minus the workload's.
   for (const KeyDecl& key : simulator_keys().keys()) EXPECT_TRUE(keys.find(key.name)) << key.name;
-  EXPECT_EQ(keys.tables(),
-            (std::vector<std::string>{"cluster", "workload", "scheduler", "throughput",
-                                      "mechanisms", "sharing", "serving", "metrics", "debug"}));
+  EXPECT_EQ(keys.tables(), (std::vector<std::string>{"cluster", "workload", "scheduler",
+                                                     "throughput", "mechanisms", "sharing",
+                                                     "fabric", "serving", "metrics", "debug"}));
 }
 
 // Each bound key, set to a value other than its default, reaches its field; left out, its field
@@ -275,6 +275,9 @@ TEST(Options, EveryBoundKeyRoundTripsAndItsDefaultIsTheParsersDefault) {
     // The pair table is read with the config: the sample path must hold one.
     if (key.name == "sharing.table")
       std::ofstream(std::get<std::string>(value)) << "model,other,factor\n*,*,0.9\n";
+    // So is the fabric's host-to-switch map: a host per node of the base's cluster.
+    if (key.name == "fabric.topology")
+      std::ofstream(std::get<std::string>(value)) << "ip,DSW,PSW,ASW\nh0,G,P1,S1\nh1,G,P1,S2\n";
     // A mixed config's serving config, on the base's cluster.
     std::ofstream(dir.path() / "serving.toml") << kServingConfig;
     if (key.name == "serving.config") {

@@ -2,11 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "clustersim/dag.h"
+#include "clustersim/llm.h"
 
 namespace clustersim {
 
@@ -84,6 +86,9 @@ struct Workload {
   // DAG workloads only (format "dag", generator "query_dag"): the queries and the task graph,
   // parallel to `jobs` (see dag.h). Absent for every other workload.
   std::optional<DagInfo> dag;
+  // LLM training jobs (a trace's model and layout columns, llm.h), beside `jobs`; null when the
+  // trace has none.
+  std::shared_ptr<const LlmJobTable> llm;
 };
 
 }  // namespace clustersim

@@ -133,12 +133,37 @@ struct SharingOptions {
 // on 1/N of the cluster at its best GPU type's speed, or at Gavel's equal share of every type.
 enum class FtfBaseline : std::uint8_t { kBestType, kGavel };
 
+// [fabric]: the network LLM jobs (llm.h) run on, and their iteration model's settings. Acts only
+// on a workload with LLM jobs (the CSV trace's model and layout columns).
+struct FabricOptions {
+  int scale_up_gpus = 0;                 // GPUs per NVLink domain; 0: one node's GPUs
+  double scale_out_gbytes_per_s = 50.0;  // per GPU and direction beyond the domain (400 Gb/s)
+  double efficiency = 0.0;               // of the peak; 0: the built-in table (llm.h)
+  double tp_exposed = 0.5;               // share of TP communication not hidden by compute
+  // Scale-out tiers (contention between jobs' DP traffic on leaf and spine uplinks): nodes in
+  // order, hosts_per_leaf to a leaf (0: no tiers, no contention), leaves_per_spine to a spine
+  // group (0: one group, no tier above it); or a host-to-switch map (`topology`, rows read into
+  // topology_leaf / topology_spine, node i = row i). Uplinks carry their hosts' scale-out
+  // bandwidth over the oversubscription.
+  int hosts_per_leaf = 0;
+  int leaves_per_spine = 0;
+  double leaf_oversubscription = 1.0;
+  double spine_oversubscription = 1.0;
+  std::string topology;
+  std::vector<std::string> topology_leaf, topology_spine;
+  bool contention() const { return hosts_per_leaf > 0 || !topology.empty(); }
+  // The workload's LLM jobs (Workload::llm; the Simulation sets it from its workload).
+  std::shared_ptr<const LlmJobTable> llm_jobs;
+  bool has_llm_jobs() const { return llm_jobs && !llm_jobs->empty(); }
+};
+
 struct SimOptions {
   ClusterSpec cluster;
   SchedulerOptions scheduler;
   ServingOptions serving;
   MechanismOptions mechanisms;
   SharingOptions sharing;
+  FabricOptions fabric;
   PlacementPenalty penalty;
   // Throughput model to use; null = placement-penalty model built from `penalty`. Not owned.
   const ThroughputModel* throughput = nullptr;

@@ -18,6 +18,7 @@
 #include "policies/factories.h"
 #include "serving/factories.h"
 #include "study/factories.h"
+#include "throughput/llm_rate_model.h"
 #include "throughput/sharing_interference.h"
 #include "timeshare/factories.h"
 
@@ -243,6 +244,17 @@ std::vector<ComponentDescriptor> rate_models() {
     return std::make_unique<internal::SharingInterference>(o.sharing);
   };
   t.push_back(std::move(sharing));
+  ComponentDescriptor llm =
+      describe(ComponentKind::kRateModel, "llm",
+               "LLM jobs' iteration time on what they hold (GPU peak, layout, scale-up domains)",
+               {"fabric"});
+  llm.factory.wanted = [](const SimOptions& o, const MechanismContext&) {
+    return o.fabric.has_llm_jobs();
+  };
+  llm.factory.rate_model = [](const SimOptions& o) -> std::unique_ptr<RateModel> {
+    return std::make_unique<internal::LlmRateModel>(o.fabric);
+  };
+  t.push_back(std::move(llm));
   return t;
 }
 

@@ -108,6 +108,27 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
                                      formats_with(&ComponentCapabilities::gpu_shares) +
                                      " has jobs asking for a share of one GPU");
 
+  // [fabric] acts on LLM jobs, which only the native CSV trace's model and layout columns make.
+  if (!config.workload.trace_path || config.workload.format != TraceFormat::kCsv) {
+    const FabricOptions& f = sim.fabric;
+    const FabricOptions unset;
+    const std::pair<const char*, bool> set[] = {
+        {"fabric.scale_up_gpus", f.scale_up_gpus != unset.scale_up_gpus},
+        {"fabric.scale_out_gbytes_per_s", f.scale_out_gbytes_per_s != unset.scale_out_gbytes_per_s},
+        {"fabric.efficiency", f.efficiency != unset.efficiency},
+        {"fabric.tp_exposed", f.tp_exposed != unset.tp_exposed},
+        {"fabric.hosts_per_leaf", f.hosts_per_leaf != unset.hosts_per_leaf},
+        {"fabric.leaves_per_spine", f.leaves_per_spine != unset.leaves_per_spine},
+        {"fabric.leaf_oversubscription", f.leaf_oversubscription != unset.leaf_oversubscription},
+        {"fabric.spine_oversubscription", f.spine_oversubscription != unset.spine_oversubscription},
+        {"fabric.topology", !f.topology.empty()}};
+    for (const auto& [key, is_set] : set)
+      if (is_set)
+        warn(key,
+             "cannot act: only LLM jobs use [fabric] (a csv trace's model and layout "
+             "columns: sim/README.md, \"LLM jobs\")");
+  }
+
   // On-demand migration makes room for the queue's head only where being consolidated helps it:
   // with any locality the head starts split anyway, and only a placement penalty (cross-node or
   // cross-rack factor < 1) makes consolidation worth a move; compaction needs a threshold.

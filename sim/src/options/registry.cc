@@ -19,8 +19,9 @@ namespace {
 constexpr std::string_view kSectionOrder[] = {"cluster",    "cluster.node_group[]",
                                               "workload",   "scheduler",
                                               "throughput", "mechanisms",
-                                              "sharing",    "serving",
-                                              "metrics",    "debug"};
+                                              "sharing",    "fabric",
+                                              "serving",    "metrics",
+                                              "debug"};
 
 std::size_t section_rank(std::string_view section) {
   for (std::size_t i = 0; i < std::size(kSectionOrder); ++i)
@@ -208,6 +209,7 @@ const KeyRegistry& simulator_keys() {
     options::declare_type_choice_keys(keys);
     options::declare_mechanism_keys(keys);
     options::declare_sharing_keys(keys);
+    options::declare_fabric_keys(keys);
     add_node_group_keys(keys);
     std::vector<KeyDecl> sorted = keys.keys();
     options::sort_by_table(sorted);

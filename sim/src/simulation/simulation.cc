@@ -76,6 +76,7 @@ Simulation::Simulation(SimOptions options, std::shared_ptr<const Workload> workl
       grow_limit_(grow_limit) {
   if (!workload_) throw std::invalid_argument("Simulation: no workload");
   jobs_ = workload_->jobs;
+  if (workload_->llm && !options_.fabric.llm_jobs) options_.fabric.llm_jobs = workload_->llm;
 }
 
 Simulation::~Simulation() = default;

@@ -2,7 +2,9 @@
 //
 //   job_id,submit_time,num_gpus,duration[,model,vc,user,cpus,mem_gb,priority,gpu_type,
 //                                         min_gpus,max_gpus,checkpoint_interval_s,
-//                                         gpu_mem_gb,mig_profile]
+//                                         gpu_mem_gb,mig_profile,
+//                                         hidden,layers,heads,seq_len,vocab,global_batch,
+//                                         micro_batch,precision,tp,pp,dp,cp,vp]
 //
 // gpu_mem_gb is the GPU memory the job needs on each GPU (GB; checked where the cluster models
 // GPU memory). mig_profile asks for a MIG slice (mig.h, e.g. 1g.10gb; num_gpus 1) instead of a
@@ -13,6 +15,10 @@
 // min_gpus/max_gpus make a job elastic ([mechanisms] elastic): min_gpus <= num_gpus <= max_gpus,
 // either one alone defaulting to num_gpus. checkpoint_interval_s is the job's own period of
 // checkpoints (seconds of running; [mechanisms] checkpoint_interval_s otherwise).
+// An LLM training job (llm.h) fills any of the last thirteen: its shape from `model` when that
+// names a preset (llm_preset_list(); hidden, layers, heads, seq_len and vocab override it) or
+// from the shape columns; global_batch is required, micro_batch, tp, pp, cp and vp default to 1,
+// dp to num_gpus / (tp x pp x cp), precision to bf16; tp x pp x dp x cp must be num_gpus.
 // Times are seconds. Blank lines and lines starting with '#' are ignored. Fields may be quoted
 // ("a,b"; "" inside is a quote) but cannot span lines. Unknown or repeated columns are an error
 // at the header line; so is a missing required column. A row with fewer fields than the header
@@ -21,10 +27,12 @@
 #include <array>
 #include <climits>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "clustersim/error.h"
+#include "clustersim/llm.h"
 #include "clustersim/mig.h"
 #include "clustersim/workload.h"
 #include "workload/internal/row_collector.h"
@@ -54,18 +62,78 @@ enum Column : int {
   kCheckpointInterval,
   kGpuMemGb,
   kMigProfile,
+  kHidden,
+  kLayers,
+  kHeads,
+  kSeqLen,
+  kVocab,
+  kGlobalBatch,
+  kMicroBatch,
+  kPrecision,
+  kTp,
+  kPp,
+  kDp,
+  kCp,
+  kVp,
   kColumnCount
 };
 constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
-    "job_id",     "submit_time",
-    "num_gpus",   "duration",
-    "model",      "vc",
-    "user",       "cpus",
-    "mem_gb",     "priority",
-    "gpu_type",   "min_gpus",
-    "max_gpus",   "checkpoint_interval_s",
-    "gpu_mem_gb", "mig_profile"};
+    "job_id",      "submit_time",
+    "num_gpus",    "duration",
+    "model",       "vc",
+    "user",        "cpus",
+    "mem_gb",      "priority",
+    "gpu_type",    "min_gpus",
+    "max_gpus",    "checkpoint_interval_s",
+    "gpu_mem_gb",  "mig_profile",
+    "hidden",      "layers",
+    "heads",       "seq_len",
+    "vocab",       "global_batch",
+    "micro_batch", "precision",
+    "tp",          "pp",
+    "dp",          "cp",
+    "vp"};
 constexpr int kRequiredColumns = kDuration + 1;  // job_id .. duration
+
+// A row's LLM cells (empty: unset), by Column - kHidden; precision apart.
+struct LlmCells {
+  std::array<std::optional<int>, kVp - kHidden + 1> number{};
+  std::optional<Precision> precision;
+  bool any() const {
+    return precision || std::any_of(number.begin(), number.end(), [](auto& n) { return n; });
+  }
+  int get(Column column, int fallback) const { return number[column - kHidden].value_or(fallback); }
+};
+
+// The LLM job of a row with LLM cells, checked (llm.h).
+LlmJob llm_job(const JobSpec& spec, const LlmCells& cells, const FieldReader& field) {
+  LlmJob job;
+  if (const auto preset = llm_preset(spec.model)) {
+    job.shape = *preset;
+  } else if (!cells.number[kHidden - kHidden]) {  // else its own shape: no GQA, a 4 x hidden MLP
+    field.fail("model", "an LLM job needs a preset model (" + llm_preset_list() +
+                            ") or its shape: hidden, layers, heads, seq_len, vocab");
+  }
+  LlmShape& s = job.shape;
+  s.hidden = cells.get(kHidden, s.hidden);
+  s.layers = cells.get(kLayers, s.layers);
+  s.heads = cells.get(kHeads, s.heads);
+  s.seq_len = cells.get(kSeqLen, s.seq_len);
+  s.vocab = cells.get(kVocab, s.vocab);
+  if (!cells.number[kGlobalBatch - kHidden])
+    field.fail("global_batch", "missing value: an LLM job needs its global batch");
+  job.global_batch = cells.get(kGlobalBatch, 0);
+  job.micro_batch = cells.get(kMicroBatch, 1);
+  job.precision = cells.precision.value_or(Precision::kBf16);
+  job.tp = cells.get(kTp, 1);
+  job.pp = cells.get(kPp, 1);
+  job.cp = cells.get(kCp, 1);
+  job.vp = cells.get(kVp, 1);
+  job.dp = cells.get(kDp, std::max(1, spec.num_gpus / (job.tp * job.pp * job.cp)));
+  if (const std::string error = check_llm_job(job, spec.num_gpus); !error.empty())
+    field.fail(cells.number[kDp - kHidden] ? "dp" : "tp", error);
+  return job;
+}
 
 bool is_ignored_line(std::string_view line) {
   const std::string_view text = workload_internal::trim(line);
@@ -121,6 +189,7 @@ Workload read_native_csv(std::istream& in, const std::string& source_name,
       }
       JobSpec job;
       job.source_line = line_number;
+      LlmCells llm;
       for (std::size_t i = 0; i < fields.size(); ++i) {
         const int column = column_of_field[i];
         const std::string_view name = kColumnNames[column];
@@ -197,7 +266,17 @@ Workload read_native_csv(std::istream& in, const std::string& source_name,
                          "unknown MIG profile '" + profile + "' (" + mig_profile_list() + ")");
             break;
           }
+          case kPrecision: {
+            llm.precision = parse_precision(workload_internal::trim(text));
+            if (!llm.precision)
+              field.fail(name, "unknown precision '" + std::string(workload_internal::trim(text)) +
+                                   "' (bf16, fp8)");
+            break;
+          }
           default:
+            if (column >= kHidden && column <= kVp)
+              llm.number[column - kHidden] =
+                  static_cast<int>(field.integer(name, text, 1, 1 << 30));
             break;
         }
       }
@@ -220,6 +299,12 @@ Workload read_native_csv(std::istream& in, const std::string& source_name,
                                      " outside [min_gpus, max_gpus] = [" +
                                      std::to_string(job.min_gpus) + ", " +
                                      std::to_string(job.max_gpus) + "]");
+      }
+      if (llm.any()) {
+        const LlmJob columns = llm_job(job, llm, field);
+        rows.add_job(std::move(job), "job_id");
+        rows.add_llm_job(columns);
+        return;
       }
       rows.add_job(std::move(job), "job_id");
     });

@@ -1,6 +1,7 @@
 #include "workload/internal/row_collector.h"
 
 #include <limits>
+#include <memory>
 #include <utility>
 
 #include "workload/internal/text_parsing.h"
@@ -34,6 +35,7 @@ Workload RowCollector::finish() {
     if (!workload_.skip_reasons.empty()) message += "; first skip: " + workload_.skip_reasons[0];
     throw InputError(source_name_, 0, "", message);
   }
+  if (!llm_.empty()) workload_.llm = std::make_shared<const LlmJobTable>(std::move(llm_));
   return std::move(workload_);
 }
 

@@ -29,6 +29,7 @@
 #include "clustersim/input_file.h"
 #include "clustersim/job.h"
 #include "clustersim/job_state.h"
+#include "clustersim/llm.h"
 #include "clustersim/mechanism.h"
 #include "clustersim/mechanisms.h"
 #include "clustersim/metrics.h"

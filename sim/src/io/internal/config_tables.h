@@ -25,5 +25,10 @@ void parse_table(ConfigParse& parse, const toml::table& root, const std::string&
 void parse_throughput(ConfigParse& parse, const toml::table& root, RunConfig& config);
 void parse_mechanisms(ConfigParse& parse, const toml::table& root, RunConfig& config);
 void parse_sharing(ConfigParse& parse, const toml::table& root, RunConfig& config);
+// [fabric], and its host-to-switch map (fabric.topology) read into topology_leaf/_spine.
+void parse_fabric(ConfigParse& parse, const toml::table& root, RunConfig& config);
+// A host-to-switch map's (leaf, spine) per row: columns PSW (spine group) and ASW (leaf; a leaf
+// is the pair); `source` names the file in FILE:LINE: field: errors.
+void read_switch_map(const std::string& text, const std::string& source, FabricOptions& fabric);
 
 }  // namespace clustersim::io_internal

@@ -40,6 +40,10 @@ class RowCollector {
 
   // Adds a validated job; a repeated id is an InputError at the job's line naming `id_field`.
   void add_job(JobSpec job, const std::string& id_field);
+  // The LLM columns of the job added last (Workload::llm).
+  void add_llm_job(const LlmJob& job) {
+    llm_.emplace_back(static_cast<std::uint32_t>(workload_.jobs.size() - 1), job);
+  }
   // A valid row that is not a GPU job to replay (CPU-only pod, job that never ran, ...).
   void add_filtered() { ++workload_.filtered_rows; }
 
@@ -58,6 +62,7 @@ class RowCollector {
   bool skip_invalid_;
   Workload workload_;
   std::unordered_set<std::string> ids_;
+  LlmJobTable llm_;
 };
 
 // Validating field converters for a row at `line` of `rows`' source. Each throws InputError naming

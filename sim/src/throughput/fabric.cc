@@ -1,0 +1,69 @@
+#include "throughput/fabric.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <utility>
+
+namespace clustersim::internal {
+
+namespace {
+
+// The uplinks' capacities once every node has its leaf and every leaf its pod.
+void size_uplinks(FabricTopology& fabric, const std::vector<int>& node_gpus,
+                  double leaf_oversubscription, double pod_oversubscription,
+                  double gpu_bytes_per_s) {
+  fabric.leaf_uplink.assign(fabric.pod_of_leaf.size(), 0.0);
+  std::uint32_t pods = 0;
+  for (std::uint32_t pod : fabric.pod_of_leaf) pods = std::max(pods, pod + 1);
+  fabric.pod_uplink.assign(pods > 1 ? pods : 0, 0.0);  // one pod: no tier above it
+  for (std::size_t node = 0; node < fabric.leaf_of.size(); ++node)
+    fabric.leaf_uplink[fabric.leaf_of[node]] += node_gpus[node] * gpu_bytes_per_s;
+  for (std::size_t leaf = 0; leaf < fabric.leaf_uplink.size(); ++leaf) {
+    fabric.leaf_uplink[leaf] /= leaf_oversubscription;
+    if (!fabric.pod_uplink.empty())
+      fabric.pod_uplink[fabric.pod_of_leaf[leaf]] += fabric.leaf_uplink[leaf];
+  }
+  for (double& uplink : fabric.pod_uplink) uplink /= pod_oversubscription;
+}
+
+}  // namespace
+
+FabricTopology generated_fabric(const std::vector<int>& node_gpus, int hosts_per_leaf,
+                                int leaves_per_pod, double leaf_oversubscription,
+                                double pod_oversubscription, double gpu_bytes_per_s) {
+  if (hosts_per_leaf <= 0) throw std::invalid_argument("fabric.hosts_per_leaf: must be > 0");
+  FabricTopology fabric;
+  for (std::size_t node = 0; node < node_gpus.size(); ++node)
+    fabric.leaf_of.push_back(static_cast<std::uint32_t>(node / hosts_per_leaf));
+  const std::size_t leaves = (node_gpus.size() + hosts_per_leaf - 1) / hosts_per_leaf;
+  for (std::size_t leaf = 0; leaf < leaves; ++leaf)
+    fabric.pod_of_leaf.push_back(
+        leaves_per_pod > 0 ? static_cast<std::uint32_t>(leaf / leaves_per_pod) : 0);
+  size_uplinks(fabric, node_gpus, leaf_oversubscription, pod_oversubscription, gpu_bytes_per_s);
+  return fabric;
+}
+
+FabricTopology mapped_fabric(const std::vector<SwitchRow>& rows, const std::vector<int>& node_gpus,
+                             double leaf_oversubscription, double pod_oversubscription,
+                             double gpu_bytes_per_s) {
+  if (rows.size() < node_gpus.size())
+    throw std::invalid_argument("fabric.topology: " + std::to_string(rows.size()) +
+                                " hosts for a cluster of " + std::to_string(node_gpus.size()) +
+                                " nodes (node i is the map's host i)");
+  FabricTopology fabric;
+  std::map<std::string, std::uint32_t> pods;
+  std::map<std::pair<std::string, std::string>, std::uint32_t> leaves;  // a leaf is (pod, name)
+  for (std::size_t node = 0; node < node_gpus.size(); ++node) {
+    const std::uint32_t pod =
+        pods.try_emplace(rows[node].pod, static_cast<std::uint32_t>(pods.size())).first->second;
+    const auto [at, added] = leaves.try_emplace({rows[node].pod, rows[node].leaf},
+                                                static_cast<std::uint32_t>(leaves.size()));
+    if (added) fabric.pod_of_leaf.push_back(pod);
+    fabric.leaf_of.push_back(at->second);
+  }
+  size_uplinks(fabric, node_gpus, leaf_oversubscription, pod_oversubscription, gpu_bytes_per_s);
+  return fabric;
+}
+
+}  // namespace clustersim::internal

@@ -1,0 +1,40 @@
+// The scale-out fabric of [fabric]: nodes under leaf switches (ToRs), leaves under spine groups
+// (pods), each tier's uplinks with their capacity; generated as a Clos by parameters or read
+// from a host-to-switch map (Alibaba Lingjun's topo.csv). Private to the simulator.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace clustersim::internal {
+
+struct FabricTopology {
+  std::vector<std::uint32_t> leaf_of;      // by node
+  std::vector<std::uint32_t> pod_of_leaf;  // by leaf
+  std::vector<double> leaf_uplink;         // bytes/s out of each leaf, by leaf
+  std::vector<double> pod_uplink;          // bytes/s out of each pod, by pod
+  std::size_t links() const { return leaf_uplink.size() + pod_uplink.size(); }
+  std::uint32_t pod_link(std::uint32_t pod) const {
+    return static_cast<std::uint32_t>(leaf_uplink.size()) + pod;
+  }
+};
+
+// Node i's leaf and pod names (a host-to-switch map's rows, in node order).
+struct SwitchRow {
+  std::string leaf;
+  std::string pod;
+};
+
+// Leaf uplinks carry the leaf's hosts' scale-out bandwidth (`node_gpus` x `gpu_bytes_per_s`
+// each) over `leaf_oversubscription`; pod uplinks their leaves' uplinks over
+// `pod_oversubscription`. Generated: nodes in order, `hosts_per_leaf` per leaf,
+// `leaves_per_pod` per pod (0: one pod). Mapped: a row per node, in order (extra rows unused).
+FabricTopology generated_fabric(const std::vector<int>& node_gpus, int hosts_per_leaf,
+                                int leaves_per_pod, double leaf_oversubscription,
+                                double pod_oversubscription, double gpu_bytes_per_s);
+FabricTopology mapped_fabric(const std::vector<SwitchRow>& rows, const std::vector<int>& node_gpus,
+                             double leaf_oversubscription, double pod_oversubscription,
+                             double gpu_bytes_per_s);
+
+}  // namespace clustersim::internal

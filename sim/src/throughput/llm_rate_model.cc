@@ -1,0 +1,309 @@
+#include "throughput/llm_rate_model.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "options/declare.h"
+
+namespace clustersim::internal {
+
+namespace {
+constexpr double kUnlimited = std::numeric_limits<double>::infinity();
+}  // namespace
+
+int LlmRateModel::domain_gpus(int gpu_type) const {
+  return fabric_.scale_up_gpus > 0 ? fabric_.scale_up_gpus : type_domain_[gpu_type];
+}
+
+void LlmRateModel::build_fabric() {
+  const ClusterState& cluster = view_->cluster();
+  std::vector<int> node_gpus;
+  for (std::uint32_t n = 0; n < cluster.nodes().size(); ++n)
+    node_gpus.push_back(cluster.node(n).gpus);
+  const double gpu_bytes_per_s = fabric_.scale_out_gbytes_per_s * 1e9;
+  if (!fabric_.topology.empty()) {
+    std::vector<SwitchRow> rows;
+    for (std::size_t i = 0; i < fabric_.topology_leaf.size(); ++i)
+      rows.push_back({fabric_.topology_leaf[i], fabric_.topology_spine[i]});
+    topology_ = mapped_fabric(rows, node_gpus, fabric_.leaf_oversubscription,
+                              fabric_.spine_oversubscription, gpu_bytes_per_s);
+  } else {
+    topology_ = generated_fabric(node_gpus, fabric_.hosts_per_leaf, fabric_.leaves_per_spine,
+                                 fabric_.leaf_oversubscription, fabric_.spine_oversubscription,
+                                 gpu_bytes_per_s);
+  }
+  link_flows_.assign(topology_.links(), {});
+  link_seen_.assign(topology_.links(), 0);
+  link_left_.assign(topology_.links(), 0.0);
+  link_weight_.assign(topology_.links(), 0.0);
+}
+
+void LlmRateModel::jobs_loaded(std::size_t from) {
+  const std::span<const JobState> jobs = view_->jobs();
+  const ClusterState& cluster = view_->cluster();
+  if (type_domain_.empty()) {
+    // A node's GPUs: the largest node of each type (a domain never spans nodes here).
+    type_domain_.assign(cluster.gpu_type_names().size(), 1);
+    for (std::uint32_t n = 0; n < cluster.nodes().size(); ++n)
+      type_domain_[cluster.node(n).gpu_type] =
+          std::max(type_domain_[cluster.node(n).gpu_type], cluster.node(n).gpus);
+    if (fabric_.contention()) build_fabric();
+  }
+  slot_.resize(jobs.size(), -1);
+  for (const auto& [index, llm] : *fabric_.llm_jobs) {
+    if (index < from || index >= jobs.size()) continue;
+    slot_[index] = static_cast<std::int32_t>(entries_.size());
+    entries_.push_back({llm, index, 0.0, 0.0, false, {}});
+    const int type = std::max(jobs[index].gpu_type, 0);
+    entries_.back().ref_s = iteration_s(index, type, domain_gpus(type), kUnlimited);
+  }
+  slot_seen_.resize(entries_.size(), 0);
+}
+
+const GpuPeak& LlmRateModel::peak_of(std::uint32_t job, int gpu_type) const {
+  const std::string& name = view_->cluster().gpu_type_names()[gpu_type];
+  const GpuPeak* peak = gpu_peak(name);
+  if (!peak) {
+    const JobSpec& spec = *view_->jobs()[job].spec;
+    throw std::invalid_argument(
+        "fabric: GPU type '" + name + "' has no peak FLOP/s for LLM job '" + spec.id + "'" +
+        (spec.source_line > 0 ? " (trace line " + std::to_string(spec.source_line) + ")" : "") +
+        ": name the cluster's types a100, h100, h200 or b200");
+  }
+  return *peak;
+}
+
+double LlmRateModel::iteration_s(std::uint32_t job, int gpu_type, int gpus_per_domain,
+                                 double dp_bytes_per_s) const {
+  const LlmJob& llm = entries_[slot_[job]].job;
+  const GpuPeak& peak = peak_of(job, gpu_type);
+  const double efficiency =
+      fabric_.efficiency > 0 ? fabric_.efficiency : default_llm_efficiency(peak, llm.precision);
+  LlmRates rates = packed_llm_rates(llm, peak, gpus_per_domain,
+                                    fabric_.scale_out_gbytes_per_s * 1e9, efficiency);
+  rates.tp_exposed = fabric_.tp_exposed;
+  rates.dp_bytes_per_s = std::min(rates.dp_bytes_per_s, dp_bytes_per_s);
+  return llm_iteration(llm, peak, rates).total();
+}
+
+double LlmRateModel::factor(std::uint32_t job) {
+  if (slot_[job] < 0) return 1.0;
+  const std::span<const Grant> grants = view_->grants_of(job);
+  if (grants.empty()) return 1.0;
+  const Entry& entry = entries_[slot_[job]];
+  const int type = view_->type_held(job);
+  // A group fits a domain when the job holds that many GPUs on each node it uses (its groups
+  // laid out in order over its nodes).
+  int held = grants.front().gpus;
+  for (const Grant& grant : grants) held = std::min(held, grant.gpus);
+  const int domain = std::max(1, std::min(held, domain_gpus(type)));
+  const double share = entry.flows && !entry.links.empty() ? entry.share : kUnlimited;
+  return entry.ref_s / iteration_s(job, type, domain, share);
+}
+
+void LlmRateModel::add_flows(std::int32_t slot, std::uint32_t job) {
+  Entry& entry = entries_[slot];
+  entry.flows = true;
+  entry.share = fabric_.scale_out_gbytes_per_s * 1e9;
+  entry.links.clear();
+  // GPUs behind each leaf and pod; a tier's uplinks carry the job's DP traffic only when the
+  // job spans more than one of its switches.
+  const auto add = [&](std::uint32_t link, double gpus) {
+    for (auto& [l, g] : entry.links)
+      if (l == link) {
+        g += gpus;
+        return;
+      }
+    entry.links.emplace_back(link, gpus);
+  };
+  for (const Grant& grant : view_->grants_of(job)) {
+    const std::uint32_t leaf = topology_.leaf_of[grant.node];
+    add(leaf, grant.gpus);
+    if (!topology_.pod_uplink.empty())
+      add(topology_.pod_link(topology_.pod_of_leaf[leaf]), grant.gpus);
+  }
+  const auto tier_size = [&](bool pods) {
+    return std::count_if(entry.links.begin(), entry.links.end(), [&](const auto& link) {
+      return (link.first >= topology_.leaf_uplink.size()) == pods;
+    });
+  };
+  const bool cross_leaves = tier_size(false) > 1, cross_pods = tier_size(true) > 1;
+  std::erase_if(entry.links, [&](const auto& link) {
+    return link.first >= topology_.leaf_uplink.size() ? !cross_pods : !cross_leaves;
+  });
+  for (const auto& [link, gpus] : entry.links) {
+    link_flows_[link].emplace_back(slot, gpus);
+    dirty_links_.push_back(link);
+  }
+}
+
+void LlmRateModel::remove_flows(std::int32_t slot) {
+  Entry& entry = entries_[slot];
+  if (!entry.flows) return;
+  for (const auto& [link, gpus] : entry.links) {
+    std::erase_if(link_flows_[link], [slot](const auto& flow) { return flow.first == slot; });
+    dirty_links_.push_back(link);
+  }
+  entry.links.clear();
+  entry.flows = false;
+}
+
+void LlmRateModel::on_released(std::uint32_t job) {
+  if (fabric_.contention() && slot_[job] >= 0) remove_flows(slot_[job]);
+}
+
+void LlmRateModel::take_affected(std::vector<std::uint32_t>& out) {
+  if (!fabric_.contention()) return;
+  // Jobs that started on a touched node have their flows registered now.
+  for (std::uint32_t node : touched_nodes_)
+    for (std::uint32_t job : view_->holders_on(node))
+      if (slot_[job] >= 0 && !entries_[slot_[job]].flows) add_flows(slot_[job], job);
+  touched_nodes_.clear();
+  if (dirty_links_.empty()) return;
+  // The connected part of the job-uplink graph around the changed uplinks.
+  ++pass_;
+  comp_links_.clear();
+  comp_slots_.clear();
+  for (std::uint32_t link : dirty_links_)
+    if (link_seen_[link] != pass_) {
+      link_seen_[link] = pass_;
+      comp_links_.push_back(link);
+    }
+  dirty_links_.clear();
+  for (std::size_t i = 0; i < comp_links_.size(); ++i)
+    for (const auto& [slot, gpus] : link_flows_[comp_links_[i]]) {
+      if (slot_seen_[slot] == pass_) continue;
+      slot_seen_[slot] = pass_;
+      comp_slots_.push_back(slot);
+      for (const auto& [link, g] : entries_[slot].links)
+        if (link_seen_[link] != pass_) {
+          link_seen_[link] = pass_;
+          comp_links_.push_back(link);
+        }
+    }
+  water_fill();
+  for (std::int32_t slot : comp_slots_) out.push_back(entries_[slot].job_index);
+}
+
+// Max-min fair shares by progressive filling: every GPU's DP flow of an unfrozen job rises at
+// one rate (a ring runs at its slowest member's pace) until an uplink is full (its jobs
+// freeze) or a job reaches its own bound, the scale-out bandwidth of one GPU.
+void LlmRateModel::water_fill() {
+  const double bound = fabric_.scale_out_gbytes_per_s * 1e9;
+  for (std::uint32_t link : comp_links_) {
+    link_left_[link] = link < topology_.leaf_uplink.size()
+                           ? topology_.leaf_uplink[link]
+                           : topology_.pod_uplink[link - topology_.leaf_uplink.size()];
+    link_weight_[link] = 0.0;
+  }
+  frozen_.assign(comp_slots_.size(), 0);
+  for (std::int32_t slot : comp_slots_)
+    for (const auto& [link, gpus] : entries_[slot].links) link_weight_[link] += gpus;
+  std::size_t left = comp_slots_.size();
+  double level = 0.0;
+  while (left > 0) {
+    // The next level: the first uplink to fill, or the bound.
+    double next = bound;
+    for (std::uint32_t link : comp_links_)
+      if (link_weight_[link] > 0)
+        next = std::min(next, level + link_left_[link] / link_weight_[link]);
+    for (std::uint32_t link : comp_links_) link_left_[link] -= link_weight_[link] * (next - level);
+    level = next;
+    const std::size_t before = left;
+    for (std::size_t i = 0; i < comp_slots_.size(); ++i) {
+      if (frozen_[i]) continue;
+      Entry& entry = entries_[comp_slots_[i]];
+      bool full = level >= bound;
+      for (const auto& [link, gpus] : entry.links)
+        full = full || link_left_[link] <= 1e-9 * link_weight_[link] * level;
+      if (!full) continue;
+      frozen_[i] = 1;
+      --left;
+      entry.share = level;
+      for (const auto& [link, gpus] : entry.links) link_weight_[link] -= gpus;
+    }
+    if (left == before) {  // rounding left no uplink exactly full: the rest share this level
+      for (std::size_t i = 0; i < comp_slots_.size(); ++i)
+        if (!frozen_[i]) entries_[comp_slots_[i]].share = level;
+      break;
+    }
+  }
+}
+
+}  // namespace clustersim::internal
+
+namespace clustersim::options {
+
+void declare_fabric_keys(KeyRegistry& keys) {
+  field<SimOptions>(
+      keys, "fabric.scale_up_gpus", [](auto& o) -> auto& { return o.fabric.scale_up_gpus; })
+      .range(0, 1 << 20)
+      .component("fabric")
+      .training_only()
+      .doc(
+          "GPUs of one scale-up (NVLink) domain for LLM jobs' collectives; 0: one node's GPUs "
+          "([`sim/README.md`](sim/README.md#llm-jobs)).");
+  field<SimOptions>(
+      keys, "fabric.scale_out_gbytes_per_s",
+      [](auto& o) -> auto& { return o.fabric.scale_out_gbytes_per_s; })
+      .range(1e-6, 1e6)
+      .component("fabric")
+      .training_only()
+      .doc("Bandwidth per GPU and direction beyond its scale-up domain (GB/s; 50 = 400 Gb/s).");
+  field<SimOptions>(
+      keys, "fabric.efficiency", [](auto& o) -> auto& { return o.fabric.efficiency; })
+      .range(0.0, 1.0)
+      .component("fabric")
+      .training_only()
+      .doc(
+          "Achieved share of the peak FLOP/s on an LLM job's model FLOPs; 0: the built-in "
+          "table (H100 FP8 fitted on NeMo's published step times).");
+  field<SimOptions>(
+      keys, "fabric.tp_exposed", [](auto& o) -> auto& { return o.fabric.tp_exposed; })
+      .range(0.0, 1.0)
+      .component("fabric")
+      .training_only()
+      .doc("Share of an LLM job's tensor-parallel communication not hidden behind its GEMMs.");
+  field<SimOptions>(
+      keys, "fabric.hosts_per_leaf", [](auto& o) -> auto& { return o.fabric.hosts_per_leaf; })
+      .range(0, 1 << 20)
+      .component("fabric")
+      .training_only()
+      .doc(
+          "Nodes (in cluster order) under one leaf switch of a generated Clos; LLM jobs' DP "
+          "traffic shares the leaf and spine uplinks it crosses. 0: no scale-out tiers.");
+  field<SimOptions>(
+      keys, "fabric.leaves_per_spine", [](auto& o) -> auto& { return o.fabric.leaves_per_spine; })
+      .range(0, 1 << 20)
+      .component("fabric")
+      .training_only()
+      .doc("Leaves under one spine group of a generated Clos; 0: one group (no tier above).");
+  field<SimOptions>(
+      keys, "fabric.leaf_oversubscription",
+      [](auto& o) -> auto& { return o.fabric.leaf_oversubscription; })
+      .range(1.0, 1e6)
+      .component("fabric")
+      .training_only()
+      .doc("A leaf's hosts' scale-out bandwidth over its uplinks' (2: 2:1).");
+  field<SimOptions>(
+      keys, "fabric.spine_oversubscription",
+      [](auto& o) -> auto& { return o.fabric.spine_oversubscription; })
+      .range(1.0, 1e6)
+      .component("fabric")
+      .training_only()
+      .doc("A spine group's leaf uplinks' bandwidth over its own uplinks'.");
+  field<SimOptions>(
+      keys, "fabric.topology", [](auto& o) -> auto& { return o.fabric.topology; })
+      .path()
+      .component("fabric")
+      .training_only()
+      .default_note("—")
+      .doc(
+          "A host-to-switch map (CSV with columns PSW and ASW, as Alibaba Lingjun's "
+          "`topo.csv`): node i is row i, its leaf the pair (PSW, ASW), its spine group PSW; "
+          "instead of hosts_per_leaf and leaves_per_spine.");
+}
+
+}  // namespace clustersim::options

@@ -1,0 +1,80 @@
+// LLM training jobs' speed ([fabric], llm.h) as a rate model (rate_model.h). A job of the
+// trace's LLM columns runs its trace duration at its iteration time alone on a packed placement
+// of its reference GPU type (its gpu_type, else the cluster's first type); elsewhere its factor is
+// that iteration time over the one it gets on what it holds: another GPU type's peak, a group
+// split across scale-up domains, and, with scale-out tiers ([fabric] hosts_per_leaf or
+// topology), its share of the leaf and spine uplinks its DP traffic crosses (max-min fair among
+// all jobs' flows, water-filling). A change of holdings re-rates only the jobs that share
+// uplinks, transitively, with the changed ones. Jobs without LLM columns keep factor 1. Joins a
+// run whenever the workload has LLM jobs.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "clustersim/llm.h"
+#include "clustersim/rate_model.h"
+#include "clustersim/simulator.h"
+#include "throughput/fabric.h"
+
+namespace clustersim::internal {
+
+class LlmRateModel final : public RateModel {
+ public:
+  explicit LlmRateModel(const FabricOptions& fabric) : fabric_(fabric) {}
+
+  std::string_view name() const override { return "llm"; }
+  void attach(const View& view) override { view_ = &view; }
+  // Each LLM job's reference iteration time; a GPU type without a peak (llm.h) is an error.
+  void jobs_loaded(std::size_t from) override;
+  double factor(std::uint32_t job) override;
+  void on_grant_changed(const Grant& grant) override {
+    if (fabric_.contention()) touched_nodes_.push_back(grant.node);
+  }
+  // The LLM jobs crossing uplinks that changed, and every job sharing an uplink with those
+  // (the connected part of the job-uplink graph), after sharing the uplinks anew.
+  void take_affected(std::vector<std::uint32_t>& out) override;
+  void on_released(std::uint32_t job) override;
+
+  // `job`'s iteration alone on `gpus_per_domain` GPUs of each scale-up domain of `gpu_type`,
+  // its DP traffic at most `dp_bytes_per_s` per GPU (seconds).
+  double iteration_s(std::uint32_t job, int gpu_type, int gpus_per_domain,
+                     double dp_bytes_per_s) const;
+
+ private:
+  const GpuPeak& peak_of(std::uint32_t job, int gpu_type) const;
+  int domain_gpus(int gpu_type) const;  // fabric.scale_up_gpus, else a node's GPUs
+  void build_fabric();
+  // Registers a running job's uplinks (GPUs behind each uplink it crosses) and marks them.
+  void add_flows(std::int32_t slot, std::uint32_t job);
+  void remove_flows(std::int32_t slot);
+  void water_fill();  // over comp_slots_ / comp_links_
+
+  struct Entry {
+    LlmJob job;
+    std::uint32_t job_index = 0;  // its position in the workload
+    double ref_s = 0;
+    double share = 0;  // DP bytes/s per GPU its uplinks give it (with flows registered)
+    bool flows = false;
+    std::vector<std::pair<std::uint32_t, double>> links;  // (uplink, GPUs behind it)
+  };
+  const FabricOptions& fabric_;
+  const View* view_ = nullptr;
+  std::vector<std::int32_t> slot_;  // by job: its entry, -1 for jobs without LLM columns
+  std::vector<Entry> entries_;
+  std::vector<int> type_domain_;  // by GPU type: GPUs of one scale-up domain
+  // Contention: the fabric, each uplink's flows (slot, GPUs), and the work lists of a re-rate
+  // (members, reused: no allocation per event once they have grown).
+  FabricTopology topology_;
+  std::vector<std::vector<std::pair<std::int32_t, double>>> link_flows_;
+  std::vector<std::uint32_t> touched_nodes_, dirty_links_, comp_links_;
+  std::vector<std::int32_t> comp_slots_;
+  std::vector<std::uint64_t> link_seen_, slot_seen_;  // == pass_: in this re-rate's component
+  std::uint64_t pass_ = 0;
+  std::vector<double> link_left_, link_weight_;  // water-filling, by uplink
+  std::vector<char> frozen_;                     // by component position
+};
+
+}  // namespace clustersim::internal

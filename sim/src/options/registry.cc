@@ -19,7 +19,8 @@ namespace {
 constexpr std::string_view kSectionOrder[] = {"cluster",    "cluster.node_group[]",
                                               "workload",   "scheduler",
                                               "throughput", "mechanisms",
-                                              "sharing",    "serving",
+                                              "sharing",    "power",
+                                              "supply",     "serving",
                                               "metrics",    "debug"};
 
 std::size_t section_rank(std::string_view section) {
@@ -208,6 +209,7 @@ const KeyRegistry& simulator_keys() {
     options::declare_type_choice_keys(keys);
     options::declare_mechanism_keys(keys);
     options::declare_sharing_keys(keys);
+    options::declare_power_keys(keys);
     add_node_group_keys(keys);
     std::vector<KeyDecl> sorted = keys.keys();
     options::sort_by_table(sorted);

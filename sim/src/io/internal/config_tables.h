@@ -25,5 +25,7 @@ void parse_table(ConfigParse& parse, const toml::table& root, const std::string&
 void parse_throughput(ConfigParse& parse, const toml::table& root, RunConfig& config);
 void parse_mechanisms(ConfigParse& parse, const toml::table& root, RunConfig& config);
 void parse_sharing(ConfigParse& parse, const toml::table& root, RunConfig& config);
+// [power] and [supply] (their traces read here: energy_traces.h).
+void parse_power(ConfigParse& parse, const toml::table& root, RunConfig& config);
 
 }  // namespace clustersim::io_internal

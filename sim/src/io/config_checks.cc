@@ -84,6 +84,8 @@ void power_warnings(const SimOptions& sim, const Warn& warn) {
       warn("supply", "cannot act: [power] enabled is false, so nothing is metered");
     return;
   }
+  if (supply.carbon_trace.empty() && supply.carbon_column != defaults.carbon_column)
+    warn("supply.carbon_column", "cannot act: no supply.carbon_trace");
   if (!supply.solar_trace.empty() && supply.solar_capacity_w <= 0.0)
     warn("supply.solar_trace", "cannot act: supply.solar_capacity_w is 0");
   if (supply.solar_trace.empty() && supply.solar_capacity_w > 0.0)

@@ -69,8 +69,7 @@ void declare_power_keys(KeyRegistry& keys) {
       std::vector<std::pair<std::string, std::string>>{{"direct", "direct"}, {"lca", "lca"}})
       .component("power")
       .training_only()
-      .when("supply.carbon_trace", {})
-      .doc("Which intensity of the trace: `direct` (combustion) or `lca` (life cycle).");
+      .doc("Which intensity of `carbon_trace`: `direct` (combustion) or `lca` (life cycle).");
   field<SimOptions>(
       keys, "supply.carbon_g_per_kwh", [](auto& o) -> auto& { return o.supply.carbon_g_per_kwh; })
       .range(0.0, 1e4)

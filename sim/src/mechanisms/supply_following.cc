@@ -62,6 +62,10 @@ void SupplyFollowing::follow() {
   const View& view = host_->view();
   const ClusterState& cluster = view.cluster();
   const double budget = budget_w();
+  // A stopped job that failed while saving (its node went down) is saving no longer.
+  std::erase_if(stopping_, [&](const auto& entry) {
+    return view.jobs()[entry.first].phase != JobPhase::kCheckpointing;
+  });
   const auto nodes = static_cast<std::uint32_t>(held_.size());
   // The facility's power with every GPU not held busy, less what jobs already stopping give back.
   double potential = static_w_;
@@ -137,12 +141,7 @@ void SupplyFollowing::follow() {
   if (plan_.empty()) return;
   host_->apply(plan_);
   // Jobs that save in no time gave their GPUs back at once (on_checkpointed is not called for
-  // them): hold those now.
-  stopping_.erase(std::remove_if(stopping_.begin(), stopping_.end(),
-                                 [&](const auto& entry) {
-                                   return jobs[entry.first].phase != JobPhase::kCheckpointing;
-                                 }),
-                  stopping_.end());
+  // them; the next pass drops them from stopping_): hold those now.
   follow();
 }
 

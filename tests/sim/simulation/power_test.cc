@@ -178,6 +178,17 @@ TEST(Power, ABudgetDropShedsTheLowestValueDensityJobAndARiseResumesIt) {
   // Energy: 1300 W on [0, 100), 800 on [100, 200), 1300 on [200, 300), 300 + 2 x 250 = 800 on
   // [300, 400): 420000 J.
   EXPECT_NEAR(result.metrics.energy_kwh, 420000.0 / 3.6e6, 1e-15);
+
+  // With 10 s of checkpoint, a holds its GPUs (busy) while it saves, [100, 110): 1300 W against
+  // 800, 500 W x 10 s unserved; its GPUs are held once it gives them back. It resumes at 200 and
+  // still finishes at 400.
+  options.scheduler.checkpoint_s = 10.0;
+  const RunResult saving =
+      Simulation(options, {job("a", 0, 2, 300), job("b", 0, 1, 300), job("c", 0, 1, 300)}).run();
+  EXPECT_DOUBLE_EQ(saving.jobs[0].finish_time, 400.0);
+  EXPECT_EQ(saving.metrics.supply_sheds, 1u);
+  EXPECT_NEAR(saving.metrics.unserved_kwh, 5000.0 / 3.6e6, 1e-15);
+  EXPECT_NEAR(saving.metrics.energy_kwh, 425000.0 / 3.6e6, 1e-15);
 }
 
 TEST(Power, VendorFigures) {

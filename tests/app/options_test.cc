@@ -119,6 +119,8 @@ std::string custom_sample(const KeyDecl& key, const fs::path& dir) {
       {"throughput.model", "\"placement\""},
       {"mechanisms.scaling", "{ resnet50 = [[1, 1.0], [2, 1.8]] }"},
       {"mechanisms.checkpoint_gb", "{ resnet50 = 2 }"},
+      {"power.gpu_idle_w", "{ generic = 50 }"},
+      {"power.gpu_peak_w", "{ generic = 300 }"},
   };
   if (key.name == "workload.catalog") return "\"" + kSource + "/profiles/serving/models.json\"";
   if (key.name == "throughput.profiles") return "\"" + kSource + "/profiles/v100\"";
@@ -242,9 +244,10 @@ TEST(Options, EveryKeyIsDeclaredOnceWithADocAndAnOwner) {
   }
   // The simulator's keys are the config's, minus the workload's.
   for (const KeyDecl& key : simulator_keys().keys()) EXPECT_TRUE(keys.find(key.name)) << key.name;
-  EXPECT_EQ(keys.tables(), (std::vector<std::string>{"cluster", "workload", "scheduler",
-                                                     "throughput", "mechanisms", "sharing",
-                                                     "fabric", "serving", "metrics", "debug"}));
+  EXPECT_EQ(keys.tables(),
+            (std::vector<std::string>{"cluster", "workload", "scheduler", "throughput",
+                                      "mechanisms", "sharing", "fabric", "power", "supply",
+                                      "serving", "metrics", "debug"}));
 }
 
 // Each bound key, set to a value other than its default, reaches its field; left out, its field
@@ -278,6 +281,17 @@ TEST(Options, EveryBoundKeyRoundTripsAndItsDefaultIsTheParsersDefault) {
     // So is the fabric's host-to-switch map: a host per node of the base's cluster.
     if (key.name == "fabric.topology")
       std::ofstream(std::get<std::string>(value)) << "ip,DSW,PSW,ASW\nh0,G,P1,S1\nh1,G,P1,S2\n";
+    // [supply]'s traces and job values are read with the config too.
+    if (key.name == "supply.carbon_trace")
+      std::ofstream(std::get<std::string>(value))
+          << "Datetime (UTC),Carbon Intensity gCO₂eq/kWh (direct)\n2023-01-01 00:00:00,100\n"
+             "2023-01-01 01:00:00,120\n";
+    if (key.name == "supply.solar_trace")
+      std::ofstream(std::get<std::string>(value))
+          << "timestamp_local_utc-7,ghi_w_m2\n2023-01-01T00:00:00-07:00,0\n"
+             "2023-01-01T00:30:00-07:00,10\n";
+    if (key.name == "supply.job_values")
+      std::ofstream(std::get<std::string>(value)) << "job_id,value\ng1,2\n";
     // A mixed config's serving config, on the base's cluster.
     std::ofstream(dir.path() / "serving.toml") << kServingConfig;
     if (key.name == "serving.config") {

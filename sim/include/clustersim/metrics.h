@@ -153,6 +153,20 @@ struct RunMetrics {
   // A duration cap that binds the p99 (metric_warnings): when jct_p99 is the measured jobs'
   // longest duration and at least 1% of them (2 or more) have it, the share that have it; else 0.
   double jct_p99_cap_share = 0;
+  // Power, energy and carbon ([power], [supply]; power.h; all 0 when [power] is off). Energy is
+  // the facility's (PUE included), from the first job start to the run's last event.
+  double energy_kwh = 0;        // consumed
+  double carbon_kg = 0;         // grid energy x its carbon intensity
+  double grid_kwh = 0;          // drawn from the grid
+  double renewable_share = 0;   // (consumed - grid) / consumed: solar, directly or stored
+  double curtailed_kwh = 0;     // solar output neither used nor stored
+  double battery_loss_kwh = 0;  // round-trip losses
+  double unserved_kwh = 0;      // load above what the sources could give (the jobs ran anyway)
+  // Job values ([supply] job_values): the value of jobs finished within their deadline, and the
+  // jobs with a deadline that finished late or not at all.
+  double value_obtained = 0;
+  std::uint64_t deadline_misses = 0;
+  std::uint64_t supply_sheds = 0;  // running jobs stopped because the supply fell
 };
 
 // One sample of the cluster's state, taken every `sample_interval_s`.
@@ -203,6 +217,15 @@ struct RunResult {
   // included), by (job, type): type_gpu_seconds[job * gpu_types.size() + type]; empty otherwise.
   std::vector<std::string> gpu_types;
   std::vector<double> type_gpu_seconds;
+  // Columns some components add (power.h: energy_kwh and carbon_kg per job; power_w per
+  // sample, ...), empty when none: per job (workload order, like `jobs`) and per sample (like
+  // `samples`); the CSV writers append them after the built-in columns.
+  struct Column {
+    std::string name;
+    std::vector<double> values;
+  };
+  std::vector<Column> job_columns;
+  std::vector<Column> sample_columns;
   // With a window: the last arrival came before the window drained, so the window's end ran on
   // a workload that had stopped arriving (front ends generate more jobs and run again).
   bool window_outlived_arrivals = false;

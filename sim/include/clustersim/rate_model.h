@@ -44,6 +44,12 @@ class RateModel {
   virtual void take_affected(std::vector<std::uint32_t>& out) { (void)out; }
   // `job` gives back everything it holds (it stops, fails, finishes or moves).
   virtual void on_released(std::uint32_t job) { (void)job; }
+  // A time-series sample was taken now (only when samples are kept: SimOptions::record_samples):
+  // a model that adds sample columns (RunResult::sample_columns) records its row here.
+  virtual void on_sample(Time now) { (void)now; }
+  // Once the run is over, before report(): the columns it adds to the result (per job, per
+  // sample; RunResult::job_columns, sample_columns). The clock reads the run's last event.
+  virtual void conclude(RunResult& result) { (void)result; }
   // Once the run is over: what it measured, into the per-job records and the metrics (before
   // the records of jobs that did not finish are cleared).
   virtual void report(std::span<JobRecord> records, RunMetrics& metrics) const {

@@ -13,6 +13,7 @@
 #include "clustersim/job.h"
 #include "clustersim/mechanisms.h"
 #include "clustersim/metrics.h"
+#include "clustersim/power.h"
 #include "clustersim/throughput_model.h"
 
 namespace clustersim {
@@ -164,6 +165,8 @@ struct SimOptions {
   MechanismOptions mechanisms;
   SharingOptions sharing;
   FabricOptions fabric;
+  PowerOptions power;    // [power]: off by default (power.h)
+  SupplyOptions supply;  // [supply]: read only with power on
   PlacementPenalty penalty;
   // Throughput model to use; null = placement-penalty model built from `penalty`. Not owned.
   const ThroughputModel* throughput = nullptr;

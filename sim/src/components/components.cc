@@ -13,7 +13,9 @@
 #include "mechanisms/failures.h"
 #include "mechanisms/migration.h"
 #include "mechanisms/preemption.h"
+#include "mechanisms/supply_following.h"
 #include "mechanisms/type_upgrade.h"
+#include "metrics/power_meter.h"
 #include "placement/factories.h"
 #include "policies/factories.h"
 #include "serving/factories.h"
@@ -215,6 +217,11 @@ std::vector<ComponentDescriptor> mechanism_table() {
   t.push_back(mechanism_entry<internal::Failures>(
       "failures", "node failures (generated, replayed)", false,
       [](const SimOptions& o, const MechanismContext&) { return o.mechanisms.fails(); }));
+  t.push_back(mechanism_entry<internal::SupplyFollowing>(
+      "supply_following", "capacity follows the power supply (pause, resume)", false,
+      [](const SimOptions& o, const MechanismContext&) {
+        return o.power.enabled && o.supply.follow;
+      }));
   t.push_back(mechanism_entry<internal::Preemption>(
       "preemption", "lease rounds, priority evictions", true,
       [](const SimOptions& o, const MechanismContext& c) { return run_preempts(o, c); }));
@@ -255,6 +262,20 @@ std::vector<ComponentDescriptor> rate_models() {
     return std::make_unique<internal::LlmRateModel>(o.fabric);
   };
   t.push_back(std::move(llm));
+  // An observer of factor 1 (metrics/power_meter.h): the rate seam tells it of every change of
+  // holdings, between which power is constant.
+  ComponentDescriptor power = describe(ComponentKind::kRateModel, "power",
+                                       "meters power, energy and carbon; supply from grid, "
+                                       "solar and battery ([power], [supply])",
+                                       {"power"});
+  power.caps.small_jobs = true;  // a share of a GPU draws that share of its dynamic power
+  power.factory.wanted = [](const SimOptions& o, const MechanismContext&) {
+    return o.power.enabled;
+  };
+  power.factory.rate_model = [](const SimOptions& o) -> std::unique_ptr<RateModel> {
+    return std::make_unique<internal::PowerMeter>(o.power, o.supply);
+  };
+  t.push_back(std::move(power));
   return t;
 }
 

@@ -559,6 +559,8 @@ void Engine::conclude_rarely() {
     measurement_.take_sample(
         now_, waiting_.empty() ? std::nullopt : std::optional<std::uint32_t>(queue_head()),
         offline_gpus_);
+    if (options_.record_samples)
+      for (RateModel* model : rate_models_) model->on_sample(now_);
     if (active_jobs_ > 0 || next_arrival_ < arrival_order_.size())
       events_.push(now_ + options_.sample_interval_s, sample_rank_);
   }
@@ -586,6 +588,7 @@ RunResult Engine::collect_results() {
   result.window_outlived_arrivals = window_outlived_arrivals_;
   RunMetrics& m = result.metrics;
   m.rejected = rejected_;
+  for (RateModel* model : rate_models_) model->conclude(result);
   for (const RateModel* model : rate_models_) model->report(records_, m);
   // The run is over (no arrival, plan or list change follows): the tables only the run reads go
   // before the summary allocates its own, so that a large run's memory peaks no higher here

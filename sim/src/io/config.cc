@@ -110,6 +110,7 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
   parse_mechanisms(parse, root, config);
   parse_sharing(parse, root, config);
   parse_fabric(parse, root, config);
+  parse_power(parse, root, config);
   parse_table(parse, root, "serving", Targets{.sim = &config.sim});
   std::vector<std::string> steady_keys_set;
   {

@@ -9,6 +9,7 @@
 #include "clustersim/config.h"
 #include "clustersim/options.h"
 #include "clustersim/policy.h"
+#include "clustersim/power.h"
 #include "clustersim/throughput_model.h"
 
 namespace clustersim {
@@ -69,6 +70,44 @@ std::vector<const KeyDecl*> own_decider_keys() {
     }
   }
   return keys;
+}
+
+// [power] and [supply]: keys that cannot act, and GPU types the meter knows no figures for.
+template <class Warn>
+void power_warnings(const SimOptions& sim, const Warn& warn) {
+  const SupplyOptions& supply = sim.supply;
+  const SupplyOptions defaults;
+  if (!sim.power.enabled) {
+    if (!supply.carbon_trace.empty() || supply.carbon_g_per_kwh != defaults.carbon_g_per_kwh ||
+        supply.grid_cap_w || !supply.solar_trace.empty() || supply.battery_kwh > 0.0 ||
+        supply.follow || !supply.job_values.empty())
+      warn("supply", "cannot act: [power] enabled is false, so nothing is metered");
+    return;
+  }
+  if (supply.carbon_trace.empty() && supply.carbon_column != defaults.carbon_column)
+    warn("supply.carbon_column", "cannot act: no supply.carbon_trace");
+  if (!supply.solar_trace.empty() && supply.solar_capacity_w <= 0.0)
+    warn("supply.solar_trace", "cannot act: supply.solar_capacity_w is 0");
+  if (supply.solar_trace.empty() && supply.solar_capacity_w > 0.0)
+    warn("supply.solar_capacity_w", "cannot act: no supply.solar_trace");
+  if (supply.follow && !supply.grid_cap_w && supply.solar_trace.empty())
+    warn("supply.follow", "cannot act: the supply is unlimited (no grid_cap_w, no solar_trace)");
+  else if (supply.follow && !supply.grid_cap_w)
+    warn("supply.follow",
+         "no grid_cap_w: capacity follows solar alone (the meter still draws any shortfall "
+         "from the grid)");
+  if (supply.battery_kwh > 0.0 && supply.solar_trace.empty())
+    warn("supply.battery_kwh", "cannot act: the battery charges from solar only (no solar_trace)");
+  for (const NodeGroupSpec& group : sim.cluster.groups) {
+    const auto given = [&](const std::vector<std::pair<std::string, double>>& table) {
+      return std::any_of(table.begin(), table.end(),
+                         [&](const auto& entry) { return entry.first == group.gpu_type; });
+    };
+    if (!vendor_gpu_power(group.gpu_type) &&
+        !(given(sim.power.gpu_idle_w) && given(sim.power.gpu_peak_w)))
+      warn("power.gpu_peak_w", "no vendor figures for GPU type '" + group.gpu_type +
+                                   "': an A100's (idle 60 W, peak 400 W) unless given");
+  }
 }
 
 bool empirical(const OverheadCost& cost) { return cost.model == OverheadCost::Model::kEmpirical; }
@@ -296,6 +335,7 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
     warn("metrics.ftf_baseline",
          "cannot act: without per-type speeds ([throughput] model = \"table\") every baseline "
          "is the same");
+  power_warnings(sim, warn);
   return warnings;
 }
 

@@ -23,6 +23,7 @@
 #include "clustersim/placement_study.h"
 #include "clustersim/serving_catalog.h"
 #include "io/internal/config_reader.h"
+#include "io/internal/energy_traces.h"
 #include "io/internal/pair_table.h"
 #include "io/internal/side_files.h"
 #include "workload/philly_patterns.h"
@@ -403,6 +404,44 @@ void parse_sharing(ConfigParse& parse, const toml::table& root, RunConfig& confi
   parse.check_section(reader, "sharing", targets);
   reader.reject_unknown_keys();
   config.workload.reader.gpu_shares = sharing.enabled();
+}
+
+void parse_power(ConfigParse& parse, const toml::table& root, RunConfig& config) {
+  const std::string& source = parse.source();
+  const Targets targets{.sim = &config.sim};
+  TableReader power(subtable(root, "power", source), "power", source);
+  parse.read_section(power, "power", targets);
+  PowerOptions& options = config.sim.power;
+  // Board power per GPU type: a table of the cluster's type names = W.
+  for (auto [key, out] : {std::pair{"gpu_idle_w", &options.gpu_idle_w},
+                          std::pair{"gpu_peak_w", &options.gpu_peak_w}}) {
+    const toml::node* node = power.node(key);
+    if (!node) continue;
+    const toml::table* types = node->as_table();
+    if (!types) power.fail(key, "expected a table of GPU type = W");
+    TableReader type_reader(types, std::string("power.") + key, source);
+    for (const auto& [name, value] : *types) {
+      const std::string type(name.str());
+      const auto& groups = config.sim.cluster.groups;
+      if (std::none_of(groups.begin(), groups.end(),
+                       [&](const NodeGroupSpec& group) { return group.gpu_type == type; }))
+        throw InputError(source, value.source().begin.line,
+                         std::string("power.") + key + "." + excerpt(type),
+                         "no GPU type of that name in the cluster");
+      out->emplace_back(type, type_reader.number(type, 0.0, 1e5));
+    }
+  }
+  parse.check_section(power, "power", targets);
+  power.reject_unknown_keys();
+
+  TableReader supply(subtable(root, "supply", source), "supply", source);
+  parse.read_section(supply, "supply", targets);
+  SupplyOptions& s = config.sim.supply;
+  if (!s.carbon_trace.empty()) s.carbon = read_carbon_trace(s.carbon_trace, s.carbon_column);
+  if (!s.solar_trace.empty()) s.ghi = read_irradiance_trace(s.solar_trace);
+  if (!s.job_values.empty()) s.values = read_job_values(s.job_values);
+  parse.check_section(supply, "supply", targets);
+  supply.reject_unknown_keys();
 }
 
 }  // namespace clustersim::io_internal

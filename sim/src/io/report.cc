@@ -51,6 +51,7 @@ void jobs_csv(std::ostream& out, const std::vector<JobSpec>& specs, const RunRes
   out << ",model,vc,status";
   write_header(false);
   for (const std::string& type : result.gpu_types) out << ",gpu_seconds." << csv_field(type);
+  for (const RunResult::Column& column : result.job_columns) out << ',' << column.name;
   out << (marked ? ",measured\n" : "\n");
   for (const auto& record : result.jobs) {
     const JobSpec& spec = specs[record.index];
@@ -78,6 +79,10 @@ void jobs_csv(std::ostream& out, const std::vector<JobSpec>& specs, const RunRes
       out << ',';
       put_number(out, result.type_gpu_seconds[record.index * types + t]);
     }
+    for (const RunResult::Column& column : result.job_columns) {
+      out << ',';
+      put_number(out, column.values[record.index]);
+    }
     if (marked) out << ',' << (is_measured(result.metrics, record) ? 1 : 0);
     out << '\n';
   }
@@ -86,14 +91,20 @@ void jobs_csv(std::ostream& out, const std::vector<JobSpec>& specs, const RunRes
 void timeseries_csv(std::ostream& out, const RunResult& result, bool marked) {
   const auto fields = sample_fields();
   for (std::size_t f = 0; f < fields.size(); ++f) out << (f ? "," : "") << fields[f].name;
+  for (const RunResult::Column& column : result.sample_columns) out << ',' << column.name;
   out << (marked ? ",measured\n" : "\n");
-  for (const auto& sample : result.samples) {
+  for (std::size_t row = 0; row < result.samples.size(); ++row) {
+    const Sample& sample = result.samples[row];
     for (std::size_t f = 0; f < fields.size(); ++f) {
       if (f) out << ',';
       if (fields[f].type == FieldType::kCount)
         out << sample.*fields[f].count;
       else
         put_number(out, sample.*fields[f].real);
+    }
+    for (const RunResult::Column& column : result.sample_columns) {
+      out << ',';
+      put_number(out, column.values[row]);
     }
     if (marked) out << ',' << (is_measured(result.metrics, sample) ? 1 : 0);
     out << '\n';

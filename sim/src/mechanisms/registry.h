@@ -7,6 +7,7 @@
 // and the decision mechanisms' hooks within a decision (decision_mechanism.h).
 //   checkpoints  periodic saves                      any decider
 //   failures     node failures (generated, replayed)  any decider
+//   supply_following  hold GPUs the power supply cannot power, shed, resume  any decider
 //   preemption   rounds, priority evictions           any decider but Gavel's (*)
 //   elastic      shrink for the head, grow when idle  any decider but Gavel's (*)
 //   migration    make room, compact                   any decider but Gavel's (*)

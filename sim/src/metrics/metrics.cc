@@ -172,6 +172,25 @@ constexpr MetricField kRunMetrics[] = {
          "a duration cap binds the p99: the share of the measured jobs at their longest duration "
          "when jct_p99 equals it and 1% or more have it (the p99 then measures the cap, e.g. "
          "max_duration_s, not the policy); 0 otherwise"),
+    real("energy_kwh", &RunMetrics::energy_kwh, "kWh",
+         "[power]: facility energy (IT x PUE) from the first job start to the last event"),
+    real("carbon_kg", &RunMetrics::carbon_kg, "kgCO2e",
+         "[power]: grid energy x the grid's carbon intensity ([supply])"),
+    real("grid_kwh", &RunMetrics::grid_kwh, "kWh", "[power]: energy drawn from the grid"),
+    real("renewable_share", &RunMetrics::renewable_share, "fraction",
+         "[power]: energy from on-site solar (directly or through the battery) / energy_kwh"),
+    real("curtailed_kwh", &RunMetrics::curtailed_kwh, "kWh",
+         "[supply]: solar output neither used nor stored"),
+    real("battery_loss_kwh", &RunMetrics::battery_loss_kwh, "kWh",
+         "[supply]: battery round-trip losses (taken on charging)"),
+    real("unserved_kwh", &RunMetrics::unserved_kwh, "kWh",
+         "[supply]: load above what grid, solar and battery could give (the jobs ran anyway)"),
+    real("value_obtained", &RunMetrics::value_obtained, "",
+         "[supply] job_values: value of the jobs finished within their deadline"),
+    count("deadline_misses", &RunMetrics::deadline_misses,
+          "[supply] job_values: jobs with a deadline that finished after it or not at all"),
+    count("supply_sheds", &RunMetrics::supply_sheds,
+          "[supply] follow: running jobs stopped because the supply fell below their power"),
 };
 
 constexpr JobField job_count(std::string_view name, int JobRecord::*member, bool first_block) {

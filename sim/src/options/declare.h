@@ -284,6 +284,7 @@ void declare_estimator_keys(KeyRegistry& keys);        // policies/estimator.cc
 void declare_mechanism_keys(KeyRegistry& keys);        // mechanisms/registry.cc
 void declare_sharing_keys(KeyRegistry& keys);          // decider/placement_stage.cc
 void declare_fabric_keys(KeyRegistry& keys);           // throughput/llm_rate_model.cc
+void declare_power_keys(KeyRegistry& keys);            // metrics/power_keys.cc ([power], [supply])
 void declare_tiresias_keys(KeyRegistry& keys);         // policies/tiresias.cc (by the policies')
 // The workload's keys, from the I/O library: config_keys() calls these after simulator_keys().
 void declare_reader_keys(KeyRegistry& keys);     // workload/read_trace.cc

@@ -20,6 +20,7 @@ constexpr std::string_view kSectionOrder[] = {"cluster",    "cluster.node_group[
                                               "workload",   "scheduler",
                                               "throughput", "mechanisms",
                                               "sharing",    "fabric",
+                                              "power",      "supply",
                                               "serving",    "metrics",
                                               "debug"};
 
@@ -210,6 +211,7 @@ const KeyRegistry& simulator_keys() {
     options::declare_mechanism_keys(keys);
     options::declare_sharing_keys(keys);
     options::declare_fabric_keys(keys);
+    options::declare_power_keys(keys);
     add_node_group_keys(keys);
     std::vector<KeyDecl> sorted = keys.keys();
     options::sort_by_table(sorted);

@@ -41,6 +41,7 @@
 #include "clustersim/placement_study.h"
 #include "clustersim/plan.h"
 #include "clustersim/policy.h"
+#include "clustersim/power.h"
 #include "clustersim/profile.h"
 #include "clustersim/random.h"
 #include "clustersim/rate_model.h"

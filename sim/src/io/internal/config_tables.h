@@ -30,5 +30,7 @@ void parse_fabric(ConfigParse& parse, const toml::table& root, RunConfig& config
 // A host-to-switch map's (leaf, spine) per row: columns PSW (spine group) and ASW (leaf; a leaf
 // is the pair); `source` names the file in FILE:LINE: field: errors.
 void read_switch_map(const std::string& text, const std::string& source, FabricOptions& fabric);
+// [power] and [supply] (their traces read here: energy_traces.h).
+void parse_power(ConfigParse& parse, const toml::table& root, RunConfig& config);
 
 }  // namespace clustersim::io_internal

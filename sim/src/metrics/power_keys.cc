@@ -1,0 +1,172 @@
+// [power] and [supply]: the power meter's keys (metrics/power_meter.h; the model in
+// clustersim/power.h and sim/README.md, "Power, energy and carbon").
+#include <string>
+
+#include "clustersim/simulator.h"
+#include "options/declare.h"
+
+namespace clustersim::options {
+
+void declare_power_keys(KeyRegistry& keys) {
+  field<SimOptions>(
+      keys, "power.enabled", [](auto& o) -> auto& { return o.power.enabled; })
+      .component("power")
+      .training_only()
+      .doc(
+          "Meter power, energy and carbon: the metrics energy_kwh, carbon_kg, grid_kwh, "
+          "renewable_share, curtailed_kwh, battery_loss_kwh, unserved_kwh, the job columns "
+          "energy_kwh and carbon_kg, and the time-series column power_w "
+          "([`sim/README.md`](sim/README.md#power-energy-and-carbon)).");
+  custom(keys, "power.gpu_idle_w", KeyType::kTable)
+      .component("power")
+      .training_only()
+      .expected("a table of GPU type = W")
+      .default_note("vendor figures")
+      .doc(
+          "Idle board power per GPU type, W (`{ A100 = 55 }`); a type not given takes the "
+          "vendor figure of its model (A100 60, H100 70, V100 40, ...), else 60.");
+  custom(keys, "power.gpu_peak_w", KeyType::kTable)
+      .component("power")
+      .training_only()
+      .expected("a table of GPU type = W")
+      .default_note("vendor TDP")
+      .doc(
+          "Peak board power per GPU type, W; a type not given takes its model's TDP (A100 400, "
+          "H100 700, V100 300, P100 250, K80 150 per GPU, T4 70, ...), else 400.");
+  field<SimOptions>(
+      keys, "power.intensity", [](auto& o) -> auto& { return o.power.intensity; })
+      .range(0.0, 1.0)
+      .component("power")
+      .training_only()
+      .doc(
+          "u of a GPU a job holds: its board power is idle + (peak - idle) x u (idle GPUs: "
+          "u = 0).");
+  field<SimOptions>(
+      keys, "power.node_base_w", [](auto& o) -> auto& { return o.power.node_base_w; })
+      .range(0.0, 1e7)
+      .component("power")
+      .training_only()
+      .default_note("200 W per GPU")
+      .doc("A node's power besides its GPUs (CPUs, memory, fans, NICs), W.");
+  field<SimOptions>(
+      keys, "power.pue", [](auto& o) -> auto& { return o.power.pue; })
+      .range(1.0, 10.0)
+      .component("power")
+      .training_only()
+      .doc("Power usage effectiveness: facility power / IT power.");
+
+  field<SimOptions>(
+      keys, "supply.carbon_trace", [](auto& o) -> auto& { return o.supply.carbon_trace; })
+      .path()
+      .component("power")
+      .training_only()
+      .default_note("none")
+      .doc(
+          "An Electricity Maps hourly CSV (`Datetime (UTC)`, `Carbon Intensity gCO₂eq/kWh "
+          "(direct)`, `(LCA)`): the grid's carbon intensity, hour by hour, repeated past its end.");
+  choice<SimOptions>(
+      keys, "supply.carbon_column", [](auto& o) -> auto& { return o.supply.carbon_column; },
+      std::vector<std::pair<std::string, std::string>>{{"direct", "direct"}, {"lca", "lca"}})
+      .component("power")
+      .training_only()
+      .doc("Which intensity of `carbon_trace`: `direct` (combustion) or `lca` (life cycle).");
+  field<SimOptions>(
+      keys, "supply.carbon_g_per_kwh", [](auto& o) -> auto& { return o.supply.carbon_g_per_kwh; })
+      .range(0.0, 1e4)
+      .component("power")
+      .training_only()
+      .doc("The grid's carbon intensity without a trace, gCO2e/kWh.");
+  field<SimOptions>(
+      keys, "supply.start_h", [](auto& o) -> auto& { return o.supply.start_h; })
+      .range(0.0, 1e7)
+      .component("power")
+      .training_only()
+      .doc(
+          "Hours into the traces (from their first row: 1 January, 00:00 UTC) at the run's "
+          "time 0.");
+  field<SimOptions>(
+      keys, "supply.grid_cap_w", [](auto& o) -> auto& { return o.supply.grid_cap_w; })
+      .range(0.0, 1e12)
+      .component("power")
+      .training_only()
+      .default_note("unlimited")
+      .doc("The most the grid gives, W (0: a site off the grid).");
+  field<SimOptions>(
+      keys, "supply.solar_trace", [](auto& o) -> auto& { return o.supply.solar_trace; })
+      .path()
+      .component("power")
+      .training_only()
+      .default_note("none")
+      .doc(
+          "An NSRDB PSM4 CSV (`timestamp_local_utc-N`, `ghi_w_m2`, ...): irradiance for on-site "
+          "solar, step by step, repeated past its end.");
+  field<SimOptions>(
+      keys, "supply.solar_capacity_w", [](auto& o) -> auto& { return o.supply.solar_capacity_w; })
+      .range(0.0, 1e12)
+      .component("power")
+      .training_only()
+      .doc("Solar output at 1000 W/m2: output = GHI / 1000 x capacity x derate, W.");
+  field<SimOptions>(
+      keys, "supply.solar_derate", [](auto& o) -> auto& { return o.supply.solar_derate; })
+      .range(0.0, 1.0)
+      .component("power")
+      .training_only()
+      .doc("Inverter, wiring, soiling and temperature losses, as a factor.");
+  field<SimOptions>(
+      keys, "supply.follow", [](auto& o) -> auto& { return o.supply.follow; })
+      .component("mechanism supply_following")
+      .training_only()
+      .doc(
+          "Capacity follows supply: at each solar step, GPUs that solar + `grid_cap_w` cannot "
+          "power at full use are held out of the ledger, running jobs stopped (checkpointed) "
+          "to free them, deferrable and lowest value density first; when supply rises they are "
+          "given back and the paused jobs resume.");
+  field<SimOptions>(
+      keys, "supply.job_values", [](auto& o) -> auto& { return o.supply.job_values; })
+      .path()
+      .component("power")
+      .training_only()
+      .default_note("none")
+      .doc(
+          "A CSV `job_id,value[,deadline_s][,deferrable]` (deadline from submission, 0: none; "
+          "deferrable true/false, default true): the metrics value_obtained and "
+          "deadline_misses, and the order `follow` sheds in. A job without a row: value 0.");
+  field<SimOptions>(
+      keys, "supply.battery_kwh", [](auto& o) -> auto& { return o.supply.battery_kwh; })
+      .range(0.0, 1e9)
+      .component("power")
+      .training_only()
+      .doc("Battery capacity, kWh (0: none); it charges from solar only.");
+  field<SimOptions>(
+      keys, "supply.battery_charge_w", [](auto& o) -> auto& { return o.supply.battery_charge_w; })
+      .range(0.0, 1e12)
+      .component("power")
+      .training_only()
+      .doc("The most it takes in, W (0: unlimited).");
+  field<SimOptions>(
+      keys, "supply.battery_discharge_w",
+      [](auto& o) -> auto& { return o.supply.battery_discharge_w; })
+      .range(0.0, 1e12)
+      .component("power")
+      .training_only()
+      .doc("The most it gives, W (0: unlimited).");
+  field<SimOptions>(
+      keys, "supply.battery_efficiency",
+      [](auto& o) -> auto& { return o.supply.battery_efficiency; })
+      .range(0.0, 1.0)
+      .component("power")
+      .training_only()
+      .check([](const OptionValue& value) -> std::string {
+        return std::get<double>(value) > 0.0 ? "" : "must be in (0, 1], got 0";
+      })
+      .doc("Round trip: 1 kWh in stores this many kWh (the loss is taken on charging).");
+  field<SimOptions>(
+      keys, "supply.battery_initial_soc",
+      [](auto& o) -> auto& { return o.supply.battery_initial_soc; })
+      .range(0.0, 1.0)
+      .component("power")
+      .training_only()
+      .doc("Its charge at the start, as a fraction of its capacity.");
+}
+
+}  // namespace clustersim::options

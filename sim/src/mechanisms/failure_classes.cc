@@ -85,6 +85,11 @@ FailureClasses::FailureClasses(const SimOptions& options)
   if (hot_spares_ < 0 || hot_spares_ >= options.cluster.total_nodes())
     throw std::invalid_argument("mechanisms.hot_spares must be >= 0 and below the cluster's nodes");
   const MechanismOptions& m = options.mechanisms;
+  // A spare's GPUs are held outside jobs; a node going down with held GPUs (mtbf_h's or a
+  // trace's outage, which this mechanism does not see) would leave the ledger's count wrong.
+  if (hot_spares_ > 0 && m.fails())
+    throw std::invalid_argument(
+        "mechanisms.hot_spares cannot be combined with mtbf_h or failure_trace yet");
   if (!(m.lemon_share >= 0.0 && m.lemon_share <= 1.0) || !(m.lemon_factor > 0.0) ||
       !std::isfinite(m.lemon_factor))
     throw std::invalid_argument("mechanisms.lemon_share must be in [0, 1], lemon_factor > 0");

@@ -11,6 +11,11 @@
 // running job alone at its rate per hour of running (redrawn whenever the job begins running
 // again: exponential, so memoryless) and takes no node down.
 //
+// Recovery and node health (MechanismOptions says more): hot spares held back idle (their GPUs
+// held outside jobs) and handed over after detection + rescheduling when a failure takes nodes
+// from jobs, refilled by repaired nodes; lemon nodes whose GPU and node units fail faster; a
+// quarantine that drains a node failing too often (an outage nested in its repair).
+//
 // It counts interruptions (a job failed by a class) by cause, and from its side tables (sized by
 // job, only when on): the GPU-seconds a failed job waited from its failure to its next
 // placement. From the per-job records at the end: the jobs' mean effective training time ratio

@@ -59,6 +59,13 @@ _KNOWN = {
     "failures": MetricInfo("jobs failed by node failures", "count", None),
     "node_failures": MetricInfo("node failures", "count", None),
     "checkpoints": MetricInfo("periodic checkpoints", "count", None),
+    "interruptions": MetricInfo("jobs interrupted by failure classes", "count", "lower"),
+    "ettr_mean": MetricInfo("mean effective training time ratio", "fraction", "higher"),
+    "gpu_hours_lost.rollback": MetricInfo("GPU-hours rolled back by failures", "GPU-h", "lower"),
+    "gpu_hours_lost.restart": MetricInfo("GPU-hours restoring checkpoints", "GPU-h", "lower"),
+    "gpu_hours_lost.checkpoint": MetricInfo("GPU-hours stalled saving", "GPU-h", "lower"),
+    "gpu_hours_lost.waiting": MetricInfo("GPU-hours waiting after failures", "GPU-h", "lower"),
+    "node_quarantines": MetricInfo("nodes quarantined", "count", None),
     "jobs": MetricInfo("completed jobs", "jobs", None),
     "rejected": MetricInfo("rejected jobs", "jobs", None),
     # Serving (query DAG) runs; training runs write 0 for these.

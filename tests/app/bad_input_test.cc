@@ -721,6 +721,22 @@ std::vector<Case> mechanisms_cases() {
       failure_trace("FailureTraceUnknownNode", "0,10,20\n7,10,20\n", 3, "node", "no node '7'"),
       failure_trace("FailureTraceUpBeforeDown", "0,30,20\n", 2, "up", "come back up"),
       failure_trace("FailureTraceDownNotANumber", "0,soon,20\n", 2, "down", ""),
+      make("FailureClassUnknownCause", "[mechanisms.failure_class.cosmic]\nrate_per_h = 1\n", 11,
+           "mechanisms.failure_class.cosmic", "unknown cause"),
+      make("FailureClassUnknownUnit",
+           "[mechanisms.failure_class.gpu]\nrate_per_h = 1\nunit = \"pod\"\n", 13,
+           "mechanisms.failure_class.gpu.unit", "expected gpu, node, rack or job_hour"),
+      make("FailureMixWithoutDays", "[mechanisms]\nfailure_mix = \"t.csv\"\n", 12,
+           "mechanisms.failure_mix", "needs failure_mix_days"),
+      {"FailureMixRowWithoutCause",
+       {{"cfg.toml",
+         config_with_tail("[mechanisms]\nfailure_mix = \"m.csv\"\nfailure_mix_days = 5\n")},
+        {"t.csv", trace},
+        {"m.csv", "component,category,interruptions\nFaulty GPU,GPU,3\nCosmic ray,Sky,1\n"}},
+       "m.csv",
+       3,
+       "component",
+       "no cause fits 'Cosmic ray'"},
   };
 }
 

@@ -121,6 +121,7 @@ std::string custom_sample(const KeyDecl& key, const fs::path& dir) {
       {"mechanisms.checkpoint_gb", "{ resnet50 = 2 }"},
       {"power.gpu_idle_w", "{ generic = 50 }"},
       {"power.gpu_peak_w", "{ generic = 300 }"},
+      {"mechanisms.failure_class", "{ gpu = { rate_per_h = 0.001, repair_h = 2 } }"},
   };
   if (key.name == "workload.catalog") return "\"" + kSource + "/profiles/serving/models.json\"";
   if (key.name == "throughput.profiles") return "\"" + kSource + "/profiles/v100\"";
@@ -129,6 +130,10 @@ std::string custom_sample(const KeyDecl& key, const fs::path& dir) {
   if (key.name == "cluster.node_list") {
     std::ofstream(dir / "nodes.csv") << "sn,cpu_milli,memory_mib,gpu,model\nn0,8000,65536,2,V100\n";
     return "\"" + (dir / "nodes.csv").string() + "\"";
+  }
+  if (key.name == "mechanisms.failure_mix") {
+    std::ofstream(dir / "mix.csv") << "component,category,interruptions\nFaulty GPU,GPU,3\n";
+    return "\"" + (dir / "mix.csv").string() + "\"";
   }
   if (key.name == "mechanisms.failure_trace") {
     std::ofstream(dir / "outages.csv") << "node,down,up\n0,10,20\n";
@@ -329,6 +334,7 @@ TEST(Options, EveryCustomKeyIsAcceptedWhereItApplies) {
     Tables tables = config_for(key);
     if (key.name == "workload.trace") tables["workload"].erase("generator");
     if (key.name == "workload.window") tables["workload"]["jobs"] = "50";
+    if (key.name == "mechanisms.failure_mix") tables["mechanisms"]["failure_mix_days"] = "54";
     tables[std::string(key.section())][std::string(key.key())] = custom_sample(key, dir.path());
     try {
       parse_run_config(render(tables), "cfg.toml", dir.path().string());

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string_view>
 
 #include "clustersim/host.h"
@@ -41,6 +42,12 @@ class Mechanism : public TimerClient {
   // Its timers never run out (failures): the run then ends when no job is left.
   virtual bool endless() const { return false; }
   virtual void report(RunMetrics& metrics) const { (void)metrics; }
+  // After report(), with the per-job records of the run (a job outside the measured window has
+  // its counters zeroed): for metrics that are functions of them.
+  virtual void report_jobs(std::span<const JobRecord> jobs, RunMetrics& metrics) const {
+    (void)jobs;
+    (void)metrics;
+  }
 };
 
 }  // namespace clustersim

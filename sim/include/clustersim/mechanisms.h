@@ -53,6 +53,42 @@ struct NodeOutage {
   std::size_t source_line = 0;
 };
 
+// Failure classes ([mechanisms.failure_class.CAUSE], [mechanisms] failure_mix; sim/README.md,
+// "Failure classes"): what failed, which fixes the metric it is counted under
+// (interruptions.<cause>). A fixed set, so that every run has the same metric columns.
+enum class FailureCause : std::uint8_t {
+  kGpu,          // a faulty GPU (its processor, SRAM-free parts, thermal, silent data corruption)
+  kGpuMemory,    // GPU memory (HBM, SRAM)
+  kNic,          // a host's network card
+  kHost,         // the rest of a host (CPU, memory, disk, power supply, unplanned maintenance)
+  kSwitch,       // a network switch or cable: every node under its rack's top-of-rack switch
+  kPower,        // a rack's power domain
+  kSoftware,     // a job-level failure (a software bug, a collective's watchdog timeout)
+  kMaintenance,  // planned maintenance of a node
+};
+inline constexpr int kFailureCauses = 8;
+std::string_view failure_cause_name(FailureCause cause);  // "gpu", "gpu_memory", ...
+// What a class's rate counts failures of, and so what one failure takes down: a GPU's or a
+// node's failure takes its node, a rack unit's (its switch or its power) every node of the rack,
+// and a job-level one fails the job alone (no node goes down).
+enum class FailureUnit : std::uint8_t { kGpu, kNode, kRack, kJobHour };
+std::string_view failure_unit_name(FailureUnit unit);  // "gpu", "node", "rack", "job_hour"
+FailureUnit default_failure_unit(FailureCause cause);
+
+struct FailureClass {
+  FailureCause cause = FailureCause::kGpu;
+  FailureUnit unit = FailureUnit::kGpu;
+  // Failures per unit per hour (kJobHour: per hour a job runs, whatever its size).
+  double rate_per_h = 0.0;
+  // Weibull k of each unit's up-times, scaled to the mean 1 / rate (1: exponential). Job-level
+  // classes are exponential.
+  double shape = 1.0;
+  // Mean hours the unit's domain stays down after a failure (0 for job-level classes), constant
+  // or exponentially distributed.
+  double repair_h = 1.0;
+  bool repair_exponential = false;
+};
+
 struct MechanismOptions {
   // ---- Preemption ----
   // With scheduler.honor_priority on a preemptive policy: an arrival of higher priority than
@@ -96,6 +132,35 @@ struct MechanismOptions {
   // preempted); a job's own JobSpec::checkpoint_interval_s takes precedence. A failure rolls a
   // job back to its last saved state.
   double checkpoint_interval_s = 0.0;
+  // How a job's save interval is chosen where the job names none: kFixed, checkpoint_interval_s;
+  // kYoungDaly, sqrt(2 w / lambda) for its checkpoint cost w and the failure rate lambda its
+  // placement sees from the failure classes and mtbf_h (young_daly_interval_s).
+  enum class CheckpointPolicy : std::uint8_t { kFixed, kYoungDaly };
+  CheckpointPolicy checkpoint_policy = CheckpointPolicy::kFixed;
+
+  // Failure classes (none: off). Each class is a failure process of its own beside mtbf_h's.
+  std::vector<FailureClass> failure_classes;
+  // failure_mix's exposure: the counts of the mix table were seen over this many days on this
+  // many GPUs (0: the cluster's), with one job running (what kJobHour rates are counted over).
+  double failure_mix_days = 0.0;
+  double failure_mix_gpus = 0.0;
+  // Hot spares: the last hot_spares nodes are held back idle at the start. When a failure class
+  // interrupts jobs, as many spares as nodes it took from them are handed over (given back to
+  // the ledger) once the failure is detected and the job rescheduled (restart_detect_s +
+  // restart_reschedule_s), so a gang that fills the rest of the cluster restarts on them; each
+  // repaired node refills the pool (held back again) while it is short.
+  int hot_spares = 0;
+  double restart_detect_s = 0.0;
+  double restart_reschedule_s = 0.0;
+  // Lemon nodes: round(lemon_share x nodes) nodes, drawn from the run's seed, fail lemon_factor
+  // times as often in every GPU and node class. Quarantine (quarantine_failures = k > 0): a node
+  // whose GPU or node classes failed k times within quarantine_window_h is drained for
+  // quarantine_h more (an outage nested in its repair), for diagnosis.
+  double lemon_share = 0.0;
+  double lemon_factor = 1.0;
+  int quarantine_failures = 0;
+  double quarantine_window_h = 24.0;
+  double quarantine_h = 24.0;
 
   // ---- What transitions cost ----
   // Checkpoint, restore and realloc `seconds` are scheduler.checkpoint_s, restore_s and
@@ -110,6 +175,7 @@ struct MechanismOptions {
 
   bool migrates() const { return migration != Migration::kOff; }
   bool fails() const { return mtbf_h > 0.0 || !failure_trace.empty(); }
+  bool has_failure_classes() const { return !failure_classes.empty(); }
 };
 
 }  // namespace clustersim

@@ -167,6 +167,24 @@ struct RunMetrics {
   double value_obtained = 0;
   std::uint64_t deadline_misses = 0;
   std::uint64_t supply_sheds = 0;  // running jobs stopped because the supply fell
+  // Failure classes ([mechanisms.failure_class.*], failure_mix; 0 when none): job interruptions
+  // by a class, in all and by cause (FailureCause), the measured jobs' mean effective training
+  // time ratio, and GPU-hours lost by kind.
+  std::uint64_t interruptions = 0;
+  std::uint64_t interruptions_gpu = 0;
+  std::uint64_t interruptions_gpu_memory = 0;
+  std::uint64_t interruptions_nic = 0;
+  std::uint64_t interruptions_host = 0;
+  std::uint64_t interruptions_switch = 0;
+  std::uint64_t interruptions_power = 0;
+  std::uint64_t interruptions_software = 0;
+  std::uint64_t interruptions_maintenance = 0;
+  double ettr_mean = 0;
+  double gpu_hours_lost_rollback = 0;    // progress rolled back (lost_gpu_seconds, in hours)
+  double gpu_hours_lost_restart = 0;     // restoring checkpoints
+  double gpu_hours_lost_checkpoint = 0;  // saving them
+  double gpu_hours_lost_waiting = 0;     // failed jobs' GPUs x time from failure to placement
+  std::uint64_t node_quarantines = 0;    // nodes drained for diagnosis (quarantine_failures)
 };
 
 // One sample of the cluster's state, taken every `sample_interval_s`.

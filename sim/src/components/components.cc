@@ -10,6 +10,7 @@
 #include "clustersim/options.h"
 #include "mechanisms/checkpoints.h"
 #include "mechanisms/elastic.h"
+#include "mechanisms/failure_classes.h"
 #include "mechanisms/failures.h"
 #include "mechanisms/migration.h"
 #include "mechanisms/preemption.h"
@@ -217,6 +218,11 @@ std::vector<ComponentDescriptor> mechanism_table() {
   t.push_back(mechanism_entry<internal::Failures>(
       "failures", "node failures (generated, replayed)", false,
       [](const SimOptions& o, const MechanismContext&) { return o.mechanisms.fails(); }));
+  t.push_back(mechanism_entry<internal::FailureClasses>(
+      "failure_classes", "failures by class: GPU, memory, NIC, host, switch, software, ...", false,
+      [](const SimOptions& o, const MechanismContext&) {
+        return o.mechanisms.has_failure_classes();
+      }));
   t.push_back(mechanism_entry<internal::SupplyFollowing>(
       "supply_following", "capacity follows the power supply (pause, resume)", false,
       [](const SimOptions& o, const MechanismContext&) {

@@ -614,6 +614,7 @@ RunResult Engine::collect_results() {
   m.checkpoints = checkpoints_;
   if (decider_) decider_->report(m);
   for (const Mechanism* mechanism : mechanisms_) mechanism->report(m);
+  for (const Mechanism* mechanism : mechanisms_) mechanism->report_jobs(records_, m);
   result.jobs = std::move(records_);  // no second copy of the per-job state
   return result;
 }

@@ -329,6 +329,25 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
     if (m.failure_model != defaults.failure_model || m.weibull_shape != defaults.weibull_shape)
       warn("mechanisms.failure_model", "cannot act: no generated failures (mechanisms.mtbf_h = 0)");
   }
+  if (m.checkpoint_policy == MechanismOptions::CheckpointPolicy::kYoungDaly && !(m.mtbf_h > 0.0) &&
+      !m.has_failure_classes())
+    warn("mechanisms.checkpoint_policy",
+         "cannot act: no failure rate (mechanisms.mtbf_h = 0, no failure classes)");
+  if (!m.has_failure_classes()) {
+    for (auto [key, set] :
+         {std::pair{"hot_spares", m.hot_spares != defaults.hot_spares},
+          {"restart_detect_s", m.restart_detect_s != defaults.restart_detect_s},
+          {"restart_reschedule_s", m.restart_reschedule_s != defaults.restart_reschedule_s},
+          {"lemon_share", m.lemon_share != defaults.lemon_share},
+          {"lemon_factor", m.lemon_factor != defaults.lemon_factor},
+          {"quarantine_failures", m.quarantine_failures != defaults.quarantine_failures}})
+      if (set)
+        warn(std::string("mechanisms.") + key,
+             "cannot act: no failure classes ([mechanisms.failure_class.*], failure_mix)");
+  }
+  if (!m.has_failure_classes() && (m.failure_mix_days != defaults.failure_mix_days ||
+                                   m.failure_mix_gpus != defaults.failure_mix_gpus))
+    warn("mechanisms.failure_mix_days", "cannot act: no mechanisms.failure_mix");
   // The baselines differ only in a job's speed alone, which only per-type speeds make differ.
   if (sim.ftf_baseline != SimOptions{}.ftf_baseline &&
       (!config.throughput_model || !config.throughput_model->typed()))

@@ -370,6 +370,7 @@ void parse_mechanisms(ConfigParse& parse, const toml::table& root, RunConfig& co
         parse.side_files(),
         resolve_path(parse.text(reader, "mechanisms.failure_trace"), parse.base_dir()),
         config.sim.cluster);
+  parse_failure_classes(parse, reader, config);
   // Checkpoint sizes: the profiles' (any GPU type; under every alias), then this table's.
   if (config.profiles) {
     for (const auto& [type, models] : config.profiles->by_gpu_type)

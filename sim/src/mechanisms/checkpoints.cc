@@ -1,19 +1,67 @@
 #include "mechanisms/checkpoints.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "mechanisms/keys.h"
 
 namespace clustersim::internal {
+
+double young_daly_interval_s(double save_s, double failures_per_s) {
+  if (!(save_s > 0.0) || !(failures_per_s > 0.0)) return 0.0;
+  return std::sqrt(2.0 * save_s / failures_per_s);
+}
+
+double job_failure_rate_per_s(const MechanismOptions& options, int gpus, int nodes, int racks) {
+  double per_h = options.mtbf_h > 0.0 ? nodes / options.mtbf_h : 0.0;
+  for (const FailureClass& c : options.failure_classes) {
+    switch (c.unit) {
+      case FailureUnit::kGpu:
+        per_h += c.rate_per_h * gpus;
+        break;
+      case FailureUnit::kNode:
+        per_h += c.rate_per_h * nodes;
+        break;
+      case FailureUnit::kRack:
+        per_h += c.rate_per_h * racks;
+        break;
+      case FailureUnit::kJobHour:
+        per_h += c.rate_per_h;
+        break;
+    }
+  }
+  return per_h / 3600.0;
+}
+
+Checkpoints::Checkpoints(const SimOptions& options) : options_(options.mechanisms) {
+  // Expected costs only (no draw): the seed is never used.
+  if (options_.checkpoint_policy == MechanismOptions::CheckpointPolicy::kYoungDaly)
+    overheads_ = std::make_unique<OverheadModel>(options, 0);
+}
 
 void Checkpoints::attach(Host& host) {
   host_ = &host;
   due_ = host.add_timer_kind(*this, TimerPhase::kBeforeArrivals);
 }
 
+double Checkpoints::interval(std::uint32_t index, const JobState& job) {
+  if (job.spec->checkpoint_interval_s > 0.0) return job.spec->checkpoint_interval_s;
+  if (!overheads_) return options_.checkpoint_interval_s;
+  const View& view = host_->view();
+  racks_.clear();
+  for (const Grant& grant : view.grants_of(index))
+    racks_.push_back(view.cluster().nodes()[grant.node].rack);
+  const int nodes = static_cast<int>(racks_.size());  // a job holds one grant per node
+  std::sort(racks_.begin(), racks_.end());
+  const auto racks = static_cast<int>(std::unique(racks_.begin(), racks_.end()) - racks_.begin());
+  overheads_->load(view.jobs().size());
+  const double save_s = overheads_->expected_seconds(OverheadKind::kCheckpoint, index, *job.spec);
+  return young_daly_interval_s(save_s, job_failure_rate_per_s(options_, job.gpus, nodes, racks));
+}
+
 void Checkpoints::on_job_running(std::uint32_t index) {
   const JobState& job = host_->view().jobs()[index];
-  const double every = interval(job);
+  const double every = interval(index, job);
   if (every <= 0.0) return;
   const Time now = host_->view().now();
   const double due = now + std::max(0.0, every - job.run_since_save);
@@ -41,6 +89,18 @@ void declare_checkpoint_keys(KeyRegistry& keys) {
       .doc(
           "A running job saves after every this many seconds of running (its CSV "
           "`checkpoint_interval_s` wins); a failure rolls it back to its last save.");
+  using Policy = MechanismOptions::CheckpointPolicy;
+  choice<SimOptions>(
+      keys, "mechanisms.checkpoint_policy",
+      [](auto& o) -> auto& { return o.mechanisms.checkpoint_policy; },
+      std::vector<std::pair<std::string, Policy>>{{"fixed", Policy::kFixed},
+                                                  {"young_daly", Policy::kYoungDaly}})
+      .component("mechanism checkpoints")
+      .training_only()
+      .doc(
+          "A job's save interval where it names none: `fixed` (`checkpoint_interval_s`) or "
+          "`young_daly`, sqrt(2 w / lambda) for its expected checkpoint cost w and the failures "
+          "per second lambda its placement sees from the failure classes and `mtbf_h`.");
 }
 
 }  // namespace clustersim::options

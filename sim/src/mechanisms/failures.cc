@@ -1,5 +1,6 @@
 #include "mechanisms/failures.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -48,12 +49,15 @@ void Failures::attach(Host& host) {
 }
 
 void Failures::start() {
+  // The clock starts at the first arrival: an outage begun before it takes its node down then
+  // (no job ran earlier), one already over has nothing left to take.
+  const Time first_submit = host_->view().now();
   for (const NodeOutage& outage : options_.failure_trace) {
-    host_->schedule(outage.down, down_, outage.node, 0);
+    if (outage.up <= first_submit) continue;
+    host_->schedule(std::max(outage.down, first_submit), down_, outage.node, 0);
     host_->schedule(outage.up, up_, outage.node, 0);
   }
   if (!process_) return;
-  const Time first_submit = host_->view().now();
   const auto nodes = static_cast<std::uint32_t>(host_->view().cluster().nodes().size());
   for (std::uint32_t node = 0; node < nodes; ++node)
     host_->schedule(first_submit + process_->next_uptime(node), down_, node, 1);

@@ -17,6 +17,8 @@ void declare_type_upgrade_keys(KeyRegistry& keys);  // type_upgrade.cc
 void declare_elastic_keys(KeyRegistry& keys);       // elastic.cc
 void declare_failure_keys(KeyRegistry& keys);       // failures.cc
 void declare_checkpoint_keys(KeyRegistry& keys);    // checkpoints.cc
+
+void declare_failure_class_keys(KeyRegistry& keys);  // failure_classes.cc
 // What transitions cost: declared by the engine, which charges them (core/overheads.h).
 
 }  // namespace clustersim::options

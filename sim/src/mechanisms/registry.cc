@@ -41,6 +41,7 @@ void declare_mechanism_keys(KeyRegistry& keys) {
   declare_type_upgrade_keys(keys);
   declare_elastic_keys(keys);
   declare_failure_keys(keys);
+  declare_failure_class_keys(keys);
   declare_checkpoint_keys(keys);
   declare_transition_cost_keys(keys);
 }

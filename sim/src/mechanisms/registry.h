@@ -5,14 +5,15 @@
 //
 // Order matters and is the descriptor table's: it orders their timers within an instant (host.h)
 // and the decision mechanisms' hooks within a decision (decision_mechanism.h).
-//   checkpoints  periodic saves                      any decider
-//   failures     node failures (generated, replayed)  any decider
-//   supply_following  hold GPUs the power supply cannot power, shed, resume  any decider
-//   preemption   rounds, priority evictions           any decider but Gavel's (*)
-//   elastic      shrink for the head, grow when idle  any decider but Gavel's (*)
-//   migration    make room, compact                   any decider but Gavel's (*)
-//   upgrade_type move to a faster GPU type            any decider but Gavel's (*)
-//   (registered) a program's or a test's own          any decider
+//   checkpoints       periodic saves                           any decider
+//   failures          node failures (generated, replayed)      any decider
+//   failure_classes   failures by class, domain, spares        any decider
+//   supply_following  hold GPUs the supply cannot power, shed  any decider
+//   preemption        rounds, priority evictions               any decider but Gavel's (*)
+//   elastic           shrink for the head, grow when idle      any decider but Gavel's (*)
+//   migration         make room, compact                       any decider but Gavel's (*)
+//   upgrade_type      move to a faster GPU type                any decider but Gavel's (*)
+//   (registered)      a program's or a test's own              any decider
 // (*) decision mechanisms (decision_mechanism.h): hooked into the built-in decider, or around a
 // user's decisions (decision_hooks.h).
 #pragma once

@@ -191,6 +191,40 @@ constexpr MetricField kRunMetrics[] = {
           "[supply] job_values: jobs with a deadline that finished after it or not at all"),
     count("supply_sheds", &RunMetrics::supply_sheds,
           "[supply] follow: running jobs stopped because the supply fell below their power"),
+    count("interruptions", &RunMetrics::interruptions,
+          "failure classes: jobs failed by a class (a job on a failed domain, or a job-level "
+          "failure), planned maintenance included; 0 without failure classes"),
+    count("interruptions.gpu", &RunMetrics::interruptions_gpu, "interruptions by a GPU failure"),
+    count("interruptions.gpu_memory", &RunMetrics::interruptions_gpu_memory,
+          "interruptions by a GPU memory (HBM, SRAM) failure"),
+    count("interruptions.nic", &RunMetrics::interruptions_nic, "interruptions by a NIC failure"),
+    count("interruptions.host", &RunMetrics::interruptions_host,
+          "interruptions by a host failure (CPU, memory, disk, power supply, unplanned "
+          "maintenance)"),
+    count("interruptions.switch", &RunMetrics::interruptions_switch,
+          "interruptions by a network switch or cable failure (every node of the rack)"),
+    count("interruptions.power", &RunMetrics::interruptions_power,
+          "interruptions by a rack's power domain failing"),
+    count("interruptions.software", &RunMetrics::interruptions_software,
+          "job-level interruptions (software bugs, collective timeouts)"),
+    count("interruptions.maintenance", &RunMetrics::interruptions_maintenance,
+          "interruptions by planned maintenance"),
+    real("ettr_mean", &RunMetrics::ettr_mean, "fraction",
+         "failure classes: mean over measured finished jobs of the effective training time "
+         "ratio, (GPU-seconds held - overheads - rolled back) / (GPUs x (finish - first start)); "
+         "0 without failure classes"),
+    real("gpu_hours_lost.rollback", &RunMetrics::gpu_hours_lost_rollback, "GPU-h",
+         "failure classes: progress rolled back by failures (lost_gpu_seconds / 3600)"),
+    real("gpu_hours_lost.restart", &RunMetrics::gpu_hours_lost_restart, "GPU-h",
+         "failure classes: restoring checkpoints (after failures and preemptions)"),
+    real("gpu_hours_lost.checkpoint", &RunMetrics::gpu_hours_lost_checkpoint, "GPU-h",
+         "failure classes: stalled saving checkpoints"),
+    real("gpu_hours_lost.waiting", &RunMetrics::gpu_hours_lost_waiting, "GPU-h",
+         "failure classes: failed jobs' GPUs x time from the failure to their next placement "
+         "(waiting for repair or free nodes)"),
+    count("node_quarantines", &RunMetrics::node_quarantines,
+          "failure classes: nodes drained for diagnosis after quarantine_failures failures "
+          "within quarantine_window_h"),
 };
 
 constexpr JobField job_count(std::string_view name, int JobRecord::*member, bool first_block) {

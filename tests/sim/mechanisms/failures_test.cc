@@ -91,6 +91,23 @@ TEST(Failures, OnlyJobsOnTheFailedNodeFailAndItsGpusAreOffline) {
   EXPECT_DOUBLE_EQ(result.jobs[2].finish_time, 800 + 10);   // C, behind B, gets node 1 next
 }
 
+// A replayed outage that begins before the workload's first arrival (at 500): it used to
+// schedule its timer in the past and throw ("a timer must fire at or after now"). The node is
+// down from the first arrival until 800, so A (one GPU, on a one-GPU cluster) starts at 800;
+// an outage over before the first arrival changes nothing.
+TEST(Failures, AnOutageBeforeTheFirstArrivalHoldsTheNodeUntilItEnds) {
+  SimOptions options = testing::small_cluster(1, 1);
+  options.mechanisms.failure_trace = {outage(0, 100, 800)};
+  RunResult result = simulate(options, {job("a", 500, 1, 100)});
+  EXPECT_DOUBLE_EQ(result.jobs[0].start_time, 800);
+  EXPECT_DOUBLE_EQ(result.jobs[0].finish_time, 900);
+  EXPECT_EQ(result.metrics.node_failures, 1u);
+  options.mechanisms.failure_trace = {outage(0, 0, 200)};
+  result = simulate(options, {job("a", 500, 1, 100)});
+  EXPECT_DOUBLE_EQ(result.jobs[0].start_time, 500);
+  EXPECT_EQ(result.metrics.node_failures, 0u);
+}
+
 TEST(FailureProcess, MeanUptimeIsTheMtbfForBothModels) {
   for (auto model :
        {MechanismOptions::FailureModel::kExponential, MechanismOptions::FailureModel::kWeibull}) {

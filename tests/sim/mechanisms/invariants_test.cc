@@ -117,5 +117,53 @@ TEST(AllMechanismsUsed, EveryMechanismFiresOnAFragmentingWorkload) {
   EXPECT_LT(result.metrics.goodput, 1);
 }
 
+// Failure classes on top of every mechanism: GPU, node, rack and job-level failures, hot spares,
+// lemons, quarantine and the Young-Daly policy, with the ledger checked after every batch (a
+// spare's held GPUs, nested outages), work conserved and every interruption a job failure.
+TEST(AllMechanismsUsed, FailureClassesKeepTheInvariants) {
+  SimOptions options = all_mechanisms("tiresias", false);
+  options.mechanisms.checkpoint_interval_s = 0;
+  options.mechanisms.checkpoint_policy = MechanismOptions::CheckpointPolicy::kYoungDaly;
+  for (auto [cause, rate, repair_h] : {std::tuple{FailureCause::kGpu, 0.02, 0.5},
+                                       {FailureCause::kHost, 0.05, 0.25},
+                                       {FailureCause::kSwitch, 0.05, 0.1},
+                                       {FailureCause::kSoftware, 0.2, 0.0}}) {
+    FailureClass c;
+    c.cause = cause;
+    c.unit = default_failure_unit(cause);
+    c.rate_per_h = rate;
+    c.repair_h = repair_h;
+    c.repair_exponential = cause == FailureCause::kHost;
+    c.shape = cause == FailureCause::kGpu ? 0.7 : 1.0;
+    options.mechanisms.failure_classes.push_back(c);
+  }
+  // mtbf_h's and the trace's failures off: hot spares refuse them (a node going down with held
+  // spare GPUs, which the failure classes do not see, would break the ledger's count).
+  options.mechanisms.mtbf_h = 0;
+  options.mechanisms.failure_trace.clear();
+  options.mechanisms.hot_spares = 2;
+  options.mechanisms.restart_detect_s = 30;
+  options.mechanisms.lemon_share = 0.25;
+  options.mechanisms.lemon_factor = 5;
+  options.mechanisms.quarantine_failures = 2;
+  options.mechanisms.quarantine_window_h = 2;
+  options.mechanisms.quarantine_h = 1;
+  const auto jobs = mixed_jobs(5);
+  const RunResult result = simulate(options, jobs);  // throws if an invariant breaks
+  const RunMetrics& m = result.metrics;
+  EXPECT_EQ(m.jobs, jobs.size());
+  EXPECT_NEAR(m.gpu_seconds, m.useful_gpu_seconds + m.overhead_gpu_seconds + m.lost_gpu_seconds,
+              1e-9 * m.gpu_seconds);
+  EXPECT_GT(m.interruptions, 0u);
+  EXPECT_EQ(m.interruptions, m.interruptions_gpu + m.interruptions_gpu_memory +
+                                 m.interruptions_nic + m.interruptions_host +
+                                 m.interruptions_switch + m.interruptions_power +
+                                 m.interruptions_software + m.interruptions_maintenance);
+  EXPECT_EQ(m.failures, m.interruptions);
+  EXPECT_GT(m.ettr_mean, 0.0);
+  EXPECT_LE(m.ettr_mean, 1.0);
+  EXPECT_NEAR(m.gpu_hours_lost_rollback * 3600, m.lost_gpu_seconds, 1e-9 * m.gpu_seconds);
+}
+
 }  // namespace
 }  // namespace clustersim

@@ -24,6 +24,8 @@ void parse_table(ConfigParse& parse, const toml::table& root, const std::string&
                  const Targets& targets);
 void parse_throughput(ConfigParse& parse, const toml::table& root, RunConfig& config);
 void parse_mechanisms(ConfigParse& parse, const toml::table& root, RunConfig& config);
+// [mechanisms.failure_class.*] and failure_mix (config_failure_classes.cc), from parse_mechanisms.
+void parse_failure_classes(ConfigParse& parse, TableReader& mechanisms, RunConfig& config);
 void parse_sharing(ConfigParse& parse, const toml::table& root, RunConfig& config);
 // [fabric], and its host-to-switch map (fabric.topology) read into topology_leaf/_spine.
 void parse_fabric(ConfigParse& parse, const toml::table& root, RunConfig& config);

@@ -1,0 +1,108 @@
+// Failure classes ([mechanisms.failure_class.CAUSE], [mechanisms] failure_mix; sim/README.md,
+// "Failure classes"): a mechanism (mechanism.h) that works with any decider, beside the node
+// failures of mtbf_h and failure traces (failures.h). Private to the simulator.
+//
+// Each class is a failure process per unit: every GPU, node or rack (its top-of-rack switch or
+// power domain) fails as a renewal process, with Weibull up-times of mean 1 / rate (k = 1:
+// exponential), and a failure takes the unit's domain down (a GPU's or node's: its node; a
+// rack's: every node of the rack) for a repair time, constant or exponential; the unit's next
+// up-time starts when the repair ends. Every job on the domain fails (Plan::fail: back to its
+// last save, waits again) in the same plan that takes the nodes down. A job-level class fails a
+// running job alone at its rate per hour of running (redrawn whenever the job begins running
+// again: exponential, so memoryless) and takes no node down.
+//
+// Recovery and node health (MechanismOptions says more): hot spares held back idle (their GPUs
+// held outside jobs) and handed over after detection + rescheduling when a failure takes nodes
+// from jobs, refilled by repaired nodes; lemon nodes whose GPU and node units fail faster; a
+// quarantine that drains a node failing too often (an outage nested in its repair).
+//
+// It counts interruptions (a job failed by a class) by cause, and from its side tables (sized by
+// job, only when on): the GPU-seconds a failed job waited from its failure to its next
+// placement. From the per-job records at the end: the jobs' mean effective training time ratio
+// and GPU-hours lost by kind.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "clustersim/mechanism.h"
+#include "clustersim/mechanisms.h"
+#include "clustersim/random.h"
+#include "clustersim/simulator.h"
+
+namespace clustersim::internal {
+
+class FailureClasses : public Mechanism {
+ public:
+  explicit FailureClasses(const SimOptions& options);
+
+  std::string_view name() const override { return "failure_classes"; }
+  void attach(Host& host) override;
+  void start() override;
+  void on_timer(const Timer& timer) override;
+  void on_job_running(std::uint32_t job) override;
+  bool endless() const override { return true; }
+  // Whether `node` is a lemon (lemon_share; drawn at start).
+  bool lemon(std::uint32_t node) const { return !lemon_.empty() && lemon_[node]; }
+  void report(RunMetrics& metrics) const override;
+  void report_jobs(std::span<const JobRecord> jobs, RunMetrics& metrics) const override;
+
+ protected:
+  // Seconds until `unit` of class `index` fails again (its up-time), and until a running job
+  // fails at the job-level classes' summed rate: the draws, which a test replaces with a script.
+  virtual double next_uptime(std::size_t index, std::uint32_t unit);
+  virtual double next_job_failure_s();
+
+ private:
+  struct Process {
+    FailureClass spec;
+    double weibull_scale_s = 0.0;  // the scale giving the mean 1 / rate (seconds)
+    Rng rng;
+  };
+  // The nodes a failure of `unit` of class `index` takes down: [first, last).
+  std::pair<std::uint32_t, std::uint32_t> domain(std::size_t index, std::uint32_t unit) const;
+  std::uint32_t units(const FailureClass& spec) const;
+  void unit_fails(std::size_t index, std::uint32_t unit);
+  void domain_repaired(std::size_t index, std::uint32_t unit);
+  void job_fails(std::uint32_t job, std::uint32_t epoch);
+  void interrupt(std::uint32_t job, FailureCause cause);
+  // Hot spares: hold `node` back as one (it must be up and free), or hand `count` over.
+  void hold_spare(std::uint32_t node);
+  void hand_over_spares(std::uint32_t count);
+  // Seconds until `unit` of class `index` fails again: its draw, sped up on a lemon node.
+  double uptime_s(std::size_t index, std::uint32_t unit);
+  // Records a failure of `node` by a GPU or node class; true when that quarantines it.
+  bool quarantines(std::uint32_t node);
+
+  const MechanismOptions& options_;
+  std::uint64_t lemon_seed_;
+  std::vector<Process> processes_;      // by class, the job-level ones included
+  std::vector<std::size_t> job_level_;  // indices of the job-level classes
+  double job_rate_per_s_ = 0.0;         // their rates summed
+  Rng job_rng_;
+  std::vector<std::uint32_t> node_of_gpu_;  // only with a per-GPU class
+  Host* host_ = nullptr;
+  TimerKind fail_ = 0, up_ = 0, job_fail_ = 0, hand_over_ = 0;
+  int hot_spares_ = 0;                 // the pool's size
+  double hand_over_delay_s_ = 0.0;     // detection + rescheduling
+  std::vector<std::uint32_t> spares_;  // nodes held back now
+  std::vector<char> is_spare_;         // by node (only with spares)
+  TimerKind quarantine_end_ = 0;
+  std::vector<char> lemon_;               // by node (only with lemons)
+  std::vector<double> recent_failures_;   // by node, its last k failure times (a ring)
+  std::vector<std::uint32_t> ring_next_;  // by node: the ring's oldest entry
+  std::uint64_t quarantined_ = 0;
+  Plan plan_;
+  // Side tables by job (sized at start): interruptions, when it last failed (-1: not waiting),
+  // the plan stamp that keeps a job spanning several failed nodes from failing twice.
+  std::vector<std::uint32_t> job_interruptions_;
+  std::vector<double> failed_at_;
+  std::vector<std::uint32_t> stamp_;
+  std::uint32_t plan_count_ = 0;
+  std::array<std::uint64_t, kFailureCauses> interruptions_{};
+  std::uint64_t node_outages_ = 0;
+  double waiting_gpu_seconds_ = 0.0;
+};
+
+}  // namespace clustersim::internal

@@ -130,6 +130,10 @@ def test_analyze_command_runs_on_its_sweep(clustersim, analyze, tmp_path, where,
     # The analysis as written, its file the sweep's and its output folder under tmp_path.
     argv = [result if w == _out_of(sweep_words) else w for w in words]
     argv = [str(tmp_path / w) if i > 0 and argv[i - 1] in ("--out", "-o") else w for i, w in enumerate(argv)]
+    # A report's figures as PNG only, unless the command names its formats: PDF and SVG redraw
+    # every figure twice more (two thirds of a report's time); test_paper_output checks them.
+    if "--out" in argv and "--figure-formats" not in argv:
+        argv += ["--figure-formats", "none"]
     status, out, stderr = run([analyze] + argv, cwd=tmp_path)
     assert status == 0, f"{where}: {stderr}"
     assert "Traceback" not in stderr, f"{where}: {stderr}"

@@ -446,7 +446,14 @@ std::set<std::string> job_golden_runs() {
   return runs;
 }
 
-TEST(ReferenceOutputs, EveryPolicyAndPlacementIsBitIdenticalToTheReferenceEngine) {
+// The reference runs are checked in kReferenceParts tests of every kReferenceParts-th run each,
+// so that the sanitizer build's sharded test binaries (tests/CMakeLists.txt) spread them: whole,
+// they took 89 s of one shard under ASan. Writing goldens or digests runs them all in part 0.
+constexpr std::size_t kReferenceParts = 4;
+
+class ReferenceOutputs : public ::testing::TestWithParam<std::size_t> {};
+
+TEST_P(ReferenceOutputs, EveryPolicyAndPlacementIsBitIdenticalToTheReferenceEngine) {
   const std::filesystem::path data =
       std::filesystem::path(CLUSTERSIM_SOURCE_DIR) / "tests/sim/core/data";
   const bool regenerate = std::getenv("CLUSTERSIM_WRITE_GOLDENS") != nullptr;
@@ -455,6 +462,9 @@ TEST(ReferenceOutputs, EveryPolicyAndPlacementIsBitIdenticalToTheReferenceEngine
   const std::filesystem::path actual_dir =
       golden_out ? std::filesystem::path(golden_out)
                  : std::filesystem::path(CLUSTERSIM_BIN_DIR) / ".." / "reference_outputs_actual";
+  const bool whole = regenerate || digest_out || golden_out;
+  const std::size_t part = GetParam(), parts = whole ? 1 : kReferenceParts;
+  if (whole && part != 0) GTEST_SKIP() << "part 0 runs every reference run to write its files";
 
   std::map<std::string, std::uint64_t> expected_digest;
   {
@@ -470,8 +480,9 @@ TEST(ReferenceOutputs, EveryPolicyAndPlacementIsBitIdenticalToTheReferenceEngine
   GoldenTable actual_metrics{metrics_columns(), {}, {}};
   std::map<std::string, std::string> actual_jobs_csv;  // file name -> text, to write
   std::ostringstream report;
-  std::size_t failed_runs = 0, runs = 0;
+  std::size_t failed_runs = 0, runs = 0, position = 0;
   for (const ReferenceRun& run : reference_runs()) {
+    if (position++ % parts != part) continue;
     ++runs;
     const RunResult result = simulate(run.options, run.jobs);
     const std::uint64_t value = digest(result);
@@ -518,21 +529,6 @@ TEST(ReferenceOutputs, EveryPolicyAndPlacementIsBitIdenticalToTheReferenceEngine
       report << run.name << ":\n" << run_report;
     }
   }
-  // The subset names existing runs, and golden/jobs holds exactly its files (none stale).
-  std::set<std::string> golden_files, subset_files;
-  for (const std::string& run : with_jobs_golden) subset_files.insert(job_file_name(run));
-  if (std::filesystem::is_directory(data / "golden/jobs"))
-    for (const auto& entry : std::filesystem::directory_iterator(data / "golden/jobs"))
-      golden_files.insert(entry.path().filename().string());
-  for (const std::string& file : subset_files)
-    if (!actual_jobs_csv.count(file)) {
-      ++failed_runs;
-      report << "job_golden_runs() names a run that does not exist: " << file << '\n';
-    }
-  if (!regenerate && golden_files != subset_files) {
-    ++failed_runs;
-    report << "golden/jobs holds other files than job_golden_runs() names\n";
-  }
   if (digest_out) std::ofstream(digest_out) << digests.str();
   if (regenerate) {
     write_text_file(data / "reference_digests.txt", digests.str());
@@ -547,16 +543,52 @@ TEST(ReferenceOutputs, EveryPolicyAndPlacementIsBitIdenticalToTheReferenceEngine
     return;
   }
   if (digest_out) return;
+  // A failing part writes its runs' files (its metric rows as metrics.partN.csv).
+  const std::string metrics_file =
+      whole ? "metrics.csv" : "metrics.part" + std::to_string(part) + ".csv";
   if (failed_runs > 0 || golden_out) {
-    std::filesystem::remove_all(actual_dir / "jobs");
-    write_text_file(actual_dir / "metrics.csv", actual_metrics.csv());
+    write_text_file(actual_dir / metrics_file, actual_metrics.csv());
     for (const auto& [file, text] : actual_jobs_csv)
       write_text_file(actual_dir / "jobs" / file, text);
   }
   EXPECT_EQ(failed_runs, 0u) << failed_runs << " of " << runs
                              << " runs differ from the reference engine; the actual files are in "
-                             << actual_dir.lexically_normal().string() << "\n"
+                             << actual_dir.lexically_normal().string() << " (" << metrics_file
+                             << ", jobs/)\n"
                              << report.str();
+}
+
+INSTANTIATE_TEST_SUITE_P(Part, ReferenceOutputs, ::testing::Range<std::size_t>(0, kReferenceParts));
+
+// The per-job golden subset names existing runs, and golden/jobs holds exactly its files (none
+// stale), and every run has a digest and a golden metric row (checked without running them).
+TEST(ReferenceGoldenFiles, NameExactlyTheReferenceRuns) {
+  const std::filesystem::path data =
+      std::filesystem::path(CLUSTERSIM_SOURCE_DIR) / "tests/sim/core/data";
+  std::set<std::string> run_names;
+  for (const ReferenceRun& run : reference_runs()) run_names.insert(run.name);
+  std::set<std::string> golden_files, subset_files;
+  for (const std::string& run : job_golden_runs()) {
+    EXPECT_TRUE(run_names.count(run))
+        << "job_golden_runs() names a run that does not exist: " << run;
+    subset_files.insert(job_file_name(run));
+  }
+  if (std::filesystem::is_directory(data / "golden/jobs"))
+    for (const auto& entry : std::filesystem::directory_iterator(data / "golden/jobs"))
+      golden_files.insert(entry.path().filename().string());
+  EXPECT_EQ(golden_files, subset_files)
+      << "golden/jobs holds other files than job_golden_runs() names";
+  std::set<std::string> digest_names;
+  {
+    std::ifstream in(data / "reference_digests.txt");
+    std::string name;
+    std::uint64_t value;
+    while (in >> name >> std::hex >> value) digest_names.insert(name);
+  }
+  EXPECT_EQ(digest_names, run_names) << "reference_digests.txt names other runs";
+  const GoldenTable metrics = read_golden_table(data / "golden/metrics.csv");
+  EXPECT_EQ(std::set<std::string>(metrics.keys.begin(), metrics.keys.end()), run_names)
+      << "golden/metrics.csv has rows for other runs";
 }
 
 }  // namespace

@@ -227,8 +227,8 @@ def effective_load_sentence(results: Results) -> str | None:
 
 def warnings(results: Results) -> list[str]:
     """What the reader must know: the sweep's warnings (settings that cannot act, dropped trace
-    rows, runs too short before they ran), p99s that measure a duration cap, pseudo-replicates,
-    failed points."""
+    rows, runs too short before they ran), p99s that measure a duration cap, runs extended because
+    they were too short, pseudo-replicates, failed points."""
     out = []
     try:
         out += [str(w) for w in json.loads(results.attrs.get("warnings", "[]") or "[]")]
@@ -241,6 +241,13 @@ def warnings(results: Results) -> list[str]:
                    f"{100 * capped['jct_p99_cap_share'].min():.3g}-{100 * capped['jct_p99_cap_share'].max():.3g}% "
                    "of them have (a duration cap such as the generator's max_duration_s; column jct_p99_cap_share): "
                    "there the p99 measures the cap, not the policy; compare jct_p95 or queue_p99.")
+    if "window_extension" in ok and (ok["window_extension"] > 1).any():
+        extended = ok[ok["window_extension"] > 1]
+        still = int((extended["window_too_short"] != 0).sum()) if "window_too_short" in extended else 0
+        out.append(f"{len(extended)} of {len(ok)} runs were too short as planned and ran again with "
+                   f"{extended['window_extension'].min():.3g}-{extended['window_extension'].max():.3g}x the planned "
+                   "measured jobs ([metrics] extend_limit; column window_extension)"
+                   + (f"; {still} of them still too short at the limit." if still else "."))
     pseudo = pseudo_replicates(results)
     if pseudo:
         configs = results.configurations().set_index("config_id")

@@ -123,6 +123,7 @@ _KNOWN = {
     "mser_warmup_end": MetricInfo("warm-up end (MSER-5)", "s", None, diagnostic=True),
     "jct_p99_cap_share": MetricInfo("share of measured jobs at a duration cap that is the p99", "fraction", None,
                                     diagnostic=True),
+    "window_extension": MetricInfo("measured jobs / the plan's (extend_limit)", "", None, diagnostic=True),
     "events": MetricInfo("simulator events", "events", None, diagnostic=True),
     "rounds": MetricInfo("scheduling rounds", "rounds", None, diagnostic=True),
 }

@@ -9,7 +9,10 @@ rho < 1 has a steady state); "too short" is the rule asking for a longer run. Ab
 "steady" is a miss.
 
     scripts/steady_state_false_alarms.py [--clustersim build/bin/clustersim] [--gpus 16]
-        [--loads 0.7,0.9,0.95] [--seeds 100] [--ranks 2] [--out DIR]
+        [--loads 0.7,0.9,0.95] [--seeds 100] [--ranks 2] [--out DIR] [--extend-limit X]
+
+--extend-limit X sets [metrics] extend_limit: a run too short is run again with more jobs, up to
+X times the plan's (the table then also gives the runs extended and their mean extension).
 
 Deterministic: the sweep derives each run's seed from the grid's seed (1) and its replicate.
 """
@@ -38,6 +41,7 @@ max_gpus_per_job = 1
 [scheduler]
 policy = "fifo"
 
+{metrics}
 [sweep]
 "workload.load" = [{loads}]
 seeds = {seeds}
@@ -54,6 +58,8 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, default=100)
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--out", help="keep the grid and the result file here")
+    parser.add_argument("--extend-limit", type=float, default=1.0,
+                        help="[metrics] extend_limit (default 1: too-short runs are not extended)")
     args = parser.parse_args()
     loads = [float(v) for v in args.loads.split(",")]
     per_node = 8 if args.gpus % 8 == 0 else args.gpus
@@ -62,7 +68,9 @@ def main() -> int:
     grid = os.path.join(folder, "mmc.toml")
     with open(grid, "w", encoding="utf-8") as handle:
         handle.write(GRID.format(gpus=args.gpus, nodes=args.gpus // per_node, per_node=per_node,
-                                 loads=", ".join(f"{v:g}" for v in loads), seeds=args.seeds))
+                                 loads=", ".join(f"{v:g}" for v in loads), seeds=args.seeds,
+                                 metrics=f"[metrics]\nextend_limit = {args.extend_limit:g}\n"
+                                 if args.extend_limit > 1 else ""))
     result = os.path.join(folder, "mmc.h5")
     command = [args.clustersim, "sweep", grid, "--out", result, "--quiet", "--overwrite"]
     if args.ranks > 1 and shutil.which("mpirun"):
@@ -77,15 +85,23 @@ def main() -> int:
     points = load_results(result, jobs=False, timeseries=False).ok
     load = points["workload.load"].to_numpy(float)
     flags = {name: points[name].to_numpy() for name in ("steady_state", "window_too_short", "window_overloaded")}
-    print(f"M/M/{args.gpus}, FIFO, exponential durations (mean 1 h), default steady-state rule, "
-          f"{args.seeds} seeds per load:")
-    print(f"{'load':>6} {'runs':>5} {'steady':>7} {'too short':>10} {'overloaded':>11}")
+    extension = points["window_extension"].to_numpy(float) if "window_extension" in points else None
+    extended = args.extend_limit > 1 and extension is not None
+    print(f"M/M/{args.gpus}, FIFO, exponential durations (mean 1 h), default steady-state rule"
+          f"{f', extend_limit {args.extend_limit:g}' if extended else ''}, {args.seeds} seeds per load:")
+    print(f"{'load':>6} {'runs':>5} {'steady':>7} {'too short':>10} {'overloaded':>11}"
+          + (f" {'extended':>9} {'mean x':>7}" if extended else ""))
     summary = []
     for value in loads:
         at = np.isclose(load, value)
         counts = {k: int((v[at] != 0).sum()) for k, v in flags.items()}
-        print(f"{value:>6g} {int(at.sum()):>5} {counts['steady_state']:>7} {counts['window_too_short']:>10} "
-              f"{counts['window_overloaded']:>11}")
+        line = (f"{value:>6g} {int(at.sum()):>5} {counts['steady_state']:>7} {counts['window_too_short']:>10} "
+                f"{counts['window_overloaded']:>11}")
+        if extended:
+            counts["extended"] = int((extension[at] > 1).sum())
+            counts["mean_extension"] = float(extension[at].mean())
+            line += f" {counts['extended']:>9} {counts['mean_extension']:>7.2f}"
+        print(line)
         summary.append({"load": value, "runs": int(at.sum()), **counts})
     print(json.dumps(summary))
     if not args.out:

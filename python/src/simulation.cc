@@ -528,6 +528,11 @@ class PySimulation {
       } else {
         state.result = result_dict(specs, state.simulation->result());
       }
+      // A stepped run is run once: clustersim.run() and `clustersim run` extend too-short runs.
+      if (state.config.workload.steady.extend_limit > 1.0)
+        (*state.result)["warnings"].cast<py::list>().append(
+            "[metrics] extend_limit has no effect on a stepped Simulation (it runs once; "
+            "clustersim.run() and `clustersim run` run a too-short run again)");
     }
     return *state.result;
   }

@@ -232,6 +232,9 @@ GridCheck validate_grid(const Grid& grid) {
       text.precision(3);
       text << "too short before it runs: run " << plan->more_jobs << "x more jobs ("
            << plan->short_reason << ")";
+      if (const double limit = config.workload.steady.extend_limit; limit > 1.0)
+        text << "; [metrics] extend_limit runs it with " << std::min(limit, plan->more_jobs)
+             << "x the planned measured jobs";
       warnings.add(text.str(), where);
     }
     if (grid.replicates > 1 && !has_randomness(config)) {

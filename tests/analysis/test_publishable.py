@@ -140,6 +140,17 @@ def test_a_p99_that_is_a_duration_cap_is_said():
     assert len(said) == 1 and said[0].startswith("In 2 of 4 runs the p99 JCT") and "2-5%" in said[0], said
 
 
+def test_runs_extended_because_too_short_are_said():
+    results = _results({"fifo": [1.0, 2.0], "las": [1.0, 3.0]})
+    results.points["window_extension"] = [1.0, 1.0, 1.0, 1.0]
+    assert not any("extend_limit" in line for line in findings.warnings(results))
+    results.points["window_extension"] = [1.0, 1.5, 3.0, 1.0]
+    results.points["window_too_short"] = [0, 0, 1, 0]
+    said = [line for line in findings.warnings(results) if "extend_limit" in line]
+    assert len(said) == 1 and said[0].startswith("2 of 4 runs were too short as planned") and "1.5-3x" in said[0], said
+    assert "1 of them still too short at the limit" in said[0], said
+
+
 NO_EFFECT_GRID = """\
 [cluster]
 nodes = 4

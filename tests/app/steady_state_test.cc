@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "clustersim/config.h"
+#include "clustersim/error.h"
 #include "clustersim/metrics.h"
+#include "clustersim/report.h"
 #include "clustersim/workload.h"
 
 namespace clustersim {
@@ -233,6 +235,102 @@ TEST(SteadyStateVerdict, OverloadWithoutANominalLoadIsSeenAndItsTrendsMeasured) 
       EXPECT_NEAR(m.backlog_trend, 0.0, 1e-3);
       EXPECT_EQ(m.queue_growth, 0.0);
     }
+  }
+}
+
+// [metrics] extend_limit: a run too short as planned is run again with more measured jobs. 400
+// jobs of an M/M/16 queue at load 0.7 (exponential durations of mean 1 h): the warm-up takes the
+// first ceil(rate x 3600 ln 50) = 44 arrivals (E[(D - t)+] <= 2% of E[D]), so 356 are measured,
+// and precision 0.03 needs about (sqrt(2) / 0.03)^2 = 2,223 (E[D^2] = 2 E[D]^2; the generator's
+// quantile grid of durations gives a little less): the plan is short by (44 + that) / 400.
+RunConfig mm16_jobs(const std::vector<std::string>& extra) {
+  std::vector<std::string> overrides{"workload.load=0.7", "workload.seed=3", "workload.jobs=400"};
+  overrides.insert(overrides.end(), extra.begin(), extra.end());
+  return parse_run_config(R"([cluster]
+[[cluster.node_group]]
+nodes = 2
+gpus_per_node = 8
+[workload]
+generator = "philly"
+durations = "exponential"
+mean_duration_s = 3600
+max_gpus_per_job = 1
+[scheduler]
+policy = "fifo"
+)",
+                          "mm16.toml", "", overrides);
+}
+
+RunResult run_config(const RunConfig& config) {
+  return simulate_config(config, std::make_shared<const Workload>(load_workload(config))).result;
+}
+
+TEST(SteadyStateExtension, OffByDefaultATooShortPlanRunsAsPlanned) {
+  const RunConfig config = mm16_jobs({});
+  ASSERT_TRUE(config.workload.steady_plan);
+  const SteadyStatePlan& plan = *config.workload.steady_plan;
+  EXPECT_EQ(plan.first, 44u);
+  EXPECT_EQ(plan.last - plan.first + 1, 356u);
+  EXPECT_GE(plan.measured_needed, 2200u);
+  EXPECT_LE(plan.measured_needed, 2223u);
+  EXPECT_NEAR(plan.more_jobs, (44.0 + static_cast<double>(plan.measured_needed)) / 400.0, 1e-12);
+  const RunResult result = run_config(config);
+  EXPECT_EQ(result.metrics.window_too_short, 1u);
+  EXPECT_EQ(result.metrics.window_extension, 1.0);
+  EXPECT_EQ(result.metrics.window_last - result.metrics.window_first + 1, 356u);
+  for (const std::string& warning : metric_warnings({}, result))
+    EXPECT_EQ(warning.find("extend_limit"), std::string::npos) << warning;
+}
+
+// At a limit of 3 the plan starts 3x extended (44 + 3 x 356 = 1,112 jobs), is still too short,
+// and stops at the limit: the result is exactly that of a run configured with 1,112 jobs, and its
+// warnings say what was done.
+TEST(SteadyStateExtension, StopsAtTheLimitWithTheResultOfThatRun) {
+  const RunResult extended = run_config(mm16_jobs({"metrics.extend_limit=3"}));
+  const RunResult direct = run_config(mm16_jobs({"workload.jobs=1112"}));
+  EXPECT_EQ(extended.metrics.window_extension, 3.0);
+  EXPECT_EQ(extended.metrics.window_first, 44u);
+  EXPECT_EQ(extended.metrics.window_last, 1111u);
+  EXPECT_EQ(extended.metrics.window_too_short, 1u);
+  RunMetrics same = extended.metrics;
+  same.window_extension = direct.metrics.window_extension;
+  EXPECT_EQ(metrics_json(same), metrics_json(direct.metrics));
+  const std::vector<std::string> warnings = metric_warnings({}, extended);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("run again with 3x the planned measured jobs ([metrics] "
+                             "extend_limit), still too short at the limit"),
+            std::string::npos)
+      << warnings[0];
+}
+
+// With room to grow, the run is extended until its verdict is not too short (or the limit): the
+// final run measures at least the jobs precision needs, and equals a run configured with them.
+TEST(SteadyStateExtension, ExtendsUntilTheVerdictIsNotTooShort) {
+  const RunConfig config = mm16_jobs({"metrics.extend_limit=20"});
+  const RunResult extended = run_config(config);
+  const RunMetrics& m = extended.metrics;
+  EXPECT_GE(m.window_extension, config.workload.steady_plan->more_jobs);
+  EXPECT_LT(m.window_extension, 20.0);
+  EXPECT_EQ(m.window_too_short, 0u);
+  EXPECT_GE(m.window_last - m.window_first + 1, config.workload.steady_plan->measured_needed);
+  const auto jobs = static_cast<std::size_t>(m.window_last + 1);
+  const RunResult direct = run_config(mm16_jobs({"workload.jobs=" + std::to_string(jobs)}));
+  RunMetrics same = m;
+  same.window_extension = direct.metrics.window_extension;
+  EXPECT_EQ(metrics_json(same), metrics_json(direct.metrics));
+  const std::vector<std::string> warnings = metric_warnings({}, extended);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].find("still too short"), std::string::npos) << warnings[0];
+}
+
+TEST(SteadyStateExtension, RefusedWithAWindowSetByHand) {
+  try {
+    mm16_jobs({"metrics.extend_limit=2", "workload.window=[10, 300]"});
+    FAIL() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("metrics.extend_limit"), std::string::npos)
+        << error.what();
+    EXPECT_NE(std::string(error.what()).find("window"), std::string::npos) << error.what();
   }
 }
 

@@ -64,3 +64,49 @@ def test_no_cap_no_warning(tmp_path):
         warnings.simplefilter("error", clustersim.MetricWarning)
         result = clustersim.run(str(path))
     assert result.warnings == [] and result.metrics["jct_p99_cap_share"] == 0.0
+
+
+# An M/M/16 queue at load 0.7 with 400 jobs: too short as planned (sim/README.md, "Steady state").
+SHORT = """
+[cluster]
+nodes = 2
+gpus_per_node = 8
+
+[workload]
+generator = "philly"
+durations = "exponential"
+mean_duration_s = 3600
+max_gpus_per_job = 1
+load = 0.7
+jobs = 400
+seed = 3
+
+[scheduler]
+policy = "fifo"
+"""
+
+
+def test_an_extended_run_says_so_and_a_stepped_one_says_it_cannot(tmp_path):
+    path = tmp_path / "short.toml"
+    path.write_text(SHORT + "\n[metrics]\nextend_limit = 3\n")
+    with pytest.warns(clustersim.MetricWarning) as caught:
+        result = clustersim.run(str(path))
+    assert result.metrics["window_extension"] == 3.0
+    assert any("run again with 3x the planned measured jobs" in text for text in result.warnings), result.warnings
+    assert any("extend_limit" in str(w.message) for w in caught)
+    # The same run as configured, not extended: as planned, and nothing said of an extension.
+    plain = tmp_path / "plain.toml"
+    plain.write_text(SHORT)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        as_planned = clustersim.run(str(plain))
+    assert as_planned.metrics["window_extension"] == 1.0
+    assert not any("extend_limit" in text for text in as_planned.warnings)
+    assert result.metrics["window_last"] - result.metrics["window_first"] + 1 == \
+        3 * (as_planned.metrics["window_last"] - as_planned.metrics["window_first"] + 1)
+    # A stepped Simulation runs once: its result says the setting did not act.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        stepped = clustersim.Simulation(str(path)).run(lambda observation: observation.waiting)
+    assert stepped.metrics["window_extension"] == 1.0
+    assert any("no effect on a stepped Simulation" in text for text in stepped.warnings), stepped.warnings

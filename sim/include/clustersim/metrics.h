@@ -185,6 +185,9 @@ struct RunMetrics {
   double gpu_hours_lost_checkpoint = 0;  // saving them
   double gpu_hours_lost_waiting = 0;     // failed jobs' GPUs x time from failure to placement
   std::uint64_t node_quarantines = 0;    // nodes drained for diagnosis (quarantine_failures)
+  // Auto-extension ([metrics] extend_limit): the measured jobs over the plan's (1: as planned;
+  // 0: not assessed).
+  double window_extension = 0;
 };
 
 // One sample of the cluster's state, taken every `sample_interval_s`.

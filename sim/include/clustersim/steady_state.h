@@ -59,11 +59,14 @@ struct WorkloadShape {
   double load = 0.0;
 };
 
-// [metrics] steady_state, precision, warmup_s, drain_limit.
+// [metrics] steady_state, precision, warmup_s, drain_limit, extend_limit.
 struct SteadyStateOptions {
   double precision = 0.03;  // target relative standard error of gpu_util, per run
   double warmup_s = -1.0;   // < 0: from the workload (the time it takes to fill)
   double drain_limit = 0.25;
+  // A too-short run is run again with its measured jobs multiplied by the verdict's factor, up to
+  // this many times the plan's (simulate_config, extend_measurement); 1: never.
+  double extend_limit = 1.0;
 };
 
 struct SteadyStatePlan {

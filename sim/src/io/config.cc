@@ -119,7 +119,7 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
     parse.read_section(metrics, "metrics", targets);
     parse.check_section(metrics, "metrics", targets);
     metrics.reject_unknown_keys();
-    for (const char* key : {"precision", "warmup_s", "drain_limit"})
+    for (const char* key : {"precision", "warmup_s", "drain_limit", "extend_limit"})
       if (metrics.has(key)) steady_keys_set.emplace_back(key);
   }
   parse_table(parse, root, "debug", Targets{.sim = &config.sim});

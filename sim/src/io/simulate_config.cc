@@ -1,5 +1,6 @@
 // A parsed config run on the simulator its run kind needs (config.h, simulate_config): the
 // placement study (no time), or a Simulation (training, serving DAGs, or both on one cluster).
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -7,6 +8,7 @@
 #include "clustersim/config.h"
 #include "clustersim/placement_study.h"
 #include "clustersim/simulation.h"
+#include "io/internal/steady_state_config.h"
 
 namespace clustersim {
 
@@ -37,9 +39,35 @@ ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workloa
   }
   // Training, serving (a DAG config: its queries on every GPU) or both (a mixed config): a
   // Simulation, the serving side joining it as a mechanism (serving.h).
-  Simulation simulation(config, std::move(workload));
-  run.result = simulation.run();
-  run.workload = simulation.workload();  // grown, when a window streamed more jobs in
+  const auto simulate = [&run](const RunConfig& what, std::shared_ptr<const Workload> jobs) {
+    Simulation simulation(what, std::move(jobs));
+    run.result = simulation.run();
+    run.workload = simulation.workload();  // grown, when a window streamed more jobs in
+  };
+  const auto& plan = config.workload.steady_plan;
+  const double limit = config.workload.steady.extend_limit;
+  if (!plan || !(limit > 1.0)) {
+    simulate(config, std::move(workload));
+  } else {
+    // Auto-extension: a plan already short of jobs starts extended; a run the verdict calls too
+    // short runs again (same seed) with its measured jobs x the verdict's factor, up to the limit.
+    // Each run is a whole run of its own: the result is the last one's.
+    double factor = plan->more_jobs > 1.0 ? std::min(limit, plan->more_jobs) : 1.0;
+    for (;;) {
+      if (factor > 1.0) {
+        RunConfig extended = config;
+        io_internal::extend_measurement(extended, *plan, factor);
+        simulate(extended, std::make_shared<const Workload>(load_workload(extended)));
+      } else {
+        simulate(config, workload);
+      }
+      const RunMetrics& m = run.result.metrics;
+      const double next = std::min(limit, factor * m.more_jobs);
+      if (!m.window_too_short || next <= factor * (1.0 + 1e-9)) break;
+      factor = next;
+    }
+    run.result.metrics.window_extension = factor;
+  }
   count_row_changes(*run.workload, run.result.metrics);
   return run;
 }

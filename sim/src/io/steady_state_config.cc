@@ -3,6 +3,8 @@
 // after the run (Simulation's config constructor, config_simulation.cc).
 #include "io/internal/steady_state_config.h"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "clustersim/component.h"
@@ -49,11 +51,27 @@ void plan_measurement(RunConfig& config, const std::vector<std::string>& steady_
   } catch (const std::invalid_argument& error) {
     throw InputError(config.source_name, 0, "metrics.steady_state", error.what());
   }
+  if (workload.window && workload.steady.extend_limit > 1.0)
+    throw InputError(config.source_name, 0, "metrics.extend_limit",
+                     "has no effect with [workload] window (its measured jobs are set by hand)");
   const SteadyStatePlan& plan = *workload.steady_plan;
   if (!workload.window) {
     workload.window = SimOptions::Window{plan.first, plan.last};
     workload.generator->jobs = plan.generate;
   }
+  config.sim.window = workload.window;
+}
+
+void extend_measurement(RunConfig& config, const SteadyStatePlan& planned, double factor) {
+  WorkloadSource& workload = config.workload;
+  const std::size_t measured = planned.last - planned.first + 1;
+  // The plan takes the warm-up out of `jobs` (up to half of them): as many as keep it whole.
+  const std::size_t jobs = std::max(
+      planned.first + static_cast<std::size_t>(std::ceil(factor * measured)), 2 * planned.first);
+  workload.steady_plan =
+      plan_steady_state(generator_shape(*workload.generator), workload.steady, jobs, std::nullopt);
+  workload.window = SimOptions::Window{workload.steady_plan->first, workload.steady_plan->last};
+  workload.generator->jobs = workload.steady_plan->generate;
   config.sim.window = workload.window;
 }
 
@@ -95,6 +113,14 @@ void declare_steady_state_keys(KeyRegistry& keys) {
       .doc(
           "Arrival time left out before the measured jobs (-1: until jobs that arrived before "
           "would hold under 2% of the steady work, from the generator's durations).");
+  key(
+      "extend_limit", [](auto& w) -> auto& { return w.steady.extend_limit; })
+      .range(1.0, 1000.0)
+      .doc(
+          "A run whose verdict is too short is run again (same seed) with its measured jobs "
+          "multiplied by the verdict's factor, while it stays too short, up to this many times "
+          "the plan's measured jobs; the run's warnings and `window_extension` say what was "
+          "done. 1: never (a too-short run is reported as it is). Not with [workload] window.");
   key(
       "drain_limit", [](auto& w) -> auto& { return w.steady.drain_limit; })
       .range(0.0, 1e6)

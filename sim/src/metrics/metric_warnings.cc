@@ -61,6 +61,17 @@ std::vector<std::string> metric_warnings(std::span<const JobSpec> jobs, const Ru
                   m.jct_p99, 100.0 * share);
     warnings.emplace_back(text);
   }
+  // Auto-extension ran the run again with more jobs: what was done, and whether it sufficed.
+  if (m.window_extension > 1.0) {
+    char text[320];
+    std::snprintf(
+        text, sizeof text,
+        "too short as planned: run again with %.3gx the planned measured jobs "
+        "([metrics] extend_limit)%s",
+        m.window_extension,
+        m.window_too_short ? ", still too short at the limit: the result is that run's" : "");
+    warnings.emplace_back(text);
+  }
   return warnings;
 }
 

@@ -225,6 +225,9 @@ constexpr MetricField kRunMetrics[] = {
     count("node_quarantines", &RunMetrics::node_quarantines,
           "failure classes: nodes drained for diagnosis after quarantine_failures failures "
           "within quarantine_window_h"),
+    real("window_extension", &RunMetrics::window_extension, "",
+         "steady state: measured jobs / the plan's, after [metrics] extend_limit ran a too-short "
+         "run again with more jobs (1: as planned; 0: not assessed)"),
 };
 
 constexpr JobField job_count(std::string_view name, int JobRecord::*member, bool first_block) {

@@ -473,6 +473,7 @@ void assess_steady_state(const SteadyStatePlan& plan, const SteadyStateOptions& 
   m.window_too_short = !overloaded && too_short ? 1 : 0;
   m.more_jobs = m.window_too_short ? std::ceil(more * 10.0) / 10.0 : 0.0;
   m.steady_state = !overloaded && !too_short ? 1 : 0;
+  m.window_extension = 1.0;  // simulate_config says how far it extended the plan
 }
 
 std::string steady_state_verdict(const RunResult& result) {

@@ -18,6 +18,11 @@ bool steady_state_applies(const RunConfig& config);
 // warmup_s, drain_limit), refused where the rule does not apply.
 void plan_measurement(RunConfig& config, const std::vector<std::string>& steady_keys_set);
 
+// Re-plans a planned config's measurement with `factor` x the measured jobs of `planned` (its
+// first plan; [metrics] extend_limit): the same warm-up, more measured jobs, a drain limit to
+// match, and the jobs to generate for them.
+void extend_measurement(RunConfig& config, const SteadyStatePlan& planned, double factor);
+
 }  // namespace clustersim::io_internal
 
 namespace clustersim::options {

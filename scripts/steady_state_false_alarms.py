@@ -10,9 +10,12 @@ rho < 1 has a steady state); "too short" is the rule asking for a longer run. Ab
 
     scripts/steady_state_false_alarms.py [--clustersim build/bin/clustersim] [--gpus 16]
         [--loads 0.7,0.9,0.95] [--seeds 100] [--ranks 2] [--out DIR] [--extend-limit X]
+        [--arrival-pattern diurnal]
 
 --extend-limit X sets [metrics] extend_limit: a run too short is run again with more jobs, up to
 X times the plan's (the table then also gives the runs extended and their mean extension).
+--arrival-pattern diurnal: arrivals at the generator's daily and weekly rates (no longer M/M/c:
+below load 1 a steady state still exists over whole cycles, so "overloaded" is still a false alarm).
 
 Deterministic: the sweep derives each run's seed from the grid's seed (1) and its replicate.
 """
@@ -37,7 +40,7 @@ generator = "philly"
 durations = "exponential"
 mean_duration_s = 3600
 max_gpus_per_job = 1
-
+{pattern}
 [scheduler]
 policy = "fifo"
 
@@ -58,6 +61,7 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, default=100)
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--out", help="keep the grid and the result file here")
+    parser.add_argument("--arrival-pattern", choices=["flat", "diurnal"], default="flat")
     parser.add_argument("--extend-limit", type=float, default=1.0,
                         help="[metrics] extend_limit (default 1: too-short runs are not extended)")
     args = parser.parse_args()
@@ -69,6 +73,8 @@ def main() -> int:
     with open(grid, "w", encoding="utf-8") as handle:
         handle.write(GRID.format(gpus=args.gpus, nodes=args.gpus // per_node, per_node=per_node,
                                  loads=", ".join(f"{v:g}" for v in loads), seeds=args.seeds,
+                                 pattern=f'arrival_pattern = "{args.arrival_pattern}"\n'
+                                 if args.arrival_pattern != "flat" else "",
                                  metrics=f"[metrics]\nextend_limit = {args.extend_limit:g}\n"
                                  if args.extend_limit > 1 else ""))
     result = os.path.join(folder, "mmc.h5")
@@ -87,7 +93,8 @@ def main() -> int:
     flags = {name: points[name].to_numpy() for name in ("steady_state", "window_too_short", "window_overloaded")}
     extension = points["window_extension"].to_numpy(float) if "window_extension" in points else None
     extended = args.extend_limit > 1 and extension is not None
-    print(f"M/M/{args.gpus}, FIFO, exponential durations (mean 1 h), default steady-state rule"
+    print(f"M/M/{args.gpus}{' (diurnal arrivals)' if args.arrival_pattern != 'flat' else ''}, FIFO, "
+          "exponential durations (mean 1 h), default steady-state rule"
           f"{f', extend_limit {args.extend_limit:g}' if extended else ''}, {args.seeds} seeds per load:")
     print(f"{'load':>6} {'runs':>5} {'steady':>7} {'too short':>10} {'overloaded':>11}"
           + (f" {'extended':>9} {'mean x':>7}" if extended else ""))

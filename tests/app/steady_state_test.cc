@@ -238,6 +238,42 @@ TEST(SteadyStateVerdict, OverloadWithoutANominalLoadIsSeenAndItsTrendsMeasured) 
   }
 }
 
+// A cyclic arrival rate (the generator's measured daily and weekly pattern, mean load as given):
+// below load 1 a steady state exists over whole cycles, although the queue rises and falls
+// within each. The window the rule measures (one week of arrivals) is judged over whole cycles,
+// so at 0.9 (peak hours well above capacity) no run is called overloaded (steady, or too short
+// while the backlog settles), and at 1.03 none is called steady.
+RunMetrics run_diurnal_mm16(double load, int seed) {
+  const RunConfig config = parse_run_config(
+      R"([cluster]
+[[cluster.node_group]]
+nodes = 2
+gpus_per_node = 8
+[workload]
+generator = "philly"
+durations = "exponential"
+mean_duration_s = 3600
+max_gpus_per_job = 1
+arrival_pattern = "diurnal"
+[scheduler]
+policy = "fifo"
+)",
+      "diurnal.toml", "",
+      {"workload.load=" + std::to_string(load), "workload.seed=" + std::to_string(seed)});
+  return simulate_config(config, std::make_shared<const Workload>(load_workload(config)))
+      .result.metrics;
+}
+
+TEST(SteadyStateVerdict, DiurnalArrivalsBelowLoad1AreNeverOverloaded) {
+  for (int seed = 1; seed <= kVerdictSeeds; ++seed) {
+    const RunMetrics below = run_diurnal_mm16(0.9, seed);
+    EXPECT_EQ(below.window_overloaded, 0u) << "seed " << seed;
+    EXPECT_EQ(below.steady_state + below.window_too_short, 1u) << "seed " << seed;
+    const RunMetrics above = run_diurnal_mm16(1.03, seed);
+    EXPECT_EQ(above.steady_state, 0u) << "seed " << seed;
+  }
+}
+
 // [metrics] extend_limit: a run too short as planned is run again with more measured jobs. 400
 // jobs of an M/M/16 queue at load 0.7 (exponential durations of mean 1 h): the warm-up takes the
 // first ceil(rate x 3600 ln 50) = 44 arrivals (E[(D - t)+] <= 2% of E[D]), so 356 are measured,

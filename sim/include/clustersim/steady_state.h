@@ -28,6 +28,9 @@
 //               the measured arrivals; or the warm-up MSER-5 detects on the sampled busy GPUs and
 //               queue length moves the measured means by more than `precision`: run N x more jobs;
 //   steady      otherwise.
+// A cyclic arrival rate (a diurnal pattern) is judged over whole cycles of the measured arrivals
+// (carried against offered work, a trend part per cycle; no MSER-5); over fewer than 5 cycles a
+// shortfall or growth makes the run too short, never overloaded.
 #pragma once
 
 #include <cstddef>
@@ -81,6 +84,7 @@ struct SteadyStatePlan {
   std::string short_reason;         // why, when more_jobs > 1
   double nominal_load = 0.0;        // the shape's `load` (0: unknown, see work_rate)
   double work_rate = 0.0;           // expected nominal GPU-seconds arriving per second
+  double cycle_s = 0.0;             // the shape's cycle (0: a constant arrival rate)
 };
 
 // Moments and times of a shape.
@@ -143,5 +147,8 @@ struct Trend {
 };
 Trend fit_trend(std::span<const double> series, std::span<const double> times, double from,
                 double to);
+// The same over `parts` equal parts (whole cycles of a cyclic arrival rate: a part per cycle).
+Trend fit_trend(std::span<const double> series, std::span<const double> times, double from,
+                double to, int parts);
 
 }  // namespace clustersim

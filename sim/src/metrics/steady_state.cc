@@ -87,6 +87,7 @@ SteadyStatePlan plan_steady_state(const WorkloadShape& shape, const SteadyStateO
   SteadyStatePlan plan;
   plan.nominal_load = shape.load;
   plan.work_rate = rate * shape.mean_gpus * shape_mean_duration(shape);
+  plan.cycle_s = shape.cycle_s;
   plan.warmup_s =
       options.warmup_s >= 0.0 ? options.warmup_s : shape_fill_time(shape, kFillResidual);
   const auto warmup_jobs = static_cast<std::size_t>(std::ceil(rate * plan.warmup_s));
@@ -207,21 +208,24 @@ void describe_population(std::optional<std::pair<std::size_t, std::size_t>> wind
 
 Trend fit_trend(std::span<const double> series, std::span<const double> times, double from,
                 double to) {
-  constexpr int kParts = 10;
+  return fit_trend(series, times, from, to, 10);
+}
+
+Trend fit_trend(std::span<const double> series, std::span<const double> times, double from,
+                double to, int parts) {
   Trend trend;
-  if (!(to > from)) return trend;
-  std::array<double, kParts> sum{}, count{};
+  if (!(to > from) || parts < 1) return trend;
+  std::vector<double> sum(static_cast<std::size_t>(parts)), count(sum.size());
   for (std::size_t i = 0; i < series.size() && i < times.size(); ++i) {
     if (times[i] < from || times[i] > to) continue;
-    const int part =
-        std::min(kParts - 1, static_cast<int>((times[i] - from) / (to - from) * kParts));
+    const int part = std::min(parts - 1, static_cast<int>((times[i] - from) / (to - from) * parts));
     sum[part] += series[i];
     count[part] += 1.0;
   }
   std::vector<double> xs, ys;
-  for (int p = 0; p < kParts; ++p)
+  for (int p = 0; p < parts; ++p)
     if (count[p] > 0) {
-      xs.push_back((p + 0.5) / kParts * (to - from));
+      xs.push_back((p + 0.5) / parts * (to - from));
       ys.push_back(sum[p] / count[p]);
     }
   if (xs.size() < 5) return trend;
@@ -389,14 +393,6 @@ void assess_steady_state(const SteadyStatePlan& plan, const SteadyStateOptions& 
       more = std::max(more, 2.0);
     }
   }
-  // The cluster carries clearly less than the measured jobs offer (slowdowns included).
-  const double tolerance = std::max(0.03, 2.0 * plan.predicted_rse);
-  if (!overloaded && m.gpu_util < brought * (1.0 - tolerance)) {
-    overloaded = true;
-    note = "the cluster carried gpu_util " + format(m.gpu_util) + " of the " + format(brought) +
-           " the measured jobs offered (" + format(m.offered_load) + " nominal)";
-  }
-
   // The warm-up and the trend, from the samples up to the last measured arrival (the drain
   // after it is left out: the jobs arriving then are not the measured ones).
   std::vector<double> busy, queue, times;
@@ -416,14 +412,75 @@ void assess_steady_state(const SteadyStatePlan& plan, const SteadyStateOptions& 
       }
     return n ? sum / static_cast<double>(n) : 0.0;
   };
+  // A cyclic arrival rate (a diurnal pattern): within a cycle the queue rises and falls with the
+  // rate, and a window that is not whole cycles offers more or less than the mean. So the rules
+  // below judge the whole cycles of the measured arrivals (from the first), and the warm-up
+  // check, which assumes no cycle, does not apply.
+  const bool cyclic = plan.cycle_s > 0.0;
+  const int cycles = cyclic && last_arrival > first_arrival
+                         ? static_cast<int>(std::floor((last_arrival - first_arrival) /
+                                                       plan.cycle_s * (1.0 + 1e-12)))
+                         : 0;
+  const double cycles_end = first_arrival + cycles * plan.cycle_s;
+  constexpr int kCyclesToJudge = 5;
+
+  // The cluster carries clearly less than the measured jobs offer (slowdowns included); with a
+  // cyclic rate, over the whole cycles: the busy GPUs sampled there against the work of the
+  // measured jobs that arrived in them.
+  const double tolerance = std::max(0.03, 2.0 * plan.predicted_rse);
+  if (!cyclic && !overloaded && m.gpu_util < brought * (1.0 - tolerance)) {
+    overloaded = true;
+    note = "the cluster carried gpu_util " + format(m.gpu_util) + " of the " + format(brought) +
+           " the measured jobs offered (" + format(m.offered_load) + " nominal)";
+  }
+  // The first whole cycle starts from a queue the warm-up (which assumes no cycle) left, not yet
+  // the one this phase of the cycle has in steady state, and near saturation that queue takes
+  // several cycles to settle: a shortfall over fewer than kCyclesToJudge whole cycles is a backlog
+  // the run cannot tell from an overload (too short); from there on, the cycles after the first
+  // are judged (as the trend is).
+  if (cyclic && cycles >= 1 && cluster_gpus > 0 && !overloaded) {
+    const double from = cycles >= 2 ? first_arrival + plan.cycle_s : first_arrival;
+    double cycle_work = 0.0;
+    for (std::size_t i = plan.first; i <= plan.last && i < jobs.size(); ++i)
+      if (!(i < result.jobs.size() && result.jobs[i].rejected) && jobs[i].submit_time >= from &&
+          jobs[i].submit_time < cycles_end)
+        cycle_work += jobs[i].num_gpus * jobs[i].duration;
+    const int judged = cycles >= 2 ? cycles - 1 : 1;
+    const double offered = cycle_work / (judged * plan.cycle_s * cluster_gpus);
+    const double offered_held = measured.inflation > 0.0 ? offered * measured.inflation : offered;
+    const double carried = mean_from(busy, from, cycles_end) / cluster_gpus;
+    if (carried < offered_held * (1.0 - tolerance)) {
+      const std::string what =
+          "over " +
+          std::string(cycles >= 2 ? "the whole cycles after the first" : "the one whole cycle") +
+          " of the arrival pattern the measured jobs span (" + std::to_string(judged) +
+          "), the cluster's GPUs were busy " + format(carried) + " of the time, below the " +
+          format(offered_held) + " those jobs offered (" + format(offered) + " nominal)";
+      if (cycles >= kCyclesToJudge) {
+        overloaded = true;
+        note = what;
+      } else {
+        if (!too_short) note = what + ": a backlog still settling, or an overload";
+        too_short = true;
+        more = std::max(more, 2.0);
+      }
+    }
+  }
   // The queue, or the work in the system, grows through the measurement: a long burst, the
   // cluster near saturation, or an overload. An overload when the measured jobs brought more than
   // the cluster's capacity by over twice the noise of that measure (util_rse): work conservation
   // then makes the backlog grow, whatever the nominal load says; or when the effective load is at
   // or above 1 but within its noise of it (the growth is the evidence that was missing).
-  const Trend queue_trend = fit_trend(queue, times, m.measure_start, last_arrival);
+  // With a cyclic rate: a part per whole cycle, fitted from kCyclesToJudge cycles on (fewer: no
+  // trend).
   const std::vector<double> backlog = work_in_system(jobs, result, times);
-  const Trend backlog_trend = fit_trend(backlog, times, m.measure_start, last_arrival);
+  const auto trend_of = [&](const std::vector<double>& series) {
+    if (!cyclic) return fit_trend(series, times, m.measure_start, last_arrival);
+    return cycles >= kCyclesToJudge ? fit_trend(series, times, first_arrival, cycles_end, cycles)
+                                    : Trend{};
+  };
+  const Trend queue_trend = trend_of(queue);
+  const Trend backlog_trend = trend_of(backlog);
   m.queue_growth = queue_trend.growth;
   if (cluster_gpus > 0) m.backlog_trend = backlog_trend.slope / cluster_gpus;
   const bool queue_grows = queue_trend.grows(1.0), backlog_grows = backlog_trend.grows(0.0);
@@ -448,7 +505,8 @@ void assess_steady_state(const SteadyStatePlan& plan, const SteadyStateOptions& 
       more = std::max(more, 2.0);
     }
   }
-  const std::optional<std::size_t> busy_cut = mser5(busy), queue_cut = mser5(queue);
+  const std::optional<std::size_t> busy_cut = cyclic ? std::nullopt : mser5(busy);
+  const std::optional<std::size_t> queue_cut = cyclic ? std::nullopt : mser5(queue);
   if (busy_cut && queue_cut) {
     const double warmup_end = std::max(times[*busy_cut], times[*queue_cut]);
     m.mser_warmup_end = warmup_end;

@@ -191,6 +191,13 @@ constexpr MetricField kRunMetrics[] = {
           "[supply] job_values: jobs with a deadline that finished after it or not at all"),
     count("supply_sheds", &RunMetrics::supply_sheds,
           "[supply] follow: running jobs stopped because the supply fell below their power"),
+    real("solar_used_kwh", &RunMetrics::solar_used_kwh, "kWh",
+         "[supply]: solar output used, by the load or stored (grid_kwh + solar_used_kwh = "
+         "energy_kwh - unserved_kwh + battery_loss_kwh + battery_delta_kwh)"),
+    real("battery_delta_kwh", &RunMetrics::battery_delta_kwh, "kWh",
+         "[supply]: energy stored in the battery at the end less at the start"),
+    count("deferred_jobs", &RunMetrics::deferred_jobs,
+          "[supply] defer: jobs held back at arrival for a lower-carbon start"),
     count("interruptions", &RunMetrics::interruptions,
           "failure classes: jobs failed by a class (a job on a failed domain, or a job-level "
           "failure), planned maintenance included; 0 without failure classes"),

@@ -139,6 +139,10 @@ std::string custom_sample(const KeyDecl& key, const fs::path& dir) {
     std::ofstream(dir / "outages.csv") << "node,down,up\n0,10,20\n";
     return "\"" + (dir / "outages.csv").string() + "\"";
   }
+  if (key.name == "mechanisms.availability_trace") {
+    std::ofstream(dir / "windows.csv") << "nodes,down,up\n0-0,10,20\n";
+    return "\"" + (dir / "windows.csv").string() + "\"";
+  }
   const auto found = samples.find(key.name);
   if (found == samples.end()) {
     ADD_FAILURE() << "no sample for the custom key " << key.name;
@@ -475,6 +479,9 @@ TEST(Options, ValidateRefusesWhatTheEngineRefused) {
     outage.up = up;
     cases.push_back({"mechanisms.failure_trace",
                      [outage](SimOptions& o) { o.mechanisms.failure_trace.push_back(outage); }});
+    cases.push_back({"mechanisms.availability_trace", [outage](SimOptions& o) {
+                       o.mechanisms.availability_trace.push_back(outage);
+                     }});
   }
 
   for (const Case& c : cases) {

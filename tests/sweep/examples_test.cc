@@ -5,11 +5,14 @@
 // (run from the repository root).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
+#include "clustersim/config.h"
 #include "clustersim/sweep/grid.h"
 #include "clustersim/sweep/point_config.h"
 #include "clustersim/sweep/sweep_command.h"
@@ -50,6 +53,37 @@ TEST(SweepExamples, DryRunListingsMatchTheirGoldenFiles) {
     EXPECT_EQ(listing.str(), read_file(entry.path() / "dry_run.golden"));
   }
   EXPECT_GE(examples, 1u);
+}
+
+// Every run of the green example conserves energy: what the grid and solar give (solar stored
+// included) is what the load was served plus the battery's losses and its change of charge.
+// Each point runs as `clustersim run GRID --point N` runs it (~0.3 s each).
+TEST(SweepExamples, EveryRunOfTheGreenExampleConservesEnergy) {
+  const fs::path root(CLUSTERSIM_SOURCE_DIR);
+  if (!fs::exists(root.parent_path() / "shared" / "traces" / "energy"))
+    GTEST_SKIP() << "no ../shared/traces/energy";
+  const fs::path dir = root / "sweep/examples/green";
+  const Grid grid =
+      parse_grid(read_file(dir / "grid.toml"), "sweep/examples/green/grid.toml", dir.string());
+  const std::uint64_t points = grid.size();
+  ASSERT_GE(points, 18u);
+  bool battery_used = false, solar_used = false, unserved = false;
+  for (std::uint64_t id = 0; id < points; ++id) {
+    SCOPED_TRACE("point " + std::to_string(id));
+    const RunConfig config = make_point_config(grid, grid_point(grid, id));
+    const RunMetrics m =
+        simulate_config(config, std::make_shared<const Workload>(load_workload(config)))
+            .result.metrics;
+    const double drawn = m.grid_kwh + m.solar_used_kwh;
+    const double used = m.energy_kwh - m.unserved_kwh + m.battery_loss_kwh + m.battery_delta_kwh;
+    ASSERT_GT(m.energy_kwh, 0.0);
+    EXPECT_LE(std::abs(drawn - used), 1e-9 * used) << drawn << " vs " << used;
+    battery_used |= m.battery_loss_kwh > 0.0;
+    solar_used |= m.solar_used_kwh > 0.0;
+    unserved |= m.unserved_kwh > 0.0;
+  }
+  // The grid exercises every term.
+  EXPECT_TRUE(battery_used && solar_used && unserved);
 }
 
 TEST(SweepExamples, TheEmbeddedDefaultIsTheDefaultExample) {

@@ -128,6 +128,9 @@ struct MechanismOptions {
   double weibull_shape = 0.7;             // Weibull k (< 1: infant mortality), scaled to the MTBF
   double repair_h = 1.0;                  // a failed node is down this long
   std::vector<NodeOutage> failure_trace;  // replayed outages (with generated ones, if any)
+  // Windows in which nodes are unavailable (mechanism availability): not failures, but their
+  // jobs are interrupted as by one.
+  std::vector<NodeOutage> availability_trace;
   // A running job saves a checkpoint after every this many seconds of running (0: only when
   // preempted); a job's own JobSpec::checkpoint_interval_s takes precedence. A failure rolls a
   // job back to its last saved state.

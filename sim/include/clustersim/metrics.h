@@ -167,6 +167,11 @@ struct RunMetrics {
   double value_obtained = 0;
   std::uint64_t deadline_misses = 0;
   std::uint64_t supply_sheds = 0;  // running jobs stopped because the supply fell
+  // Conservation terms: grid_kwh + solar_used_kwh = energy_kwh - unserved_kwh +
+  // battery_loss_kwh + battery_delta_kwh.
+  double solar_used_kwh = 0;        // solar to the load or into the battery
+  double battery_delta_kwh = 0;     // stored at the end less stored at the start
+  std::uint64_t deferred_jobs = 0;  // held back for low carbon ([supply] defer)
   // Failure classes ([mechanisms.failure_class.*], failure_mix; 0 when none): job interruptions
   // by a class, in all and by cause (FailureCause), the measured jobs' mean effective training
   // time ratio, and GPU-hours lost by kind.

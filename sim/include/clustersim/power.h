@@ -20,6 +20,7 @@
 // Round-trip losses are taken on charging: 1 kWh in stores battery_efficiency kWh.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -102,6 +103,14 @@ struct SupplyOptions {
   bool follow = false;
   std::string job_values;        // CSV job_id,value[,deadline_s][,deferrable]
   std::vector<JobValue> values;  // read from job_values
+  // Carbon-aware deferral (mechanism carbon_deferral): deferrable jobs wait at arrival, within
+  // their slack (deadline less duration, at most defer_max_h), for the first time the grid's
+  // intensity is at most defer_below_g_per_kwh (kBelow), or for the start with the least mean
+  // intensity over their run (kLowest).
+  enum class Defer : std::uint8_t { kOff, kBelow, kLowest };
+  Defer defer = Defer::kOff;
+  double defer_below_g_per_kwh = 0.0;
+  double defer_max_h = 24.0;
   bool has_solar() const { return !ghi.empty() && solar_capacity_w > 0.0; }
 };
 

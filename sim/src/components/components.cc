@@ -8,6 +8,8 @@
 #include "allocation/factories.h"
 #include "clustersim/component.h"
 #include "clustersim/options.h"
+#include "mechanisms/availability.h"
+#include "mechanisms/carbon_deferral.h"
 #include "mechanisms/checkpoints.h"
 #include "mechanisms/elastic.h"
 #include "mechanisms/failure_classes.h"
@@ -223,6 +225,11 @@ std::vector<ComponentDescriptor> mechanism_table() {
       [](const SimOptions& o, const MechanismContext&) {
         return o.mechanisms.has_failure_classes();
       }));
+  t.push_back(mechanism_entry<internal::Availability>(
+      "availability", "nodes unavailable in windows (maintenance, preemptible capacity)", false,
+      [](const SimOptions& o, const MechanismContext&) {
+        return !o.mechanisms.availability_trace.empty();
+      }));
   t.push_back(mechanism_entry<internal::SupplyFollowing>(
       "supply_following", "capacity follows the power supply (pause, resume)", false,
       [](const SimOptions& o, const MechanismContext&) {
@@ -240,6 +247,11 @@ std::vector<ComponentDescriptor> mechanism_table() {
   t.push_back(mechanism_entry<internal::TypeUpgrade>(
       "upgrade_type", "move a job to a faster GPU type", true,
       [](const SimOptions& o, const MechanismContext&) { return o.mechanisms.upgrade_type; }));
+  t.push_back(mechanism_entry<internal::CarbonDeferral>(
+      "carbon_deferral", "deferrable jobs wait for low-carbon hours within their slack", true,
+      [](const SimOptions& o, const MechanismContext&) {
+        return o.power.enabled && o.supply.defer != SupplyOptions::Defer::kOff;
+      }));
   return t;
 }
 

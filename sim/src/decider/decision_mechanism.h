@@ -37,6 +37,7 @@ class DecisionMechanism : public Mechanism {
     kAfterPass = 8,
     kUseIdle = 16,
     kAfterDecision = 32,
+    kGate = 64,
   };
   virtual unsigned hooks() const = 0;
   // Once, after the decision it plugs into is attached: what it reads and does.
@@ -47,6 +48,11 @@ class DecisionMechanism : public Mechanism {
   virtual bool after_pass(Plan& plan) { return (void)plan, false; }
   virtual bool use_idle(Plan& plan) { return (void)plan, false; }
   virtual void after_decision(Time now) { (void)now; }
+  // kGate: whether a waiting job may start now (the built-in decider passes over one that may
+  // not, without it blocking the jobs behind it). A gate that holds jobs back schedules a timer
+  // for when it lets them go, and says so while it has one pending (expects_wakeup).
+  virtual bool may_start(std::uint32_t job, Time now) const { return (void)job, (void)now, true; }
+  virtual bool expects_wakeup() const { return false; }
 };
 
 // The mechanisms implementing each hook, in registry order: a decision calls only those.
@@ -63,10 +69,11 @@ struct DecisionHookLists {
       add(DecisionMechanism::kAfterPass, after_pass);
       add(DecisionMechanism::kUseIdle, use_idle);
       add(DecisionMechanism::kAfterDecision, after_decision);
+      add(DecisionMechanism::kGate, gates);
     }
   }
   std::vector<DecisionMechanism*> on_arrival, before_pass, room_makers, after_pass, use_idle,
-      after_decision;
+      after_decision, gates;
 };
 
 }  // namespace clustersim::internal

@@ -100,6 +100,17 @@ std::optional<Time> DefaultDecider::next_plan(Time now) {
   return (std::floor(now / period) + 1.0) * period;
 }
 
+bool DefaultDecider::expects_wakeup() const {
+  if (plan_scheduled_) return true;
+  return std::any_of(hooks_.gates.begin(), hooks_.gates.end(),
+                     [](const DecisionMechanism* gate) { return gate->expects_wakeup(); });
+}
+
+bool DefaultDecider::held_back(std::uint32_t job, Time now) const {
+  return std::any_of(hooks_.gates.begin(), hooks_.gates.end(),
+                     [&](const DecisionMechanism* gate) { return !gate->may_start(job, now); });
+}
+
 // --- Passes -----------------------------------------------------------------------------------
 
 bool DefaultDecider::try_start(std::uint32_t index) {
@@ -134,7 +145,8 @@ void DefaultDecider::scheduling_pass() {
     const std::uint32_t bucket = queue.active_buckets().front();
     const std::uint32_t index = queue.bucket(bucket).jobs.front();
     const JobState& job = all[index];
-    if (job.gpus <= cluster.free_gpus(job.gpu_type) && try_start(index)) {
+    if (job.gpus <= cluster.free_gpus(job.gpu_type) &&
+        (hooks_.gates.empty() || !held_back(index, view().now())) && try_start(index)) {
       stages_.mark_started();
       queue.remove_left(bucket, 1, [](std::uint32_t) { return true; });
     }
@@ -167,7 +179,8 @@ void DefaultDecider::scheduling_pass() {
       }
       const std::uint32_t index = walk_.job();
       const JobState& job = all[index];
-      if (job.phase != JobPhase::kWaiting) {  // started in the first phase
+      if (job.phase != JobPhase::kWaiting ||  // started in the first phase
+          (!hooks_.gates.empty() && held_back(index, view().now()))) {  // not yet: it blocks none
         walk_.advance(less);
         continue;
       }

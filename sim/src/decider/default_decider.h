@@ -51,7 +51,7 @@ class DefaultDecider final : public Decider, public TimerClient {
   void on_released() override { stages_.mark_released(); }
   void decide(const DecisionPoint& point) override;
   std::optional<std::uint32_t> head_of_queue() const override { return head(); }
-  bool expects_wakeup() const override { return plan_scheduled_; }
+  bool expects_wakeup() const override;
   void check_invariants() const override;
   void report(RunMetrics& metrics) const override;
   void on_timer(const Timer& timer) override;  // the planning period's boundaries
@@ -66,6 +66,8 @@ class DefaultDecider final : public Decider, public TimerClient {
   void apply(const Plan& plan) { host_->apply(plan); }
   void scheduling_pass();
   bool try_start(std::uint32_t job);
+  // A gate (a mechanism's kGate hook) holds the waiting job back now.
+  bool held_back(std::uint32_t job, Time now) const;
   void after_pass_mechanisms();
   std::optional<Time> next_plan(Time now);
 

@@ -80,7 +80,7 @@ void power_warnings(const SimOptions& sim, const Warn& warn) {
   if (!sim.power.enabled) {
     if (!supply.carbon_trace.empty() || supply.carbon_g_per_kwh != defaults.carbon_g_per_kwh ||
         supply.grid_cap_w || !supply.solar_trace.empty() || supply.battery_kwh > 0.0 ||
-        supply.follow || !supply.job_values.empty())
+        supply.follow || !supply.job_values.empty() || supply.defer != defaults.defer)
       warn("supply", "cannot act: [power] enabled is false, so nothing is metered");
     return;
   }
@@ -96,6 +96,15 @@ void power_warnings(const SimOptions& sim, const Warn& warn) {
     warn("supply.follow",
          "no grid_cap_w: capacity follows solar alone (the meter still draws any shortfall "
          "from the grid)");
+  if (supply.defer != defaults.defer && supply.carbon_trace.empty())
+    warn("supply.defer",
+         "cannot act: no supply.carbon_trace (a constant intensity gives no "
+         "better hour to wait for)");
+  if (supply.defer != SupplyOptions::Defer::kBelow &&
+      supply.defer_below_g_per_kwh != defaults.defer_below_g_per_kwh)
+    warn("supply.defer_below_g_per_kwh", "cannot act: supply.defer is not \"below\"");
+  if (supply.defer != defaults.defer && has_own_decider(sim.scheduler))
+    warn("supply.defer", "cannot act: the scheduler has a decider of its own");
   if (supply.battery_kwh > 0.0 && supply.solar_trace.empty())
     warn("supply.battery_kwh", "cannot act: the battery charges from solar only (no solar_trace)");
   for (const NodeGroupSpec& group : sim.cluster.groups) {

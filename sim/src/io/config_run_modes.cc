@@ -159,6 +159,9 @@ void parse_mixed(RunConfig& config, const toml::table& root, SideFileCache* side
     refuse(config.sim.mechanisms.mtbf_h > 0.0 ? "mechanisms.mtbf_h" : "mechanisms.failure_trace",
            "cannot act in a mixed run yet (a failed node would take GPUs serving is waiting "
            "for)");
+  if (!config.sim.mechanisms.availability_trace.empty())
+    refuse("mechanisms.availability_trace",
+           "cannot act in a mixed run yet (an unavailable node would take GPUs serving holds)");
   if (config.sim.mechanisms.has_failure_classes())
     refuse("mechanisms.failure_class", "cannot act in a mixed run yet (as node failures)");
   config.serving = std::make_shared<const RunConfig>(std::move(serving));

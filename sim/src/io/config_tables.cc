@@ -22,6 +22,7 @@
 #include "clustersim/options.h"
 #include "clustersim/placement_study.h"
 #include "clustersim/serving_catalog.h"
+#include "io/internal/availability_trace.h"
 #include "io/internal/config_reader.h"
 #include "io/internal/energy_traces.h"
 #include "io/internal/pair_table.h"
@@ -369,6 +370,10 @@ void parse_mechanisms(ConfigParse& parse, const toml::table& root, RunConfig& co
     m.failure_trace = side_failure_trace(
         parse.side_files(),
         resolve_path(parse.text(reader, "mechanisms.failure_trace"), parse.base_dir()),
+        config.sim.cluster);
+  if (reader.has("availability_trace"))
+    m.availability_trace = load_availability_trace(
+        resolve_path(parse.text(reader, "mechanisms.availability_trace"), parse.base_dir()),
         config.sim.cluster);
   parse_failure_classes(parse, reader, config);
   // Checkpoint sizes: the profiles' (any GPU type; under every alias), then this table's.

@@ -19,6 +19,7 @@ void declare_failure_keys(KeyRegistry& keys);       // failures.cc
 void declare_checkpoint_keys(KeyRegistry& keys);    // checkpoints.cc
 
 void declare_failure_class_keys(KeyRegistry& keys);  // failure_classes.cc
+void declare_availability_keys(KeyRegistry& keys);   // availability.cc
 // What transitions cost: declared by the engine, which charges them (core/overheads.h).
 
 }  // namespace clustersim::options

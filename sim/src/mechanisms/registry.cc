@@ -42,6 +42,7 @@ void declare_mechanism_keys(KeyRegistry& keys) {
   declare_elastic_keys(keys);
   declare_failure_keys(keys);
   declare_failure_class_keys(keys);
+  declare_availability_keys(keys);
   declare_checkpoint_keys(keys);
   declare_transition_cost_keys(keys);
 }

@@ -8,11 +8,13 @@
 //   checkpoints       periodic saves                           any decider
 //   failures          node failures (generated, replayed)      any decider
 //   failure_classes   failures by class, domain, spares        any decider
+//   availability      nodes unavailable in windows (a trace)   any decider
 //   supply_following  hold GPUs the supply cannot power, shed  any decider
 //   preemption        rounds, priority evictions               any decider but Gavel's (*)
 //   elastic           shrink for the head, grow when idle      any decider but Gavel's (*)
 //   migration         make room, compact                       any decider but Gavel's (*)
 //   upgrade_type      move to a faster GPU type                any decider but Gavel's (*)
+//   carbon_deferral   hold deferrable jobs for low carbon      the built-in decider (a gate)
 //   (registered)      a program's or a test's own              any decider
 // (*) decision mechanisms (decision_mechanism.h): hooked into the built-in decider, or around a
 // user's decisions (decision_hooks.h).

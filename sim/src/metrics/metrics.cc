@@ -228,6 +228,13 @@ constexpr MetricField kRunMetrics[] = {
     real("window_extension", &RunMetrics::window_extension, "",
          "steady state: measured jobs / the plan's, after [metrics] extend_limit ran a too-short "
          "run again with more jobs (1: as planned; 0: not assessed)"),
+    real("solar_used_kwh", &RunMetrics::solar_used_kwh, "kWh",
+         "[supply]: solar output used, by the load or stored (grid_kwh + solar_used_kwh = "
+         "energy_kwh - unserved_kwh + battery_loss_kwh + battery_delta_kwh)"),
+    real("battery_delta_kwh", &RunMetrics::battery_delta_kwh, "kWh",
+         "[supply]: energy stored in the battery at the end less at the start"),
+    count("deferred_jobs", &RunMetrics::deferred_jobs,
+          "[supply] defer: jobs held back at arrival for a lower-carbon start"),
 };
 
 constexpr JobField job_count(std::string_view name, int JobRecord::*member, bool first_block) {

@@ -131,6 +131,31 @@ void declare_power_keys(KeyRegistry& keys) {
           "A CSV `job_id,value[,deadline_s][,deferrable]` (deadline from submission, 0: none; "
           "deferrable true/false, default true): the metrics value_obtained and "
           "deadline_misses, and the order `follow` sheds in. A job without a row: value 0.");
+  using Defer = SupplyOptions::Defer;
+  choice<SimOptions>(
+      keys, "supply.defer", [](auto& o) -> auto& { return o.supply.defer; },
+      std::vector<std::pair<std::string, Defer>>{
+          {"off", Defer::kOff}, {"below", Defer::kBelow}, {"lowest", Defer::kLowest}})
+      .component("mechanism carbon_deferral")
+      .training_only()
+      .doc(
+          "Carbon-aware deferral (built-in decider): deferrable jobs wait at arrival, within "
+          "their slack (deadline less duration, at most `defer_max_h`), for the first time the "
+          "grid's intensity is at most `defer_below_g_per_kwh` (`below`), or for the start with "
+          "the least mean intensity over their run (`lowest`; the trace as a perfect forecast).");
+  field<SimOptions>(
+      keys, "supply.defer_below_g_per_kwh",
+      [](auto& o) -> auto& { return o.supply.defer_below_g_per_kwh; })
+      .range(0.0, 1e4)
+      .component("mechanism carbon_deferral")
+      .training_only()
+      .doc("`defer = \"below\"`: the intensity a deferred job waits for, gCO2e/kWh.");
+  field<SimOptions>(
+      keys, "supply.defer_max_h", [](auto& o) -> auto& { return o.supply.defer_max_h; })
+      .range(0.0, 1e5)
+      .component("mechanism carbon_deferral")
+      .training_only()
+      .doc("The longest a deferred job waits (a job without a deadline waits at most this), h.");
   field<SimOptions>(
       keys, "supply.battery_kwh", [](auto& o) -> auto& { return o.supply.battery_kwh; })
       .range(0.0, 1e9)

@@ -229,6 +229,9 @@ void PowerMeter::report(std::span<JobRecord> records, RunMetrics& metrics) const
   metrics.curtailed_kwh = totals_.curtailed_j / 3.6e6;
   metrics.battery_loss_kwh = totals_.loss_j / 3.6e6;
   metrics.unserved_kwh = totals_.unserved_j / 3.6e6;
+  metrics.solar_used_kwh = totals_.solar_used_j / 3.6e6;
+  metrics.battery_delta_kwh =
+      (dispatch_.stored_j() - supply_.battery_initial_soc * supply_.battery_kwh * 3.6e6) / 3.6e6;
   const double served_j = totals_.load_j - totals_.unserved_j;
   metrics.renewable_share =
       served_j > 0.0 ? std::max(0.0, served_j - totals_.grid_j) / served_j : 0.0;

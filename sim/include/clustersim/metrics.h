@@ -185,6 +185,14 @@ struct RunMetrics {
   double gpu_hours_lost_checkpoint = 0;  // saving them
   double gpu_hours_lost_waiting = 0;     // failed jobs' GPUs x time from failure to placement
   std::uint64_t node_quarantines = 0;    // nodes drained for diagnosis (quarantine_failures)
+  // LLM jobs on a fabric ([fabric]; 0 without LLM jobs): their running-time-weighted mean
+  // contention slowdown (iteration as shared / alone on the same GPUs), the GPU-hours beyond
+  // their speed alone, and each scale-out tier's mean uplink utilisation (the flows' shares over
+  // the capacity, from the first LLM job's start to the last one's end).
+  double contention_slowdown_mean = 0;
+  double contention_gpu_hours_lost = 0;
+  double link_util_leaf = 0;
+  double link_util_spine = 0;
 };
 
 // One sample of the cluster's state, taken every `sample_interval_s`.

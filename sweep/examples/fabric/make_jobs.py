@@ -21,14 +21,30 @@ MIX = [
 ]
 
 
+# Pretraining gangs of 256-896 GPUs, added with --large (the benchmark's 16,384-GPU cluster).
+LARGE = [
+    (0.5, "llama3-70b", "fp8", 8, 4, 8, 512, 1, (12, 72)),
+    (0.3, "gpt3-175b", "bf16", 8, 8, 8, 512, 1, (24, 96)),
+    (0.2, "llama3-405b", "fp8", 8, 14, 8, 1024, 1, (24, 120)),
+]
+
+
 def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="The fabric example's LLM trace (defaults: the example's).")
+    parser.add_argument("--jobs", type=int, default=300)
+    parser.add_argument("--gap", type=float, default=600.0, help="mean seconds between arrivals")
+    parser.add_argument("--large", type=float, default=0.0, help="share of pretraining gangs of 256-896 GPUs")
+    args = parser.parse_args()
     rng = random.Random(7)
     print("job_id,submit_time,num_gpus,duration,model,precision,tp,pp,dp,global_batch,micro_batch")
     t = 0.0
-    for i in range(300):
-        t += rng.expovariate(1 / 600.0)
+    for i in range(args.jobs):
+        t += rng.expovariate(1 / args.gap)
+        mix = LARGE if args.large > 0 and rng.random() < args.large else MIX
         pick, acc = rng.random(), 0.0
-        for share, model, precision, tp, pp, dp, gb, mb, (low, high) in MIX:
+        for share, model, precision, tp, pp, dp, gb, mb, (low, high) in mix:
             acc += share
             if pick <= acc:
                 break

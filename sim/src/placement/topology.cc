@@ -8,14 +8,14 @@
 // whole groups exists now (the job then runs at the rate its split layout gives, llm.h).
 //
 // Without scale-out tiers the cluster's racks are the leaves (one spine group); a job without
-// LLM columns has groups of one GPU: the same tier-by-tier packing. O(nodes) per placement, no
-// allocation once its buffers have grown.
+// LLM columns has groups of one GPU: the same tier-by-tier packing. O(nodes log nodes) per try
+// (a scan and a sort of the candidates), no allocation once its buffers have grown.
 #include <algorithm>
 
+#include "clustersim/fabric.h"
 #include "clustersim/simulator.h"
 #include "placement/candidates.h"
 #include "placement/factories.h"
-#include "throughput/fabric.h"
 
 namespace clustersim::placement {
 
@@ -28,21 +28,10 @@ class Topology final : public PlacementPolicy {
   void configure(const SimOptions& options, const ClusterState& cluster) override {
     llm_ = options.fabric.llm_jobs;
     scale_up_gpus_ = options.fabric.scale_up_gpus;
-    const FabricOptions& fabric = options.fabric;
-    std::vector<int> node_gpus;
-    for (const auto& node : cluster.nodes()) node_gpus.push_back(node.gpus);
-    if (!fabric.topology.empty()) {
-      std::vector<internal::SwitchRow> rows;
-      for (std::size_t i = 0; i < fabric.topology_leaf.size(); ++i)
-        rows.push_back({fabric.topology_leaf[i], fabric.topology_spine[i]});
-      const internal::FabricTopology topology = internal::mapped_fabric(
-          rows, node_gpus, fabric.leaf_oversubscription, fabric.spine_oversubscription, 1.0);
-      leaf_of_ = topology.leaf_of;
-      pod_of_leaf_ = topology.pod_of_leaf;
-    } else if (fabric.hosts_per_leaf > 0) {
-      const internal::FabricTopology topology = internal::generated_fabric(
-          node_gpus, fabric.hosts_per_leaf, fabric.leaves_per_spine, fabric.leaf_oversubscription,
-          fabric.spine_oversubscription, 1.0);
+    if (options.fabric.contention()) {
+      std::vector<int> node_gpus;
+      for (const auto& node : cluster.nodes()) node_gpus.push_back(node.gpus);
+      const FabricTopology topology = fabric_topology(options.fabric, node_gpus);
       leaf_of_ = topology.leaf_of;
       pod_of_leaf_ = topology.pod_of_leaf;
     } else {

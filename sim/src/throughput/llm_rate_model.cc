@@ -23,18 +23,7 @@ void LlmRateModel::build_fabric() {
   std::vector<int> node_gpus;
   for (std::uint32_t n = 0; n < cluster.nodes().size(); ++n)
     node_gpus.push_back(cluster.node(n).gpus);
-  const double gpu_bytes_per_s = fabric_.scale_out_gbytes_per_s * 1e9;
-  if (!fabric_.topology.empty()) {
-    std::vector<SwitchRow> rows;
-    for (std::size_t i = 0; i < fabric_.topology_leaf.size(); ++i)
-      rows.push_back({fabric_.topology_leaf[i], fabric_.topology_spine[i]});
-    topology_ = mapped_fabric(rows, node_gpus, fabric_.leaf_oversubscription,
-                              fabric_.spine_oversubscription, gpu_bytes_per_s);
-  } else {
-    topology_ = generated_fabric(node_gpus, fabric_.hosts_per_leaf, fabric_.leaves_per_spine,
-                                 fabric_.leaf_oversubscription, fabric_.spine_oversubscription,
-                                 gpu_bytes_per_s);
-  }
+  topology_ = fabric_topology(fabric_, node_gpus);
   link_flows_.assign(topology_.links(), {});
   link_seen_.assign(topology_.links(), 0);
   link_left_.assign(topology_.links(), 0.0);

@@ -14,10 +14,10 @@
 #include <utility>
 #include <vector>
 
+#include "clustersim/fabric.h"
 #include "clustersim/llm.h"
 #include "clustersim/rate_model.h"
 #include "clustersim/simulator.h"
-#include "throughput/fabric.h"
 
 namespace clustersim::internal {
 

@@ -28,6 +28,15 @@ class MetricInfo:
         return 0.0, None
 
 
+# The fabric's metrics: plotted by load and placement like every metric of the file, and read together by
+# the report's fabric table (report.fabric_section) when a result file has them.
+FABRIC_METRICS = {
+    "contention_slowdown_mean": MetricInfo("LLM jobs' mean contention slowdown (shared / alone)", "", "lower"),
+    "contention_gpu_hours_lost": MetricInfo("GPU-hours lost to network contention", "GPU-h", "lower"),
+    "link_util.leaf": MetricInfo("mean leaf-uplink utilisation", "fraction", None),
+    "link_util.spine": MetricInfo("mean spine-uplink utilisation", "fraction", None),
+}
+
 _KNOWN = {
     "jct_mean": MetricInfo("mean JCT", "s", "lower"),
     "jct_p99": MetricInfo("p99 JCT", "s", "lower"),
@@ -110,6 +119,8 @@ _KNOWN = {
     "value_obtained": MetricInfo("value of jobs finished in time", "", "higher"),
     "deadline_misses": MetricInfo("deadline misses", "count", "lower"),
     "supply_sheds": MetricInfo("jobs stopped for lack of supply", "count", "lower"),
+    # [fabric]: LLM jobs on a network fabric (sim/README.md, "Contention metrics"); 0 without LLM jobs.
+    **FABRIC_METRICS,
     "steady_state": MetricInfo("runs in steady state", "share", None, flag=True),
     "window_overloaded": MetricInfo("runs overloaded", "share", None, flag=True),
     "window_too_short": MetricInfo("runs too short", "share", None, flag=True),
@@ -137,6 +148,10 @@ PER_QUERY = {
     "query_latency_mean", "query_latency_p50", "query_latency_p99", "query_latency_max", "query_slo_attainment",
     "task_queue_mean", "task_load_mean", "task_transfer_mean", "task_compute_mean", "cache_hit_rate",
 }
+
+# Groups of metrics a component adds, each tabulated beside the overview (summary.sections) when the file has
+# them and one is not 0 everywhere: title -> metrics.
+GROUPS = {"Fabric": list(FABRIC_METRICS)}
 
 # The metrics a reader looks at first (the summary's overview table and the default heatmap).
 HEADLINE = ["jct_mean", "jct_p99", "queue_mean", "makespan", "gpu_util", "frag_mean", "preemptions"]

@@ -393,6 +393,19 @@ def sections(results: Results, table: pd.DataFrame, confidence: float, baseline:
                             axes + ["n"] + (["verdict"] if verdict_of else [])
                             + [metric_table.table_label(m) for m in headline], rows))
 
+    # A component's metrics together (the fabric's contention and link utilisation), where they say something.
+    for title, group in metric_table.GROUPS.items():
+        present = [m for m in group if m in results.metrics]
+        values = table[table["metric"].isin(present)]["mean"]
+        if not present or not (values.abs() > 0).any():
+            continue
+        rows = []
+        for cid, cells in cells_of.items():
+            sub = table[(table["config_id"] == cid) & table["metric"].isin(present)].set_index("metric")
+            rows.append(cells + [_overview_cell(sub.loc[m]) if m in sub.index else "-" for m in present])
+        out.append(TableSection(2, f"{title} (mean ± {level} CI half-width)",
+                                axes + [metric_table.table_label(m) for m in present], rows))
+
     if baseline:
         directional = [m for m in headline if metric_table.info(m).better]
         rows = []

@@ -27,6 +27,9 @@ struct PlacementRequest {
   double storage_per_gpu = -1.0;
   // Only a placement on the fewest nodes of the type that can hold `gpus` (strict locality).
   bool fewest_nodes = false;
+  // The job's position in the workload when the request is for one (-1: none named), for a
+  // placement that reads a side table of the workload (its LLM layout).
+  std::int64_t job = -1;
   // Every resource at the proportional share: the node index answers for it.
   bool proportional() const {
     return cpus_per_gpu < 0.0 && mem_per_gpu < 0.0 && storage_per_gpu < 0.0;

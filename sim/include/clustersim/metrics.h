@@ -193,6 +193,14 @@ struct RunMetrics {
   // Auto-extension ([metrics] extend_limit): the measured jobs over the plan's (1: as planned;
   // 0: not assessed).
   double window_extension = 0;
+  // LLM jobs on a fabric ([fabric]; 0 without LLM jobs): their running-time-weighted mean
+  // contention slowdown (iteration as shared / alone on the same GPUs), the GPU-hours beyond
+  // their speed alone, and each scale-out tier's mean uplink utilisation (the flows' shares over
+  // the capacity, from the first LLM job's start to the last one's end).
+  double contention_slowdown_mean = 0;
+  double contention_gpu_hours_lost = 0;
+  double link_util_leaf = 0;
+  double link_util_spine = 0;
 };
 
 // One sample of the cluster's state, taken every `sample_interval_s`.

@@ -12,6 +12,8 @@
 
 namespace clustersim {
 
+struct SimOptions;
+
 class PlacementPolicy {
  public:
   virtual ~PlacementPolicy() = default;
@@ -25,6 +27,12 @@ class PlacementPolicy {
   // Whether it puts a job on the fewest nodes it can (defragmentation makes room only for
   // placements that then use it).
   virtual bool consolidates() const { return false; }
+  // Once, before the first placement: the run's options and cluster, for a placement that reads
+  // more than the request (the fabric's switches, the jobs' LLM layouts: the topology placement).
+  virtual void configure(const SimOptions& options, const ClusterState& cluster) {
+    (void)options;
+    (void)cluster;
+  }
 };
 
 std::unique_ptr<PlacementPolicy> make_placement_policy(const std::string& name, Rng& rng);

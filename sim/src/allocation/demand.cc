@@ -31,6 +31,7 @@ PlacementRequest request_at(const AllocationContext& context, std::uint32_t job,
                             const Demand& demand) {
   PlacementRequest request;
   request.gpus = context.jobs()[job].gpus;
+  request.job = job;
   request.gpu_type = gpu_type;
   request.cpus_per_gpu = demand.cpus;
   request.mem_per_gpu = demand.mem_gb;

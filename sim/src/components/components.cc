@@ -130,6 +130,9 @@ std::vector<ComponentDescriptor> placements() {
   t.push_back(placement_entry("best_fit", "the nodes left fullest", placement::make_best_fit));
   t.push_back(
       placement_entry("random", "random nodes (seeded)", placement::make_random, false, true));
+  t.push_back(placement_entry("topology",
+                              "TP groups inside a scale-up domain, then fewest leaves and spines",
+                              placement::make_topology, true));
   return t;
 }
 

@@ -14,6 +14,7 @@ PlacementStage::PlacementStage(const SimOptions& options, const View& view)
     : view_(view), options_(options.scheduler), rng_(options.seed) {
   set_tables(view.tables());
   placement_ = make_placement_policy(options.scheduler.placement, rng_);
+  placement_->configure(options, view.cluster());
   if (options.scheduler.strict_locality && !placement_->consolidates())
     throw std::invalid_argument(
         "scheduler.strict_locality needs a placement that keeps jobs on the fewest nodes "
@@ -50,6 +51,7 @@ PlacementRequest PlacementStage::base_request(const JobState& job) {
 PlacementRequest PlacementStage::request_of(std::uint32_t index) const {
   const JobState& job = jobs()[index];
   PlacementRequest request = base_request(job);
+  request.job = index;
   request.fewest_nodes =
       options_.strict_locality && job.phase == JobPhase::kWaiting &&
       (options_.locality_relax_s <= 0.0 || now() - job.phase_since < options_.locality_relax_s);

@@ -110,6 +110,7 @@ bool start_on_type(Host& host, PlacementStage& placement, std::uint32_t job, int
                    std::vector<NodeShare>& shares, Plan& plan, bool continues_lease) {
   const View& view = host.view();
   PlacementRequest request = PlacementStage::base_request(view.jobs()[job]);
+  request.job = job;
   request.gpu_type = type;
   if (!placement.place(request, shares)) return false;
   plan.clear();

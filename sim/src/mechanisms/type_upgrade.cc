@@ -38,6 +38,7 @@ bool TypeUpgrade::best_upgrade(Upgrade& best) const {
 bool TypeUpgrade::move(const Upgrade& upgrade) {
   const JobState& state = view().jobs()[upgrade.job];
   PlacementRequest request = PlacementStage::base_request(state);
+  request.job = upgrade.job;
   request.gpu_type = upgrade.type;
   if (!placement_->place(request, shares_)) return false;
   move_.clear();

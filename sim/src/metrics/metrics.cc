@@ -235,6 +235,17 @@ constexpr MetricField kRunMetrics[] = {
          "[supply]: energy stored in the battery at the end less at the start"),
     count("deferred_jobs", &RunMetrics::deferred_jobs,
           "[supply] defer: jobs held back at arrival for a lower-carbon start"),
+    real("contention_slowdown_mean", &RunMetrics::contention_slowdown_mean, "",
+         "[fabric]: LLM jobs' mean contention slowdown (iteration as shared on the fabric / alone "
+         "on the same GPUs), weighted by their running time; 0 without LLM jobs"),
+    real("contention_gpu_hours_lost", &RunMetrics::contention_gpu_hours_lost, "GPU-h",
+         "[fabric]: LLM jobs' GPUs x running time x (1 - alone / shared iteration): the GPU-hours "
+         "beyond their speed alone"),
+    real("link_util.leaf", &RunMetrics::link_util_leaf, "fraction",
+         "[fabric]: mean utilisation of the leaf uplinks (the DP flows' max-min shares over the "
+         "capacity) from the first LLM job's start to the last one's end; 0 without tiers"),
+    real("link_util.spine", &RunMetrics::link_util_spine, "fraction",
+         "[fabric]: the same for the spine groups' uplinks; 0 without a spine tier"),
 };
 
 constexpr JobField job_count(std::string_view name, int JobRecord::*member, bool first_block) {

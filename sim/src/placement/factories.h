@@ -11,5 +11,6 @@ std::unique_ptr<PlacementPolicy> make_consolidate(Rng& rng);
 std::unique_ptr<PlacementPolicy> make_spread(Rng& rng);
 std::unique_ptr<PlacementPolicy> make_best_fit(Rng& rng);
 std::unique_ptr<PlacementPolicy> make_random(Rng& rng);
+std::unique_ptr<PlacementPolicy> make_topology(Rng& rng);
 
 }  // namespace clustersim::placement

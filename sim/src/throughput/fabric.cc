@@ -1,11 +1,13 @@
-#include "throughput/fabric.h"
+#include "clustersim/fabric.h"
 
 #include <algorithm>
 #include <map>
 #include <stdexcept>
 #include <utility>
 
-namespace clustersim::internal {
+#include "clustersim/simulator.h"
+
+namespace clustersim {
 
 namespace {
 
@@ -66,4 +68,17 @@ FabricTopology mapped_fabric(const std::vector<SwitchRow>& rows, const std::vect
   return fabric;
 }
 
-}  // namespace clustersim::internal
+FabricTopology fabric_topology(const FabricOptions& options, const std::vector<int>& node_gpus) {
+  const double gpu_bytes_per_s = options.scale_out_gbytes_per_s * 1e9;
+  if (options.topology.empty())
+    return generated_fabric(node_gpus, options.hosts_per_leaf, options.leaves_per_spine,
+                            options.leaf_oversubscription, options.spine_oversubscription,
+                            gpu_bytes_per_s);
+  std::vector<SwitchRow> rows;
+  for (std::size_t i = 0; i < options.topology_leaf.size(); ++i)
+    rows.push_back({options.topology_leaf[i], options.topology_spine[i]});
+  return mapped_fabric(rows, node_gpus, options.leaf_oversubscription,
+                       options.spine_oversubscription, gpu_bytes_per_s);
+}
+
+}  // namespace clustersim

@@ -4,6 +4,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "options/declare.h"
 
@@ -22,22 +23,12 @@ void LlmRateModel::build_fabric() {
   std::vector<int> node_gpus;
   for (std::uint32_t n = 0; n < cluster.nodes().size(); ++n)
     node_gpus.push_back(cluster.node(n).gpus);
-  const double gpu_bytes_per_s = fabric_.scale_out_gbytes_per_s * 1e9;
-  if (!fabric_.topology.empty()) {
-    std::vector<SwitchRow> rows;
-    for (std::size_t i = 0; i < fabric_.topology_leaf.size(); ++i)
-      rows.push_back({fabric_.topology_leaf[i], fabric_.topology_spine[i]});
-    topology_ = mapped_fabric(rows, node_gpus, fabric_.leaf_oversubscription,
-                              fabric_.spine_oversubscription, gpu_bytes_per_s);
-  } else {
-    topology_ = generated_fabric(node_gpus, fabric_.hosts_per_leaf, fabric_.leaves_per_spine,
-                                 fabric_.leaf_oversubscription, fabric_.spine_oversubscription,
-                                 gpu_bytes_per_s);
-  }
+  topology_ = fabric_topology(fabric_, node_gpus);
   link_flows_.assign(topology_.links(), {});
   link_seen_.assign(topology_.links(), 0);
   link_left_.assign(topology_.links(), 0.0);
   link_weight_.assign(topology_.links(), 0.0);
+  link_load_.assign(topology_.links(), 0.0);
 }
 
 void LlmRateModel::jobs_loaded(std::size_t from) {
@@ -55,7 +46,9 @@ void LlmRateModel::jobs_loaded(std::size_t from) {
   for (const auto& [index, llm] : *fabric_.llm_jobs) {
     if (index < from || index >= jobs.size()) continue;
     slot_[index] = static_cast<std::int32_t>(entries_.size());
-    entries_.push_back({llm, index, 0.0, 0.0, false, {}});
+    Entry& entry = entries_.emplace_back();
+    entry.job = llm;
+    entry.job_index = index;
     const int type = std::max(jobs[index].gpu_type, 0);
     entries_.back().ref_s = iteration_s(index, type, domain_gpus(type), kUnlimited);
   }
@@ -90,17 +83,57 @@ double LlmRateModel::iteration_s(std::uint32_t job, int gpu_type, int gpus_per_d
 
 double LlmRateModel::factor(std::uint32_t job) {
   if (slot_[job] < 0) return 1.0;
+  Entry& entry = entries_[slot_[job]];
+  const Time now = view_->now();
+  fold(entry, now);
+  entry.alone_s = entry.actual_s = 0.0;
   const std::span<const Grant> grants = view_->grants_of(job);
   if (grants.empty()) return 1.0;
-  const Entry& entry = entries_[slot_[job]];
+  if (first_start_ < 0) first_start_ = links_since_ = now;
   const int type = view_->type_held(job);
   // A group fits a domain when the job holds that many GPUs on each node it uses (its groups
   // laid out in order over its nodes).
   int held = grants.front().gpus;
-  for (const Grant& grant : grants) held = std::min(held, grant.gpus);
+  entry.gpus = 0;
+  for (const Grant& grant : grants) {
+    held = std::min(held, grant.gpus);
+    entry.gpus += grant.gpus;
+  }
   const int domain = std::max(1, std::min(held, domain_gpus(type)));
   const double share = entry.flows && !entry.links.empty() ? entry.share : kUnlimited;
-  return entry.ref_s / iteration_s(job, type, domain, share);
+  entry.actual_s = iteration_s(job, type, domain, share);
+  // Alone: the same holdings with its NIC's bandwidth (the same value when nothing is shared).
+  entry.alone_s = share == kUnlimited ? entry.actual_s : iteration_s(job, type, domain, kUnlimited);
+  return entry.ref_s / entry.actual_s;
+}
+
+void LlmRateModel::fold(Entry& entry, Time now) {
+  const double dt = now - entry.since;
+  entry.since = now;
+  if (entry.actual_s <= 0.0 || dt <= 0.0) return;
+  entry.run_s += dt;
+  entry.alone_integral += dt * entry.alone_s;
+  entry.actual_integral += dt * entry.actual_s;
+  entry.slowdown_integral += dt * entry.actual_s / entry.alone_s;
+  entry.lost_gpu_s += entry.gpus * dt * (1.0 - entry.alone_s / entry.actual_s);
+}
+
+void LlmRateModel::fold_links(Time now) {
+  if (first_start_ < 0) return;
+  for (int tier = 0; tier < 2; ++tier)
+    tier_integral_[tier] += (now - links_since_) * tier_load_[tier];
+  links_since_ = now;
+}
+
+void LlmRateModel::update_load(std::uint32_t link) {
+  double carried = 0.0;
+  for (const auto& [slot, gpus] : link_flows_[link]) carried += gpus * entries_[slot].share;
+  const double capacity = is_pod_link(link)
+                              ? topology_.pod_uplink[link - topology_.leaf_uplink.size()]
+                              : topology_.leaf_uplink[link];
+  const double load = carried / capacity;
+  tier_load_[is_pod_link(link) ? 1 : 0] += load - link_load_[link];
+  link_load_[link] = load;
 }
 
 void LlmRateModel::add_flows(std::int32_t slot, std::uint32_t job) {
@@ -151,7 +184,12 @@ void LlmRateModel::remove_flows(std::int32_t slot) {
 }
 
 void LlmRateModel::on_released(std::uint32_t job) {
-  if (fabric_.contention() && slot_[job] >= 0) remove_flows(slot_[job]);
+  if (slot_[job] < 0) return;
+  Entry& entry = entries_[slot_[job]];
+  fold(entry, view_->now());
+  entry.alone_s = entry.actual_s = 0.0;
+  last_release_ = view_->now();
+  if (fabric_.contention()) remove_flows(slot_[job]);
 }
 
 void LlmRateModel::take_affected(std::vector<std::uint32_t>& out) {
@@ -183,8 +221,63 @@ void LlmRateModel::take_affected(std::vector<std::uint32_t>& out) {
           comp_links_.push_back(link);
         }
     }
+  fold_links(view_->now());
   water_fill();
+  for (std::uint32_t link : comp_links_) update_load(link);
   for (std::int32_t slot : comp_slots_) out.push_back(entries_[slot].job_index);
+}
+
+void LlmRateModel::on_sample(Time now) {
+  if (!fabric_.contention()) return;
+  const double leaves = static_cast<double>(topology_.leaf_uplink.size());
+  const double pods = static_cast<double>(topology_.pod_uplink.size());
+  sample_leaf_util_.push_back(leaves > 0 ? tier_load_[0] / leaves : 0.0);
+  sample_spine_util_.push_back(pods > 0 ? tier_load_[1] / pods : 0.0);
+  (void)now;
+}
+
+void LlmRateModel::conclude(RunResult& result) {
+  const Time now = view_->now();
+  // The measured span ends with the last LLM job's release, unless one still runs.
+  bool running = false;
+  for (const Entry& entry : entries_) running = running || entry.actual_s > 0.0;
+  fold_links(running ? now : last_release_);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::size_t jobs = slot_.size();
+  RunResult::Column alone{"iter_alone_s", std::vector<double>(jobs, nan)};
+  RunResult::Column actual{"iter_s", std::vector<double>(jobs, nan)};
+  RunResult::Column slowdown{"contention_slowdown", std::vector<double>(jobs, nan)};
+  for (Entry& entry : entries_) {
+    fold(entry, now);
+    if (entry.run_s <= 0.0) continue;  // never ran: no iteration to tell
+    alone.values[entry.job_index] = entry.alone_integral / entry.run_s;
+    actual.values[entry.job_index] = entry.actual_integral / entry.run_s;
+    slowdown.values[entry.job_index] = entry.actual_integral / entry.alone_integral;
+  }
+  result.job_columns.push_back(std::move(alone));
+  result.job_columns.push_back(std::move(actual));
+  result.job_columns.push_back(std::move(slowdown));
+  if (fabric_.contention() && !sample_leaf_util_.empty()) {
+    result.sample_columns.push_back({"leaf_uplink_util", std::move(sample_leaf_util_)});
+    result.sample_columns.push_back({"spine_uplink_util", std::move(sample_spine_util_)});
+  }
+}
+
+void LlmRateModel::report(std::span<JobRecord> records, RunMetrics& metrics) const {
+  (void)records;
+  double run_s = 0.0, slowdown = 0.0, lost = 0.0;
+  for (const Entry& entry : entries_) {
+    run_s += entry.run_s;
+    slowdown += entry.slowdown_integral;
+    lost += entry.lost_gpu_s;
+  }
+  metrics.contention_slowdown_mean = run_s > 0.0 ? slowdown / run_s : 0.0;
+  metrics.contention_gpu_hours_lost = lost / 3600.0;
+  const double span = first_start_ >= 0 ? links_since_ - first_start_ : 0.0;
+  const double leaves = static_cast<double>(topology_.leaf_uplink.size());
+  const double pods = static_cast<double>(topology_.pod_uplink.size());
+  metrics.link_util_leaf = span > 0.0 && leaves > 0 ? tier_integral_[0] / (span * leaves) : 0.0;
+  metrics.link_util_spine = span > 0.0 && pods > 0 ? tier_integral_[1] / (span * pods) : 0.0;
 }
 
 // Max-min fair shares by progressive filling: every GPU's DP flow of an unfrozen job rises at

@@ -14,10 +14,10 @@
 #include <utility>
 #include <vector>
 
+#include "clustersim/fabric.h"
 #include "clustersim/llm.h"
 #include "clustersim/rate_model.h"
 #include "clustersim/simulator.h"
-#include "throughput/fabric.h"
 
 namespace clustersim::internal {
 
@@ -37,6 +37,11 @@ class LlmRateModel final : public RateModel {
   // (the connected part of the job-uplink graph), after sharing the uplinks anew.
   void take_affected(std::vector<std::uint32_t>& out) override;
   void on_released(std::uint32_t job) override;
+  // Per-tier link utilisation samples (with scale-out tiers), the per-job columns and the run's
+  // contention metrics (sim/README.md, "Contention metrics").
+  void on_sample(Time now) override;
+  void conclude(RunResult& result) override;
+  void report(std::span<JobRecord> records, RunMetrics& metrics) const override;
 
   // `job`'s iteration alone on `gpus_per_domain` GPUs of each scale-up domain of `gpu_type`,
   // its DP traffic at most `dp_bytes_per_s` per GPU (seconds).
@@ -59,7 +64,21 @@ class LlmRateModel final : public RateModel {
     double share = 0;  // DP bytes/s per GPU its uplinks give it (with flows registered)
     bool flows = false;
     std::vector<std::pair<std::uint32_t, double>> links;  // (uplink, GPUs behind it)
+    // While it runs: its iteration now, alone on what it holds and as shared (0: not running),
+    // its GPUs, since when; and the integrals over its running time (seconds, s x s, GPU-s).
+    double alone_s = 0, actual_s = 0;
+    int gpus = 0;
+    Time since = 0;
+    double run_s = 0, alone_integral = 0, actual_integral = 0, slowdown_integral = 0;
+    double lost_gpu_s = 0;  // GPUs x time x (1 - alone / actual): work it could have done
   };
+  // Adds the stretch since its last change to `entry`'s integrals.
+  static void fold(Entry& entry, Time now);
+  // Adds the stretch since the last change to the tiers' utilisation integrals.
+  void fold_links(Time now);
+  // A changed uplink's utilisation anew: its flows' shares over its capacity.
+  void update_load(std::uint32_t link);
+  bool is_pod_link(std::uint32_t link) const { return link >= topology_.leaf_uplink.size(); }
   const FabricOptions& fabric_;
   const View* view_ = nullptr;
   std::vector<std::int32_t> slot_;  // by job: its entry, -1 for jobs without LLM columns
@@ -75,6 +94,13 @@ class LlmRateModel final : public RateModel {
   std::uint64_t pass_ = 0;
   std::vector<double> link_left_, link_weight_;  // water-filling, by uplink
   std::vector<char> frozen_;                     // by component position
+  // Link utilisation: each uplink's (flows' shares / capacity), its sum over each tier (leaf,
+  // spine), the sums' integrals from the first LLM job's start to the last one's release, and
+  // the samples.
+  std::vector<double> link_load_;
+  double tier_load_[2] = {0, 0}, tier_integral_[2] = {0, 0};
+  Time links_since_ = 0, first_start_ = -1, last_release_ = 0;
+  std::vector<double> sample_leaf_util_, sample_spine_util_;
 };
 
 }  // namespace clustersim::internal

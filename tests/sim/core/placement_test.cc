@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
+
+#include "clustersim/llm.h"
+#include "clustersim/simulator.h"
 
 namespace clustersim {
 namespace {
@@ -90,7 +94,106 @@ TEST(RandomPlacement, IsValidAndReproducibleFromSeed) {
 TEST(PlacementRegistry, RejectsUnknownNames) {
   Rng rng(1);
   EXPECT_THROW(make_placement_policy("tetris", rng), std::invalid_argument);
-  EXPECT_EQ(placement_policy_names().size(), 4u);
+  EXPECT_EQ(placement_policy_names().size(), 5u);
+}
+
+// The topology placement on `cluster` with [fabric] `options`; the request is workload job 0's
+// when `llm_job`, else anonymous. Node -> GPUs.
+std::map<std::uint32_t, int> place_on(const std::string& policy, const ClusterState& cluster,
+                                      const SimOptions& options, int gpus, bool llm_job) {
+  Rng rng(1);
+  auto placement = make_placement_policy(policy, rng);
+  placement->configure(options, cluster);
+  PlacementRequest request;
+  request.gpus = gpus;
+  request.job = llm_job ? 0 : -1;
+  std::vector<NodeShare> out;
+  if (!placement->place(request, cluster, out)) return {};
+  std::map<std::uint32_t, int> shares;
+  for (const auto& share : out) shares[share.node] += share.gpus;
+  return shares;
+}
+
+// Workload job 0 is an LLM job of tensor-parallel groups of `tp` GPUs.
+SimOptions tp_options(int tp) {
+  SimOptions options;
+  LlmJob llm;
+  llm.tp = tp;
+  options.fabric.llm_jobs = std::make_shared<const LlmJobTable>(LlmJobTable{{0, llm}});
+  return options;
+}
+
+// One rack of three 8-GPU nodes with 6, 6 and 4 GPUs free.
+ClusterState three_holes() {
+  ClusterSpec spec;
+  spec.nodes_per_rack = 3;
+  NodeGroupSpec group;
+  group.nodes = 3;
+  group.gpus_per_node = 8;
+  spec.groups = {group};
+  ClusterState cluster(spec);
+  cluster.allocate({0, 2}, 0, 0);
+  cluster.allocate({1, 2}, 0, 0);
+  cluster.allocate({2, 4}, 0, 0);
+  return cluster;
+}
+
+TEST(TopologyPlacement, NeverSplitsATensorParallelGroupWhenItCanAvoidIt) {
+  const ClusterState cluster = three_holes();
+  const SimOptions options = tp_options(4);
+  // 12 GPUs in TP groups of 4. Consolidate takes the two largest holes, 6 + 6: a group of 4
+  // then straddles the two nodes (6 = 4 + 2 on each side).
+  EXPECT_EQ(place_on("consolidate", cluster, options, 12, true),
+            (std::map<std::uint32_t, int>{{0, 6}, {1, 6}}));
+  // Topology offers only whole groups (4, 4, 4): three nodes, every group inside one.
+  EXPECT_EQ(place_on("topology", cluster, options, 12, true),
+            (std::map<std::uint32_t, int>{{0, 4}, {1, 4}, {2, 4}}));
+  // A job without LLM columns packs like consolidate: the fewest nodes.
+  EXPECT_EQ(place_on("topology", cluster, options, 12, false),
+            (std::map<std::uint32_t, int>{{0, 6}, {1, 6}}));
+  // 16 GPUs: whole groups give only 12, so the split is unavoidable now: every free GPU.
+  EXPECT_EQ(place_on("topology", cluster, options, 16, true),
+            (std::map<std::uint32_t, int>{{0, 6}, {1, 6}, {2, 4}}));
+  EXPECT_TRUE(place_on("topology", cluster, options, 17, true).empty());
+}
+
+// Eight 8-GPU nodes, two per leaf, two leaves per spine group: free 4, 0 | 8, 8 || 8, 4 | 6, 6.
+ClusterState two_spine_groups(SimOptions& options) {
+  ClusterSpec spec;
+  spec.nodes_per_rack = 2;
+  NodeGroupSpec group;
+  group.nodes = 8;
+  group.gpus_per_node = 8;
+  spec.groups = {group};
+  ClusterState cluster(spec);
+  cluster.allocate({0, 4}, 0, 0);
+  cluster.allocate({1, 8}, 0, 0);
+  cluster.allocate({5, 4}, 0, 0);
+  cluster.allocate({6, 2}, 0, 0);
+  cluster.allocate({7, 2}, 0, 0);
+  options.fabric.hosts_per_leaf = 2;
+  options.fabric.leaves_per_spine = 2;
+  return cluster;
+}
+
+TEST(TopologyPlacement, FewestLeavesThenFewestSpineGroups) {
+  SimOptions options = tp_options(4);
+  const ClusterState cluster = two_spine_groups(options);
+  // 16 GPUs: leaf 1 (nodes 2, 3) alone holds them.
+  EXPECT_EQ(place_on("topology", cluster, options, 16, false),
+            (std::map<std::uint32_t, int>{{2, 8}, {3, 8}}));
+  // 24 GPUs: no leaf holds them (16 at most); spine group 0 has 4 + 16 = 20, group 1 has
+  // 12 + 12 = 24: its two leaves, four nodes. (Consolidate's racks-by-room order takes nodes
+  // 2, 3 and 4: three nodes, but across both spine groups.)
+  EXPECT_EQ(place_on("topology", cluster, options, 24, false),
+            (std::map<std::uint32_t, int>{{4, 8}, {5, 4}, {6, 6}, {7, 6}}));
+  EXPECT_EQ(place_on("consolidate", cluster, options, 24, false),
+            (std::map<std::uint32_t, int>{{2, 8}, {3, 8}, {4, 8}}));
+  // In TP groups of 4 nodes 6 and 7 offer 4 each: group 1 has 20, group 0 has 20; both groups,
+  // the first's roomiest leaf first (nodes 2, 3), then its other (node 0), then group 1's.
+  const auto groups = place_on("topology", cluster, options, 24, true);
+  EXPECT_EQ(groups, (std::map<std::uint32_t, int>{{0, 4}, {2, 8}, {3, 8}, {4, 4}}));
+  for (const auto& [node, gpus] : groups) EXPECT_EQ(gpus % 4, 0) << "node " << node;
 }
 
 }  // namespace

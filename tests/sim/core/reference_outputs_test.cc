@@ -361,6 +361,15 @@ struct ReferenceRun {
   std::vector<JobSpec> jobs;
 };
 
+// The placements the reference outputs cover: all but `topology`, which came after them and is
+// checked by hand (placement_test.cc, fabric_test.cc); without [fabric] it packs like
+// consolidate, and the rotation of job_golden_runs() stays over the same four.
+std::vector<std::string> reference_placements() {
+  std::vector<std::string> names = placement_policy_names();
+  std::erase(names, "topology");
+  return names;
+}
+
 // 16 nodes of 4 GPUs in racks of 4 (enough to fragment and to span racks), three VCs, costs,
 // CPUs and memory modelled, a loaded random workload of 1, 2, 4, 8 and 16-GPU jobs.
 std::vector<ReferenceRun> reference_runs() {
@@ -368,7 +377,7 @@ std::vector<ReferenceRun> reference_runs() {
   const auto jobs =
       testing::random_jobs(2500, 15.0, 900.0, {1, 1, 1, 2, 4, 8, 16}, 23, {"a", "b", "c"});
   for (const auto& policy : scheduling_policy_names())
-    for (const auto& placement : placement_policy_names())
+    for (const auto& placement : reference_placements())
       for (const VcQuotaMode quota : {VcQuotaMode::kStrict, VcQuotaMode::kLend}) {
         SimOptions options = testing::small_cluster(16, 4, 4);
         options.check_invariants = false;
@@ -432,7 +441,7 @@ std::vector<ReferenceRun> reference_runs() {
 std::set<std::string> job_golden_runs() {
   std::set<std::string> runs;
   const auto policies = scheduling_policy_names();
-  const auto placements = placement_policy_names();
+  const auto placements = reference_placements();
   for (std::size_t p = 0; p < policies.size(); ++p) {
     runs.insert(policies[p] + "/" + placements[p % placements.size()] + "/" +
                 ((p / placements.size()) % 2 == 0 ? "strict" : "lend"));

@@ -23,6 +23,7 @@
 #include "clustersim/decider.h"
 #include "clustersim/engine_limits.h"
 #include "clustersim/error.h"
+#include "clustersim/fabric.h"
 #include "clustersim/failure_mix.h"
 #include "clustersim/failure_trace.h"
 #include "clustersim/generator.h"

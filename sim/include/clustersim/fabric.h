@@ -1,13 +1,16 @@
 // The scale-out fabric of [fabric]: nodes under leaf switches (ToRs), leaves under spine groups
 // (pods), each tier's uplinks with their capacity; generated as a Clos by parameters or read
-// from a host-to-switch map (Alibaba Lingjun's topo.csv). Private to the simulator.
+// from a host-to-switch map (Alibaba Lingjun's topo.csv). The llm rate model shares its uplinks;
+// the topology placement reads each node's leaf and spine group (sim/README.md, "LLM jobs").
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace clustersim::internal {
+namespace clustersim {
+
+struct FabricOptions;
 
 struct FabricTopology {
   std::vector<std::uint32_t> leaf_of;      // by node
@@ -37,4 +40,9 @@ FabricTopology mapped_fabric(const std::vector<SwitchRow>& rows, const std::vect
                              double leaf_oversubscription, double pod_oversubscription,
                              double gpu_bytes_per_s);
 
-}  // namespace clustersim::internal
+// The fabric `options` describe for nodes of `node_gpus` GPUs: their map when it names one
+// (options.topology, read into topology_leaf / topology_spine), else the generated Clos; the
+// uplinks sized with options.scale_out_gbytes_per_s per GPU.
+FabricTopology fabric_topology(const FabricOptions& options, const std::vector<int>& node_gpus);
+
+}  // namespace clustersim

@@ -62,8 +62,12 @@ void Engine::check_capacity(const Plan& plan) {
         if (down == 0)
           for (std::uint32_t holder : node_holders_[node]) {
             bool failed_here = false;
-            for (const Plan::Change& job_change : plan.changes())
-              if (job_change.job == holder) failed_here = job_change.action == Plan::Action::kFail;
+            for (const Plan::Change& job_change : plan.changes()) {
+              if (job_change.job != holder || job_change.action != Plan::Action::kFail) continue;
+              failed_here = true;  // unless it shrinks on failure to a grant here
+              for (const Grant& grant : plan.grants(job_change))
+                failed_here = failed_here && grant.node != node;
+            }
             if (!failed_here)
               throw PlanError("node_down: " + where() +
                               " still hosts jobs (stop them first, e.g. with Plan::fail)");

@@ -88,6 +88,8 @@ void Engine::load(std::span<const JobSpec> specs, JobAdmission& admission) {
     held_gpus_.assign(cluster_.nodes().size(), 0);
   }
   overheads_.load(n);
+  if (options_.mechanisms.checkpoint_write == MechanismOptions::CheckpointWrite::kAsync)
+    writes_.resize(n);
 
   // (The config reader refuses a cluster of more GPUs first, naming its key; this guards the
   // engine's API and traces with more VCs.)

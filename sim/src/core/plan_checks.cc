@@ -22,10 +22,26 @@ void Engine::check_change(const Plan& plan, const Plan::Change& change) {
   if (plan_stamp_[change.job] == apply_number_) fail("is named twice");
   plan_stamp_[change.job] = apply_number_;
   switch (change.action) {
-    case Plan::Action::kFail:
+    case Plan::Action::kFail: {
       if (!job.holds_gpus()) fail("fails but holds nothing");
-      if (change.grant_count != 0) fail("fails but is given grants");
+      if (change.grant_count == 0) return;
+      // It shrinks on failure: grants it holds, unchanged, within its range.
+      if (!resizable(change.job) || job.phase == JobPhase::kCheckpointing)
+        fail("fails and keeps grants but cannot shrink (not resizable, or being stopped)");
+      int kept = 0;
+      for (const Grant& grant : plan.grants(change)) {
+        bool held = false;
+        for (const Grant& own : grants_of(change.job))
+          held =
+              held || (own.node == grant.node && own.gpus == grant.gpus && own.cpus == grant.cpus &&
+                       own.mem_gb == grant.mem_gb && own.storage_mbps == grant.storage_mbps);
+        if (!held) fail("fails and keeps a grant it does not hold");
+        kept += grant.gpus;
+      }
+      if (kept < min_gpus(change.job) || kept >= job.gpus)
+        fail("fails and keeps other than fewer GPUs within its range");
       return;
+    }
     case Plan::Action::kSave:
       if (job.phase != JobPhase::kRunning) fail("saves a checkpoint but is not running");
       if (change.grant_count != 0) fail("saves a checkpoint but is given grants");

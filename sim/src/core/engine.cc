@@ -537,9 +537,10 @@ void Engine::integrate_until(Time now) {
   // GPUs jobs hold (a node down is held by its outage, not by a job).
   // GPUs taken by shares are accounted by the shares (held_milli), not as whole GPUs; GPUs in
   // MIG mode, by the compute slices held on them (held_mig_compute); GPUs held outside jobs (a
-  // serving pool) are not jobs' either.
+  // serving pool) are not jobs' either (those on a node down counted once, as offline).
   const int busy = cluster_.total_gpus() - cluster_.free_gpus() - offline_gpus_ -
-                   cluster_.shared_gpus() - cluster_.mig_gpus() - held_gpus_total_;
+                   cluster_.shared_gpus() - cluster_.mig_gpus() - held_gpus_total_ +
+                   held_offline_gpus_;
   if (now > last_batch_time_) ledger_gpu_seconds_ += busy * (now - last_batch_time_);
   // The head is looked up only where the interval counts (it may scan the queue).
   const JobState* head = nullptr;

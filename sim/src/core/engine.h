@@ -238,6 +238,11 @@ class Engine final : public View, public Host {
   std::vector<Grant> old_grants_;  // scratch: a changed job's grants before the plan
   std::vector<std::vector<std::uint32_t>> node_holders_;
   std::vector<std::uint32_t> plan_stamp_;  // apply number that last named each job
+  // check_change's test for a node named twice in a change of more than kPairwiseNodeCheck
+  // grants: the mark of the change that last named each node (sized by node at load).
+  static constexpr std::size_t kPairwiseNodeCheck = 32;
+  std::vector<std::uint32_t> node_marks_;
+  std::uint32_t node_mark_ = 0;
   std::uint32_t apply_number_ = 0;
 
   // VCs: names (configured, else discovered from the jobs) and GPUs held now.
@@ -257,7 +262,8 @@ class Engine final : public View, public Host {
   // GPUs held outside jobs (hold_gpus: a mixed run's serving pool), by node, and in all.
   std::vector<int> held_gpus_;
   int held_gpus_total_ = 0;
-  Plan one_change_;  // Host's capacity verbs: a plan of one capacity change
+  int held_offline_gpus_ = 0;  // of those, on nodes down (offline_gpus_ counts them too)
+  Plan one_change_;            // Host's capacity verbs: a plan of one capacity change
   struct CapacityDelta {
     std::uint32_t node;
     int down = 0;  // outages begun minus ended by the plan so far

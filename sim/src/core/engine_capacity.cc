@@ -122,6 +122,7 @@ void Engine::apply_capacity(const Plan::CapacityChange& change) {
       cluster_.allocate(offline_grant_[node]);
       ++offline_nodes_;
       offline_gpus_ += n.gpus;
+      held_offline_gpus_ += held_gpus_[node];  // GPUs held outside jobs stay held, now offline
       sum_offline_held();
       return;
     }
@@ -131,6 +132,7 @@ void Engine::apply_capacity(const Plan::CapacityChange& change) {
       cluster_.release(offline_grant_[node]);
       --offline_nodes_;
       offline_gpus_ -= cluster_.node(node).gpus;
+      held_offline_gpus_ -= held_gpus_[node];
       sum_offline_held();
       if (decider_) decider_->on_released();
       return;
@@ -140,9 +142,15 @@ void Engine::apply_capacity(const Plan::CapacityChange& change) {
       held_gpus_total_ += change.gpus;
       return;
     case Plan::CapacityAction::kReleaseGpus:
-      cluster_.release(Grant{node, change.gpus});
       held_gpus_[node] -= change.gpus;
       held_gpus_total_ -= change.gpus;
+      if (down_count_[node] > 0) {
+        // Given back while the node is down: the outage holds them until it is up.
+        offline_grant_[node].gpus += change.gpus;
+        held_offline_gpus_ -= change.gpus;
+        return;
+      }
+      cluster_.release(Grant{node, change.gpus});
       jobs_came_or_went_ = true;
       if (decider_) decider_->on_released();
       return;

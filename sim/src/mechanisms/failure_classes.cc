@@ -85,11 +85,6 @@ FailureClasses::FailureClasses(const SimOptions& options)
   if (hot_spares_ < 0 || hot_spares_ >= options.cluster.total_nodes())
     throw std::invalid_argument("mechanisms.hot_spares must be >= 0 and below the cluster's nodes");
   const MechanismOptions& m = options.mechanisms;
-  // A spare's GPUs are held outside jobs; a node going down with held GPUs (mtbf_h's or a
-  // trace's outage, which this mechanism does not see) would leave the ledger's count wrong.
-  if (hot_spares_ > 0 && m.fails())
-    throw std::invalid_argument(
-        "mechanisms.hot_spares cannot be combined with mtbf_h or failure_trace yet");
   if (!(m.lemon_share >= 0.0 && m.lemon_share <= 1.0) || !(m.lemon_factor > 0.0) ||
       !std::isfinite(m.lemon_factor))
     throw std::invalid_argument("mechanisms.lemon_share must be in [0, 1], lemon_factor > 0");
@@ -150,13 +145,18 @@ void FailureClasses::hold_spare(std::uint32_t node) {
 void FailureClasses::hand_over_spares(std::uint32_t count) {
   plan_.clear();
   const ClusterState& cluster = host_->view().cluster();
-  for (; count > 0 && !spares_.empty(); --count) {
-    const std::uint32_t node = spares_.back();  // the one held back last
-    spares_.pop_back();
+  // The ones held back last first; a spare down for an outage this mechanism did not cause
+  // (mtbf_h's, a trace's) stays in the pool, held, until it is up.
+  for (auto at = spares_.end(); count > 0 && at != spares_.begin();) {
+    --at;
+    const std::uint32_t node = *at;
+    if (host_->view().node_offline(node)) continue;
+    at = spares_.erase(at);
     is_spare_[node] = 0;
     plan_.release_gpus(node, cluster.nodes()[node].gpus);
+    --count;
   }
-  host_->apply(plan_);
+  if (!plan_.empty()) host_->apply(plan_);
 }
 
 std::uint32_t FailureClasses::units(const FailureClass& spec) const {

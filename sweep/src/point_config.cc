@@ -257,7 +257,7 @@ GridCheck validate_grid(const Grid& grid) {
   if (fixed > 0) {
     const std::string why =
         "replays a fixed trace with nothing random (no generated workload, placement = "
-        "\"random\", mechanisms.mtbf_h or empirical costs): its " +
+        "\"random\", mechanisms.mtbf_h, failure classes or empirical costs): its " +
         std::to_string(grid.replicates) + " seeds would be the same run";
     if (fixed == grid.configurations())
       throw InputError(grid.source_name, grid.seeds_line, "sweep.seeds",

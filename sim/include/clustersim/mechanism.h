@@ -48,6 +48,9 @@ class Mechanism : public TimerClient {
     (void)jobs;
     (void)metrics;
   }
+  // Last, once `result` holds the per-job records (result.jobs): columns of its own per job or
+  // per sample (RunResult::job_columns, sample_columns), which the CSV writers append.
+  virtual void conclude(RunResult& result) const { (void)result; }
 };
 
 }  // namespace clustersim

@@ -140,6 +140,16 @@ struct MechanismOptions {
   // placement sees from the failure classes and mtbf_h (young_daly_interval_s).
   enum class CheckpointPolicy : std::uint8_t { kFixed, kYoungDaly };
   CheckpointPolicy checkpoint_policy = CheckpointPolicy::kFixed;
+  // How a periodic save is written. kSync: the job pauses for the whole checkpoint cost and the
+  // save counts at its end. kAsync: the job pauses only for checkpoint_snapshot_s (a copy of its
+  // state), then runs while the copy is written in the background for the checkpoint cost; the
+  // save counts (a failure rolls back to it) only once the write completes, and a failure during
+  // the write rolls back to the save before. A save due while the previous write is still under
+  // way waits for it (the wait is paused time, charged as checkpoint). Saves at a preemption
+  // stay synchronous (the job gives its GPUs back only once saved).
+  enum class CheckpointWrite : std::uint8_t { kSync, kAsync };
+  CheckpointWrite checkpoint_write = CheckpointWrite::kSync;
+  double checkpoint_snapshot_s = 0.0;
 
   // Failure classes (none: off). Each class is a failure process of its own beside mtbf_h's.
   std::vector<FailureClass> failure_classes;
@@ -155,6 +165,11 @@ struct MechanismOptions {
   int hot_spares = 0;
   double restart_detect_s = 0.0;
   double restart_reschedule_s = 0.0;
+  // An elastic job (with `elastic` on) that a failure class takes nodes from shrinks to the GPUs
+  // it still holds, when they are at least its min_gpus: rolled back to its last save, it
+  // restores on them at once instead of waiting again; the elastic mechanism grows it back
+  // into idle GPUs (a repaired node) as usual.
+  bool shrink_on_failure = false;
   // Lemon nodes: round(lemon_share x nodes) nodes, drawn from the run's seed, fail lemon_factor
   // times as often in every GPU and node class. Quarantine (quarantine_failures = k > 0): a node
   // whose GPU or node classes failed k times within quarantine_window_h is drained for

@@ -38,7 +38,10 @@ class Plan {
     kHold,  // the job holds the change's grants from now on; none = stop it (preempted: it saves
             // its state, holding its resources for its checkpoint time, then waits again)
     kFail,  // its node failed: it loses the progress since its last save, gives back everything
-            // at once and waits again (a holder in any phase)
+            // at once and waits again (a holder in any phase). With grants (a resizable job,
+            // running or paused, keeping some of its grants unchanged, within its GPU range),
+            // it shrinks to them instead: rolled back as well, it restores on them and runs on
+            // (elastic shrink on failure) without waiting again
     kSave,  // a running job keeps what it holds and pauses to save a checkpoint
   };
   // Time-share deciders' leases (sim/README.md, "Metrics": lease_changes against preemptions).
@@ -82,7 +85,8 @@ class Plan {
   void set(std::uint32_t job) {
     changes_.push_back({job, static_cast<std::uint32_t>(grants_.size()), 0, Action::kHold});
   }
-  // The job fails (Action::kFail), or saves a checkpoint (Action::kSave); no grants follow.
+  // The job fails (Action::kFail; grants that follow are what it keeps, see kFail), or saves a
+  // checkpoint (Action::kSave; no grants follow).
   void fail(std::uint32_t job) {
     changes_.push_back({job, static_cast<std::uint32_t>(grants_.size()), 0, Action::kFail});
   }

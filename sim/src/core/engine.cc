@@ -73,7 +73,7 @@ void Engine::apply(const Plan& plan) {
   for (const auto& change : plan.changes()) {
     JobState& job = jobs_[change.job];
     if (change.action == Plan::Action::kFail) {
-      fail_job(job);
+      fail_job(job, plan.grants(change));
     } else if (change.action == Plan::Action::kSave) {
       save_job(job);
     } else if (change.grant_count == 0) {
@@ -205,18 +205,44 @@ void Engine::pause(JobState& job, OverheadKind kind, double seconds) {
     events_.push(now_ + seconds, kRestoreDoneRank, job.index, job.epoch);
     return;
   }
-  if (kind == OverheadKind::kCheckpoint) {
-    commit_save(job);
-    ++checkpoints_;
-  }
+  if (kind == OverheadKind::kCheckpoint) end_periodic_save(job);
   begin_running(job.index);
 }
 
 void Engine::commit_save(JobState& job) {
+  if (!writes_.empty()) {
+    settle_write(job);  // counted if complete; superseded by this save either way
+    writes_[job.index].active = false;
+  }
   job.has_checkpoint = true;
   job.saved_remaining = job.remaining;
   job.run_since_save = 0.0;
   job.unsaved_gpu_seconds = 0.0;
+}
+
+void Engine::end_periodic_save(JobState& job) {
+  if (writes_.empty()) {
+    commit_save(job);
+    ++checkpoints_;
+    return;
+  }
+  settle_write(job);  // the previous write has completed: the snapshot waited for it
+  PendingWrite& write = writes_[job.index];
+  write.remaining = job.remaining;
+  write.gpu_seconds = job.unsaved_gpu_seconds;
+  write.done = now_ + overheads_.seconds(OverheadKind::kCheckpoint, job.index, *job.spec);
+  write.active = true;
+}
+
+void Engine::settle_write(JobState& job) {
+  PendingWrite& write = writes_[job.index];
+  if (!write.active || write.done > now_) return;
+  write.active = false;
+  job.has_checkpoint = true;
+  job.saved_remaining = write.remaining;
+  // What ran since the snapshot stays unsaved.
+  job.unsaved_gpu_seconds = std::max(0.0, job.unsaved_gpu_seconds - write.gpu_seconds);
+  ++checkpoints_;
 }
 
 void Engine::enqueue_waiting(JobState& job) {
@@ -281,14 +307,19 @@ void Engine::stop_job(JobState& job, double checkpoint_seconds, bool lease_ends)
 
 // A job on a failed node loses what it did since its last saved state, gives back everything
 // it holds (on every node; the ledger already has it back) and waits again; what it spent on
-// overheads stays spent.
-void Engine::fail_job(JobState& job) {
+// overheads stays spent. An elastic job shrinking on failure keeps `kept` (the ledger has
+// granted it again) and restores on it at once.
+void Engine::fail_job(JobState& job, std::span<const Grant> kept) {
   if (job.phase == JobPhase::kRunning) {
     fold_progress(job);
   } else if (job.phase == JobPhase::kRestoring) {
     charge(job, job.pause, job.gpus * (now_ - job.phase_since));  // a save under way is lost
   } else {
     charge(job, OverheadKind::kCheckpoint, job.gpus * (now_ - job.phase_since));
+  }
+  if (!writes_.empty()) {
+    settle_write(job);                  // a write completed by now counts,
+    writes_[job.index].active = false;  // one still under way is lost
   }
   JobRecord& record = records_[job.index];
   record.lost_gpu_seconds += job.unsaved_gpu_seconds;
@@ -297,13 +328,39 @@ void Engine::fail_job(JobState& job) {
   job.unsaved_gpu_seconds = 0.0;
   job.run_since_save = 0.0;
   fold_held(job);
-  requeue(job);
+  if (kept.empty()) {
+    requeue(job);
+    return;
+  }
+  drop_holding(job);
+  job.gpus = 0;
+  for (const Grant& grant : kept) job.gpus += grant.gpus;
+  take_holding(job, kept);
+  ++records_[job.index].resizes;
+  set_rate(job);
+  // Restarted in place, as from the queue but without waiting: from its last save, if any.
+  job.phase = JobPhase::kWaiting;
+  if (job.has_checkpoint) {
+    pause(job, OverheadKind::kRestore,
+          overheads_.seconds(OverheadKind::kRestore, job.index, *job.spec));
+  } else {
+    begin_running(job.index);
+  }
 }
 
 void Engine::save_job(JobState& job) {
   fold_progress(job);
-  pause(job, OverheadKind::kCheckpoint,
-        overheads_.seconds(OverheadKind::kCheckpoint, job.index, *job.spec));
+  if (writes_.empty()) {
+    pause(job, OverheadKind::kCheckpoint,
+          overheads_.seconds(OverheadKind::kCheckpoint, job.index, *job.spec));
+    return;
+  }
+  // Asynchronous: a pause for the snapshot only (after the previous write, if one is under
+  // way); the next save is due an interval after this one.
+  const PendingWrite& write = writes_[job.index];
+  const double wait = write.active ? std::max(0.0, write.done - now_) : 0.0;
+  job.run_since_save = 0.0;
+  pause(job, OverheadKind::kCheckpoint, wait + options_.mechanisms.checkpoint_snapshot_s);
 }
 
 void Engine::change_job(JobState& job, std::span<const Grant> old_grants, bool resized) {
@@ -338,6 +395,7 @@ void Engine::change_job(JobState& job, std::span<const Grant> old_grants, bool r
 
 void Engine::complete(std::uint32_t index) {
   JobState& job = jobs_[index];
+  if (!writes_.empty()) settle_write(job);  // counted if written by now
   progress_gpu_seconds_ += job.gpus * (now_ - job.progress_since);
   job.attained_time = job.attained_at(now_);
   job.remaining = 0.0;
@@ -376,10 +434,7 @@ void Engine::begin_running(std::uint32_t index) {
   JobState& job = jobs_[index];
   if (job.phase == JobPhase::kRestoring) {
     charge(job, job.pause, job.gpus * (now_ - job.phase_since));
-    if (job.pause == OverheadKind::kCheckpoint) {
-      commit_save(job);  // a periodic checkpoint is complete
-      ++checkpoints_;
-    }
+    if (job.pause == OverheadKind::kCheckpoint) end_periodic_save(job);  // its pause is over
   }
   job.phase = JobPhase::kRunning;
   job.phase_since = job.progress_since = now_;
@@ -482,9 +537,10 @@ void Engine::integrate_until(Time now) {
   // GPUs jobs hold (a node down is held by its outage, not by a job).
   // GPUs taken by shares are accounted by the shares (held_milli), not as whole GPUs; GPUs in
   // MIG mode, by the compute slices held on them (held_mig_compute); GPUs held outside jobs (a
-  // serving pool) are not jobs' either.
+  // serving pool) are not jobs' either (those on a node down counted once, as offline).
   const int busy = cluster_.total_gpus() - cluster_.free_gpus() - offline_gpus_ -
-                   cluster_.shared_gpus() - cluster_.mig_gpus() - held_gpus_total_;
+                   cluster_.shared_gpus() - cluster_.mig_gpus() - held_gpus_total_ +
+                   held_offline_gpus_;
   if (now > last_batch_time_) ledger_gpu_seconds_ += busy * (now - last_batch_time_);
   // The head is looked up only where the interval counts (it may scan the queue).
   const JobState* head = nullptr;
@@ -616,6 +672,7 @@ RunResult Engine::collect_results() {
   for (const Mechanism* mechanism : mechanisms_) mechanism->report(m);
   for (const Mechanism* mechanism : mechanisms_) mechanism->report_jobs(records_, m);
   result.jobs = std::move(records_);  // no second copy of the per-job state
+  for (const Mechanism* mechanism : mechanisms_) mechanism->conclude(result);
   return result;
 }
 

@@ -152,7 +152,8 @@ class Engine final : public View, public Host {
   void start_job(JobState& job);
   // lease_ends: a time-share lease's end (plan.h's Plan::Lease), counted as a lease change.
   void stop_job(JobState& job, double checkpoint_seconds, bool lease_ends);
-  void fail_job(JobState& job);
+  // `kept`: what an elastic job shrinking on failure keeps (empty: it waits again).
+  void fail_job(JobState& job, std::span<const Grant> kept);
   void save_job(JobState& job);
   void change_job(JobState& job, std::span<const Grant> old_grants, bool resized);
   // Its rate as it holds now: the base rate times every rate model's factor (engine_rates.cc).
@@ -167,7 +168,12 @@ class Engine final : public View, public Host {
   void fold_held(JobState& job);  // GPU-seconds held up to now into its record
   // The job holds its GPUs without progress for `seconds` (kRestoring), then runs.
   void pause(JobState& job, OverheadKind kind, double seconds);
-  void commit_save(JobState& job);        // its state as of now is saved
+  void commit_save(JobState& job);  // its state as of now is saved
+  // A periodic save's pause ended: synchronous, it is saved; asynchronous, its write begins.
+  void end_periodic_save(JobState& job);
+  // An asynchronous write that has completed by now counts (it is settled when it matters: at
+  // the job's next save, failure, full save or completion; no event of its own).
+  void settle_write(JobState& job);
   void enqueue_waiting(JobState& job);    // it waits: listed, and the decider hears
   void requeue(JobState& job);            // gives back what it holds and waits
   void leave_waiting(std::uint32_t job);  // it starts: no longer listed as waiting (before it
@@ -232,6 +238,11 @@ class Engine final : public View, public Host {
   std::vector<Grant> old_grants_;  // scratch: a changed job's grants before the plan
   std::vector<std::vector<std::uint32_t>> node_holders_;
   std::vector<std::uint32_t> plan_stamp_;  // apply number that last named each job
+  // check_change's test for a node named twice in a change of more than kPairwiseNodeCheck
+  // grants: the mark of the change that last named each node (sized by node at load).
+  static constexpr std::size_t kPairwiseNodeCheck = 32;
+  std::vector<std::uint32_t> node_marks_;
+  std::uint32_t node_mark_ = 0;
   std::uint32_t apply_number_ = 0;
 
   // VCs: names (configured, else discovered from the jobs) and GPUs held now.
@@ -251,7 +262,8 @@ class Engine final : public View, public Host {
   // GPUs held outside jobs (hold_gpus: a mixed run's serving pool), by node, and in all.
   std::vector<int> held_gpus_;
   int held_gpus_total_ = 0;
-  Plan one_change_;  // Host's capacity verbs: a plan of one capacity change
+  int held_offline_gpus_ = 0;  // of those, on nodes down (offline_gpus_ counts them too)
+  Plan one_change_;            // Host's capacity verbs: a plan of one capacity change
   struct CapacityDelta {
     std::uint32_t node;
     int down = 0;  // outages begun minus ended by the plan so far
@@ -264,6 +276,16 @@ class Engine final : public View, public Host {
   std::uint64_t events_processed_ = 0;
   std::uint64_t reallocations_ = 0;
   std::uint64_t checkpoints_ = 0;
+  // Asynchronous saves ([mechanisms] checkpoint_write = "async"; empty otherwise): by job, the
+  // snapshot whose write is under way, as of the snapshot: the work left, the GPU-seconds of
+  // progress it keeps (its job's unsaved GPU-seconds then), and when its write completes.
+  struct PendingWrite {
+    double remaining = 0.0;
+    double gpu_seconds = 0.0;
+    Time done = 0.0;
+    bool active = false;
+  };
+  std::vector<PendingWrite> writes_;
   std::vector<double> stop_seconds_;  // scratch: each stop's checkpoint time, in plan order
   // Work conservation (all jobs, all time): GPU-seconds held by jobs, as the ledger saw them and
   // as the transitions summed them: held = progress + overheads.

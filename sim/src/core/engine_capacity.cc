@@ -62,8 +62,12 @@ void Engine::check_capacity(const Plan& plan) {
         if (down == 0)
           for (std::uint32_t holder : node_holders_[node]) {
             bool failed_here = false;
-            for (const Plan::Change& job_change : plan.changes())
-              if (job_change.job == holder) failed_here = job_change.action == Plan::Action::kFail;
+            for (const Plan::Change& job_change : plan.changes()) {
+              if (job_change.job != holder || job_change.action != Plan::Action::kFail) continue;
+              failed_here = true;  // unless it shrinks on failure to a grant here
+              for (const Grant& grant : plan.grants(job_change))
+                failed_here = failed_here && grant.node != node;
+            }
             if (!failed_here)
               throw PlanError("node_down: " + where() +
                               " still hosts jobs (stop them first, e.g. with Plan::fail)");
@@ -118,6 +122,7 @@ void Engine::apply_capacity(const Plan::CapacityChange& change) {
       cluster_.allocate(offline_grant_[node]);
       ++offline_nodes_;
       offline_gpus_ += n.gpus;
+      held_offline_gpus_ += held_gpus_[node];  // GPUs held outside jobs stay held, now offline
       sum_offline_held();
       return;
     }
@@ -127,6 +132,7 @@ void Engine::apply_capacity(const Plan::CapacityChange& change) {
       cluster_.release(offline_grant_[node]);
       --offline_nodes_;
       offline_gpus_ -= cluster_.node(node).gpus;
+      held_offline_gpus_ -= held_gpus_[node];
       sum_offline_held();
       if (decider_) decider_->on_released();
       return;
@@ -136,9 +142,15 @@ void Engine::apply_capacity(const Plan::CapacityChange& change) {
       held_gpus_total_ += change.gpus;
       return;
     case Plan::CapacityAction::kReleaseGpus:
-      cluster_.release(Grant{node, change.gpus});
       held_gpus_[node] -= change.gpus;
       held_gpus_total_ -= change.gpus;
+      if (down_count_[node] > 0) {
+        // Given back while the node is down: the outage holds them until it is up.
+        offline_grant_[node].gpus += change.gpus;
+        held_offline_gpus_ -= change.gpus;
+        return;
+      }
+      cluster_.release(Grant{node, change.gpus});
       jobs_came_or_went_ = true;
       if (decider_) decider_->on_released();
       return;

@@ -86,8 +86,11 @@ void Engine::load(std::span<const JobSpec> specs, JobAdmission& admission) {
     down_count_.assign(cluster_.nodes().size(), 0);
     offline_grant_.assign(cluster_.nodes().size(), Grant{});
     held_gpus_.assign(cluster_.nodes().size(), 0);
+    node_marks_.assign(cluster_.nodes().size(), 0u);
   }
   overheads_.load(n);
+  if (options_.mechanisms.checkpoint_write == MechanismOptions::CheckpointWrite::kAsync)
+    writes_.resize(n);
 
   // (The config reader refuses a cluster of more GPUs first, naming its key; this guards the
   // engine's API and traces with more VCs.)

@@ -22,10 +22,26 @@ void Engine::check_change(const Plan& plan, const Plan::Change& change) {
   if (plan_stamp_[change.job] == apply_number_) fail("is named twice");
   plan_stamp_[change.job] = apply_number_;
   switch (change.action) {
-    case Plan::Action::kFail:
+    case Plan::Action::kFail: {
       if (!job.holds_gpus()) fail("fails but holds nothing");
-      if (change.grant_count != 0) fail("fails but is given grants");
+      if (change.grant_count == 0) return;
+      // It shrinks on failure: grants it holds, unchanged, within its range.
+      if (!resizable(change.job) || job.phase == JobPhase::kCheckpointing)
+        fail("fails and keeps grants but cannot shrink (not resizable, or being stopped)");
+      int kept = 0;
+      for (const Grant& grant : plan.grants(change)) {
+        bool held = false;
+        for (const Grant& own : grants_of(change.job))
+          held =
+              held || (own.node == grant.node && own.gpus == grant.gpus && own.cpus == grant.cpus &&
+                       own.mem_gb == grant.mem_gb && own.storage_mbps == grant.storage_mbps);
+        if (!held) fail("fails and keeps a grant it does not hold");
+        kept += grant.gpus;
+      }
+      if (kept < min_gpus(change.job) || kept >= job.gpus)
+        fail("fails and keeps other than fewer GPUs within its range");
       return;
+    }
     case Plan::Action::kSave:
       if (job.phase != JobPhase::kRunning) fail("saves a checkpoint but is not running");
       if (change.grant_count != 0) fail("saves a checkpoint but is given grants");
@@ -61,6 +77,13 @@ void Engine::check_change(const Plan& plan, const Plan::Change& change) {
   const int type = grants.front().node < cluster_.nodes().size()
                        ? cluster_.node(grants.front().node).gpu_type
                        : -1;
+  // A node named twice: pairwise for a few grants (no memory touched); a large gang's (a
+  // 2,048-node restart) by marking its nodes, linear instead of quadratic.
+  const bool mark_nodes = grants.size() > kPairwiseNodeCheck;
+  if (mark_nodes && ++node_mark_ == 0) {  // the marks wrapped: none may look current
+    std::fill(node_marks_.begin(), node_marks_.end(), 0u);
+    node_mark_ = 1;
+  }
   for (std::size_t g = 0; g < grants.size(); ++g) {
     const Grant& grant = grants[g];
     if (grant.node >= cluster_.nodes().size() || grant.gpus <= 0 || grant.milli != 0 ||
@@ -69,8 +92,13 @@ void Engine::check_change(const Plan& plan, const Plan::Change& change) {
                ? "gets whole GPUs with a MIG slice or share memory"
                : "gets an empty grant or one on no node");
     if (cluster_.node(grant.node).gpu_type != type) fail("would mix GPU types");
-    for (std::size_t h = 0; h < g; ++h)
-      if (grants[h].node == grant.node) fail("gets one node twice");
+    if (mark_nodes) {
+      if (node_marks_[grant.node] == node_mark_) fail("gets one node twice");
+      node_marks_[grant.node] = node_mark_;
+    } else {
+      for (std::size_t h = 0; h < g; ++h)
+        if (grants[h].node == grant.node) fail("gets one node twice");
+    }
     gpus += grant.gpus;
   }
   // An elastic job may run with any count in its range; it starts with the one it asks for.

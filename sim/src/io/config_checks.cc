@@ -349,11 +349,19 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
           {"restart_reschedule_s", m.restart_reschedule_s != defaults.restart_reschedule_s},
           {"lemon_share", m.lemon_share != defaults.lemon_share},
           {"lemon_factor", m.lemon_factor != defaults.lemon_factor},
-          {"quarantine_failures", m.quarantine_failures != defaults.quarantine_failures}})
+          {"quarantine_failures", m.quarantine_failures != defaults.quarantine_failures},
+          {"shrink_on_failure", m.shrink_on_failure != defaults.shrink_on_failure}})
       if (set)
         warn(std::string("mechanisms.") + key,
              "cannot act: no failure classes ([mechanisms.failure_class.*], failure_mix)");
   }
+  if (m.shrink_on_failure && !m.elastic)
+    warn("mechanisms.shrink_on_failure", "cannot act: mechanisms.elastic is false");
+  if (m.checkpoint_write != defaults.checkpoint_write && !(m.checkpoint_interval_s > 0.0) &&
+      m.checkpoint_policy != MechanismOptions::CheckpointPolicy::kYoungDaly)
+    warn("mechanisms.checkpoint_write",
+         "applies to periodic saves only, and none is set (checkpoint_interval_s = 0, "
+         "checkpoint_policy = \"fixed\"; a job's own interval still saves so)");
   if (!m.has_failure_classes() && (m.failure_mix_days != defaults.failure_mix_days ||
                                    m.failure_mix_gpus != defaults.failure_mix_gpus))
     warn("mechanisms.failure_mix_days", "cannot act: no mechanisms.failure_mix");
@@ -459,8 +467,11 @@ bool has_randomness(const RunConfig& config) {
                   &ComponentCapabilities::random)) ||
          capable(ComponentKind::kPlacement, sim.scheduler.placement,
                  &ComponentCapabilities::random) ||
-         m.mtbf_h > 0.0 || empirical(m.checkpoint_cost) || empirical(m.restore_cost) ||
-         empirical(m.migration_cost) || empirical(m.resize_cost) ||
+         m.mtbf_h > 0.0 ||
+         std::any_of(m.failure_classes.begin(), m.failure_classes.end(),
+                     [](const FailureClass& c) { return c.rate_per_h > 0.0; }) ||
+         empirical(m.checkpoint_cost) || empirical(m.restore_cost) || empirical(m.migration_cost) ||
+         empirical(m.resize_cost) ||
          (config.workload.placement_study() &&
           (config.workload.arrival_order == ArrivalOrder::kShuffle ||
            config.workload.inflate_to > 0.0 ||

@@ -101,6 +101,24 @@ void declare_checkpoint_keys(KeyRegistry& keys) {
           "A job's save interval where it names none: `fixed` (`checkpoint_interval_s`) or "
           "`young_daly`, sqrt(2 w / lambda) for its expected checkpoint cost w and the failures "
           "per second lambda its placement sees from the failure classes and `mtbf_h`.");
+  using Write = MechanismOptions::CheckpointWrite;
+  choice<SimOptions>(
+      keys, "mechanisms.checkpoint_write",
+      [](auto& o) -> auto& { return o.mechanisms.checkpoint_write; },
+      std::vector<std::pair<std::string, Write>>{{"sync", Write::kSync}, {"async", Write::kAsync}})
+      .component("mechanism checkpoints")
+      .training_only()
+      .doc(
+          "How a periodic save is written: `sync` (the job pauses for the whole checkpoint cost) "
+          "or `async` (it pauses for `checkpoint_snapshot_s`, then runs while the save is written "
+          "for the checkpoint cost; the save counts once written, and a failure during the "
+          "write rolls back to the one before; a save due during a write waits for it).");
+  mechanism_key(
+      keys, "checkpoints", "checkpoint_snapshot_s",
+      [](auto& o) -> auto& { return o.mechanisms.checkpoint_snapshot_s; })
+      .range(0.0, 1e12)
+      .when("mechanisms.checkpoint_write", {"async"})
+      .doc("Seconds an asynchronous save pauses the job for (the copy of its state).");
 }
 
 }  // namespace clustersim::options

@@ -85,11 +85,6 @@ FailureClasses::FailureClasses(const SimOptions& options)
   if (hot_spares_ < 0 || hot_spares_ >= options.cluster.total_nodes())
     throw std::invalid_argument("mechanisms.hot_spares must be >= 0 and below the cluster's nodes");
   const MechanismOptions& m = options.mechanisms;
-  // A spare's GPUs are held outside jobs; a node going down with held GPUs (mtbf_h's or a
-  // trace's outage, which this mechanism does not see) would leave the ledger's count wrong.
-  if (hot_spares_ > 0 && m.fails())
-    throw std::invalid_argument(
-        "mechanisms.hot_spares cannot be combined with mtbf_h or failure_trace yet");
   if (!(m.lemon_share >= 0.0 && m.lemon_share <= 1.0) || !(m.lemon_factor > 0.0) ||
       !std::isfinite(m.lemon_factor))
     throw std::invalid_argument("mechanisms.lemon_share must be in [0, 1], lemon_factor > 0");
@@ -150,13 +145,18 @@ void FailureClasses::hold_spare(std::uint32_t node) {
 void FailureClasses::hand_over_spares(std::uint32_t count) {
   plan_.clear();
   const ClusterState& cluster = host_->view().cluster();
-  for (; count > 0 && !spares_.empty(); --count) {
-    const std::uint32_t node = spares_.back();  // the one held back last
-    spares_.pop_back();
+  // The ones held back last first; a spare down for an outage this mechanism did not cause
+  // (mtbf_h's, a trace's) stays in the pool, held, until it is up.
+  for (auto at = spares_.end(); count > 0 && at != spares_.begin();) {
+    --at;
+    const std::uint32_t node = *at;
+    if (host_->view().node_offline(node)) continue;
+    at = spares_.erase(at);
     is_spare_[node] = 0;
     plan_.release_gpus(node, cluster.nodes()[node].gpus);
+    --count;
   }
-  host_->apply(plan_);
+  if (!plan_.empty()) host_->apply(plan_);
 }
 
 std::uint32_t FailureClasses::units(const FailureClass& spec) const {
@@ -221,12 +221,19 @@ double FailureClasses::next_uptime(std::size_t index, std::uint32_t unit) {
              : process.weibull_scale_s * std::pow(draw, 1.0 / process.spec.shape);
 }
 
+void FailureClasses::size_tables() {
+  const std::size_t jobs = host_->view().jobs().size();
+  job_interruptions_.resize(jobs, 0);
+  failed_at_.resize(jobs, -1.0);
+  stamp_.resize(jobs, 0);
+}
+
 void FailureClasses::start() {
   const View& view = host_->view();
-  const std::size_t jobs = view.jobs().size();
-  job_interruptions_.assign(jobs, 0);
-  failed_at_.assign(jobs, -1.0);
-  stamp_.assign(jobs, 0);
+  job_interruptions_.clear();
+  failed_at_.clear();
+  stamp_.clear();
+  size_tables();
   const bool per_gpu = std::any_of(processes_.begin(), processes_.end(), [](const Process& p) {
     return p.spec.unit == FailureUnit::kGpu;
   });
@@ -282,13 +289,27 @@ void FailureClasses::on_timer(const Timer& timer) {
   }
 }
 
-void FailureClasses::interrupt(std::uint32_t job, FailureCause cause) {
+void FailureClasses::interrupt(std::uint32_t job, FailureCause cause, std::uint32_t first,
+                               std::uint32_t last) {
+  cover(job);
   if (stamp_[job] == plan_count_) return;  // already failed by this plan
   stamp_[job] = plan_count_;
   plan_.fail(job);
+  if (options_.shrink_on_failure && first < last) keep_what_is_left(job, first, last);
   ++interruptions_[static_cast<int>(cause)];
   ++job_interruptions_[job];
   failed_at_[job] = host_->view().now();
+}
+
+void FailureClasses::keep_what_is_left(std::uint32_t job, std::uint32_t first, std::uint32_t last) {
+  const View& view = host_->view();
+  if (!view.resizable(job) || view.jobs()[job].phase == JobPhase::kCheckpointing) return;
+  int kept = 0;
+  for (const Grant& grant : view.grants_of(job))
+    if (grant.node < first || grant.node >= last) kept += grant.gpus;
+  if (kept == 0 || kept < view.min_gpus(job)) return;  // too few left: it waits again
+  for (const Grant& grant : view.grants_of(job))
+    if (grant.node < first || grant.node >= last) plan_.add_grant(grant);
 }
 
 void FailureClasses::unit_fails(std::size_t index, std::uint32_t unit) {
@@ -302,7 +323,7 @@ void FailureClasses::unit_fails(std::size_t index, std::uint32_t unit) {
     if (!view.node_offline(node)) ++node_outages_;
     const auto holders = view.holders_on(node);
     if (!holders.empty()) ++nodes_taken_from_jobs;
-    for (std::uint32_t job : holders) interrupt(job, spec.cause);
+    for (std::uint32_t job : holders) interrupt(job, spec.cause, first, last);
   }
   // Outages nest: a node already down for another failure stays down until both are repaired. A
   // spare that fails leaves the pool (its GPUs go back to the ledger, then down).
@@ -348,6 +369,7 @@ void FailureClasses::domain_repaired(std::size_t index, std::uint32_t unit) {
 
 void FailureClasses::on_job_running(std::uint32_t index) {
   const JobState& job = host_->view().jobs()[index];
+  cover(index);
   if (failed_at_[index] >= 0.0) {
     // Placed again at held_since (a restore, if any, ran from then): it waited since its failure.
     waiting_gpu_seconds_ += job.gpus * std::max(0.0, job.held_since - failed_at_[index]);
@@ -397,22 +419,38 @@ void FailureClasses::report(RunMetrics& metrics) const {
   metrics.gpu_hours_lost_waiting = waiting_gpu_seconds_ / 3600.0;
 }
 
+double FailureClasses::ettr(const JobRecord& record) {
+  const double wall = record.finish_time - record.start_time;
+  if (record.start_time < 0.0 || record.finish_time < 0.0 || !(wall > 0.0) || record.num_gpus <= 0)
+    return std::numeric_limits<double>::quiet_NaN();
+  const double useful = record.gpu_seconds - record.overhead_gpu_seconds - record.lost_gpu_seconds;
+  return useful / (record.num_gpus * wall);
+}
+
 void FailureClasses::report_jobs(std::span<const JobRecord> jobs, RunMetrics& metrics) const {
-  // ETTR: productive time over wall time since the first start, productive time being the
-  // GPU-seconds of progress kept (held - overheads - rolled back) per GPU.
+  // ETTR: productive time over wall time since the first start (ettr()), over the jobs run.
   double sum = 0.0;
   std::uint64_t count = 0;
   for (const JobRecord& record : jobs) {
-    const double wall = record.finish_time - record.start_time;
-    if (record.start_time < 0.0 || record.finish_time < 0.0 || !(wall > 0.0) ||
-        record.num_gpus <= 0)
-      continue;
-    const double useful =
-        record.gpu_seconds - record.overhead_gpu_seconds - record.lost_gpu_seconds;
-    sum += useful / (record.num_gpus * wall);
+    const double ratio = ettr(record);
+    if (std::isnan(ratio)) continue;
+    sum += ratio;
     ++count;
   }
   metrics.ettr_mean = count ? sum / static_cast<double>(count) : 0.0;
+}
+
+void FailureClasses::conclude(RunResult& result) const {
+  RunResult::Column ratio{"ettr", {}}, interruptions{"interruptions", {}};
+  ratio.values.reserve(result.jobs.size());
+  interruptions.values.reserve(result.jobs.size());
+  for (const JobRecord& record : result.jobs) {
+    ratio.values.push_back(ettr(record));
+    interruptions.values.push_back(
+        record.index < job_interruptions_.size() ? job_interruptions_[record.index] : 0);
+  }
+  result.job_columns.push_back(std::move(ratio));
+  result.job_columns.push_back(std::move(interruptions));
 }
 
 }  // namespace clustersim::internal
@@ -465,6 +503,13 @@ void declare_failure_class_keys(KeyRegistry& keys) {
       [](auto& o) -> auto& { return o.mechanisms.restart_reschedule_s; })
       .range(0.0, 1e9)
       .doc("Hot spares: seconds to reschedule the failed job onto them, after detection.");
+  mechanism_key(
+      keys, "failure_classes", "shrink_on_failure",
+      [](auto& o) -> auto& { return o.mechanisms.shrink_on_failure; })
+      .doc(
+          "An elastic job a class failure takes nodes from shrinks to the GPUs it still holds "
+          "(if at least its `min_gpus`): rolled back to its last save, it restores on them at "
+          "once, and grows back into idle GPUs as elastic jobs do (needs `elastic`).");
   mechanism_key(
       keys, "failure_classes", "lemon_share",
       [](auto& o) -> auto& { return o.mechanisms.lemon_share; })

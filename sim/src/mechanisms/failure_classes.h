@@ -47,6 +47,13 @@ class FailureClasses : public Mechanism {
   bool lemon(std::uint32_t node) const { return !lemon_.empty() && lemon_[node]; }
   void report(RunMetrics& metrics) const override;
   void report_jobs(std::span<const JobRecord> jobs, RunMetrics& metrics) const override;
+  // Per-job columns `ettr` (as ettr_mean's terms; NaN for a job not run to its end) and
+  // `interruptions` (jobs failed by a class).
+  void conclude(RunResult& result) const override;
+  // A job's effective training time ratio: the GPU-seconds of progress it kept (held -
+  // overheads - rolled back) over its GPUs x the wall time since its first start; NaN when it
+  // did not start and finish (or its counters are outside the measured window).
+  static double ettr(const JobRecord& record);
 
  protected:
   // Seconds until `unit` of class `index` fails again (its up-time), and until a running job
@@ -66,7 +73,16 @@ class FailureClasses : public Mechanism {
   void unit_fails(std::size_t index, std::uint32_t unit);
   void domain_repaired(std::size_t index, std::uint32_t unit);
   void job_fails(std::uint32_t job, std::uint32_t epoch);
-  void interrupt(std::uint32_t job, FailureCause cause);
+  // Fails `job` in plan_ (once per plan). A failure of nodes [first, last) lets an elastic job
+  // shrink to what it holds elsewhere (shrink_on_failure); a job-level one (first == last) not.
+  void interrupt(std::uint32_t job, FailureCause cause, std::uint32_t first = 0,
+                 std::uint32_t last = 0);
+  void keep_what_is_left(std::uint32_t job, std::uint32_t first, std::uint32_t last);
+  // The side tables cover every job loaded so far (a window's stream loads more as it runs).
+  void cover(std::uint32_t job) {
+    if (job >= failed_at_.size()) size_tables();
+  }
+  void size_tables();
   // Hot spares: hold `node` back as one (it must be up and free), or hand `count` over.
   void hold_spare(std::uint32_t node);
   void hand_over_spares(std::uint32_t count);

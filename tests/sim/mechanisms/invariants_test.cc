@@ -137,8 +137,8 @@ TEST(AllMechanismsUsed, FailureClassesKeepTheInvariants) {
     c.shape = cause == FailureCause::kGpu ? 0.7 : 1.0;
     options.mechanisms.failure_classes.push_back(c);
   }
-  // mtbf_h's and the trace's failures off: hot spares refuse them (a node going down with held
-  // spare GPUs, which the failure classes do not see, would break the ledger's count).
+  // mtbf_h's and the trace's failures off in this run (they are counted in `failures` too).
+  const SimOptions with_node_failures = options;
   options.mechanisms.mtbf_h = 0;
   options.mechanisms.failure_trace.clear();
   options.mechanisms.hot_spares = 2;
@@ -163,6 +163,24 @@ TEST(AllMechanismsUsed, FailureClassesKeepTheInvariants) {
   EXPECT_GT(m.ettr_mean, 0.0);
   EXPECT_LE(m.ettr_mean, 1.0);
   EXPECT_NEAR(m.gpu_hours_lost_rollback * 3600, m.lost_gpu_seconds, 1e-9 * m.gpu_seconds);
+
+  // With mtbf_h's and the trace's outages too (a spare may go down holding its GPUs, the ledger
+  // counts them once), asynchronous saves and elastic jobs shrinking on failure.
+  SimOptions all = options;
+  all.mechanisms.mtbf_h = with_node_failures.mechanisms.mtbf_h;
+  all.mechanisms.failure_trace = with_node_failures.mechanisms.failure_trace;
+  all.mechanisms.checkpoint_write = MechanismOptions::CheckpointWrite::kAsync;
+  all.mechanisms.checkpoint_snapshot_s = 3;
+  all.mechanisms.shrink_on_failure = true;
+  const RunResult more = simulate(all, jobs);  // throws if an invariant breaks
+  const RunMetrics& n = more.metrics;
+  EXPECT_EQ(n.jobs, jobs.size());
+  EXPECT_NEAR(n.gpu_seconds, n.useful_gpu_seconds + n.overhead_gpu_seconds + n.lost_gpu_seconds,
+              1e-9 * n.gpu_seconds);
+  EXPECT_GT(n.failures, n.interruptions);  // mtbf_h's failures beside the classes'
+  EXPECT_GT(n.interruptions, 0u);
+  EXPECT_GT(n.checkpoints, 0u);
+  EXPECT_GT(n.resizes, 0u);
 }
 
 }  // namespace

@@ -153,6 +153,40 @@ TEST(Simulation, APlanThatCannotBeAppliedIsRefusedWithItsReasonAndChangesNothing
   EXPECT_EQ(result.jobs[2].finish_time, 15.0);
 }
 
+// A node named twice in one change is refused both ways the check runs (plan_checks.cc):
+// pairwise for a few grants, by marking nodes for a gang of more than 32; a refused check
+// leaves no mark that refuses the next plan. A job that is not elastic cannot fail and keep
+// grants (shrink on failure).
+TEST(Simulation, ANodeNamedTwiceIsRefusedForFewGrantsAndForAGang) {
+  SimOptions options = testing::small_cluster(40, 1);
+  Simulation simulation(options, {job("pair", 0, 2, 100), job("gang", 0, 40, 100)});
+  simulation.set_decider(nullptr);
+  ASSERT_TRUE(simulation.step());
+  for (auto [index, count] : {std::pair{0u, 2u}, {1u, 40u}}) {
+    Plan plan;
+    plan.set(index);
+    for (std::uint32_t node = 0; node + 1 < count; ++node) plan.add_grant({node, 1});
+    plan.add_grant({0, 1});  // node 0 again
+    try {
+      simulation.apply(plan);
+      ADD_FAILURE() << "a node named twice was applied (" << count << " grants)";
+    } catch (const PlanError& error) {
+      EXPECT_NE(std::string(error.what()).find("gets one node twice"), std::string::npos)
+          << error.what();
+    }
+  }
+  Plan gang;
+  gang.set(1);
+  for (std::uint32_t node = 0; node < 40; ++node) gang.add_grant({node, 1});
+  simulation.apply(gang);
+  EXPECT_EQ(simulation.view().cluster().free_gpus(), 0);
+  Plan shrink;
+  shrink.fail(1);
+  shrink.add_grant({0, 1});
+  EXPECT_THROW(simulation.apply(shrink), PlanError);
+  EXPECT_EQ(simulation.view().holders().size(), 1u);
+}
+
 // A mechanism written in this file: every `period` seconds node `node` is drained for `length`
 // seconds (its jobs fail back to their last save and wait; the node is down), then comes back.
 class DrainOneNode final : public Mechanism {

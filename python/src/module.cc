@@ -218,6 +218,15 @@ py::dict result_dict(std::span<const JobSpec> specs, const RunResult& result) {
                                                                      : "unfinished";
                                 })));
   add_fields(false);
+  // Columns a component adds (RunResult::job_columns: a rate model's iter_s, a mechanism's ettr,
+  // the power meter's energy_kwh, ...), as --jobs-out writes them after the others; indexed by
+  // job position, so rows cut to the measured jobs still find theirs.
+  for (const RunResult::Column& added : result.job_columns) {
+    py::array_t<double> values(static_cast<py::ssize_t>(n));
+    double* out = values.mutable_data();
+    for (std::size_t i = 0; i < n; ++i) out[i] = added.values[result.jobs[i].index];
+    columns.append(py::make_tuple(added.name, values));
+  }
   py::dict out;
   out["metrics"] = metrics_dict(result.metrics);
   out["jobs"] = columns;

@@ -1,7 +1,11 @@
 #include "mechanisms/supply_following.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <limits>
+#include <stdexcept>
+#include <vector>
 
 #include "metrics/power_meter.h"
 
@@ -26,7 +30,46 @@ void SupplyFollowing::attach(Host& host) {
   }
 }
 
-void SupplyFollowing::start() { host_->schedule(host_->view().now(), step_); }
+// A supply whose most (grid cap + peak solar) cannot power the largest job's GPUs above the
+// facility's idle draw would leave that job waiting for ever, and the run with it: refused at the
+// start, saying what the supply can power.
+void SupplyFollowing::start() {
+  const SupplyOptions& supply = options_.supply;
+  double most = budget_w();
+  if (supply.has_solar()) {
+    const double peak = *std::max_element(supply.ghi.values.begin(), supply.ghi.values.end());
+    most = (supply.grid_cap_w ? *supply.grid_cap_w : 0.0) +
+           peak / 1000.0 * supply.solar_capacity_w * supply.solar_derate;
+  }
+  int largest = 0;
+  for (const JobState& job : host_->view().jobs()) largest = std::max(largest, job.spec->num_gpus);
+  if (std::isfinite(most) && largest > 0) {
+    std::vector<double> per_gpu;  // each GPU's draw when busy, above idle, cheapest first
+    const ClusterState& cluster = host_->view().cluster();
+    for (std::size_t n = 0; n < dynamic_w_.size(); ++n)
+      per_gpu.insert(per_gpu.end(), cluster.node(static_cast<std::uint32_t>(n)).gpus,
+                     dynamic_w_[n]);
+    std::sort(per_gpu.begin(), per_gpu.end());
+    double spare = most - static_w_;
+    int powered = 0;
+    for (double watts : per_gpu) {
+      if (watts > spare) break;
+      spare -= watts;
+      ++powered;
+    }
+    if (powered < largest) {
+      char text[400];
+      std::snprintf(text, sizeof text,
+                    "supply.follow: the supply gives at most %.6g W (grid cap + peak solar), the "
+                    "idle facility draws %.6g W, which leaves power for %d busy GPUs; a job of %d "
+                    "GPUs would wait for ever: raise supply.grid_cap_w or "
+                    "supply.solar_capacity_w",
+                    most, static_w_, powered, largest);
+      throw std::invalid_argument(text);
+    }
+  }
+  host_->schedule(host_->view().now(), step_);
+}
 
 double SupplyFollowing::budget_w() const {
   const SupplyOptions& supply = options_.supply;

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -189,6 +190,34 @@ TEST(Power, ABudgetDropShedsTheLowestValueDensityJobAndARiseResumesIt) {
   EXPECT_EQ(saving.metrics.supply_sheds, 1u);
   EXPECT_NEAR(saving.metrics.unserved_kwh, 5000.0 / 3.6e6, 1e-15);
   EXPECT_NEAR(saving.metrics.energy_kwh, 425000.0 / 3.6e6, 1e-15);
+}
+
+// A supply that can never power the largest job is refused at the start (it would wait for ever,
+// and so would the run). The node of the case above: static 300 W, 250 W a busy GPU. A grid cap
+// of 700 W and no solar power one busy GPU (300 + 250 <= 700 < 300 + 2 x 250): a 2-GPU job is
+// refused, a 1-GPU job runs; with 1000 W of peak solar beside it, the 2-GPU job runs too.
+TEST(Power, ASupplyThatCanNeverPowerAJobIsRefused) {
+  SimOptions options = metered_node();
+  options.cluster.groups[0].gpus_per_node = 4;
+  options.power.intensity = 1.0;
+  options.power.pue = 1.0;
+  options.supply.grid_cap_w = 700.0;
+  options.supply.follow = true;
+  try {
+    Simulation(options, {job("a", 0, 2, 300)}).run();
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("power for 1 busy GPUs; a job of 2 GPUs"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_DOUBLE_EQ(Simulation(options, {job("b", 0, 1, 300)}).run().jobs[0].finish_time, 300.0);
+  options.supply.ghi.step_s = 100.0;
+  options.supply.ghi.values = {0.0, 1000.0};
+  options.supply.solar_capacity_w = 1000.0;
+  options.supply.solar_derate = 1.0;
+  const RunResult sunny = Simulation(options, {job("a", 0, 2, 300)}).run();
+  EXPECT_GE(sunny.jobs[0].finish_time, 300.0);
 }
 
 TEST(Power, VendorFigures) {

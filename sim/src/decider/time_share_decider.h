@@ -71,7 +71,6 @@ class TimeShareDecider final : public Decider, public TimerClient {
   std::vector<double> type_time_;
   Time last_reset_ = 0.0;
   bool need_update_ = false;
-  Time round_end_ = -1.0;
   std::uint32_t round_ = 0;
   bool last_round_empty_ = true;
   // Micro-tasks of the round in progress: job, type, length.

@@ -345,8 +345,10 @@ void parse_mechanisms(ConfigParse& parse, const toml::table& root, RunConfig& co
     if (!models) reader.fail("scaling", "expected a table of model = [[GPUs, speed-up], ...]");
     for (const auto& [name, value] : *models) {
       const std::string key = "scaling." + std::string(name.str());
+      // (A lambda cannot capture a structured binding before clang 16.)
+      const std::size_t line = value.source().begin.line;
       const auto fail = [&](const std::string& message) {
-        throw InputError(source, value.source().begin.line, "mechanisms." + excerpt(key), message);
+        throw InputError(source, line, "mechanisms." + excerpt(key), message);
       };
       const toml::array* points = value.as_array();
       if (!points || points->empty()) fail("expected [[GPUs, speed-up], ...]");

@@ -17,7 +17,7 @@ thread_local bool crash_enabled = true;
 void TimeShareLp::set_crash_enabled(bool enabled) { crash_enabled = enabled; }
 
 TimeShareLp::TimeShareLp(const TimeShareProblem& p, const std::vector<int>* multiplicity)
-    : p_(p), jobs_(p.jobs()), types_(p.types) {
+    : jobs_(p.jobs()), types_(p.types) {
   const std::size_t n = jobs_ * static_cast<std::size_t>(types_);
   policy_row_.assign(jobs_, -1);
   columns_.resize(n);

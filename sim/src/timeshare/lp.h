@@ -63,7 +63,6 @@ class TimeShareLp {
   static void set_crash_enabled(bool enabled);
 
  private:
-  const TimeShareProblem& p_;
   std::size_t jobs_ = 0;
   int types_ = 0;
   // Per column: (row, value) entries.

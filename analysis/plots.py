@@ -174,17 +174,22 @@ class Layout:
                 f"({self.dropped} more in the tables).")
 
 
-def cdf_samples(results: Results, layout: Layout) -> list[tuple[dict, object, np.ndarray]]:
+def cdf_samples(results: Results, layout: Layout, column: str = "jct") -> list[tuple[dict, object, np.ndarray]]:
     """What the JCT CDF draws: (facet, series value, sorted JCTs in seconds) per line, from the
     measured jobs of every successful point (the population of jct_p50 and the other JCT metrics),
-    seeds pooled."""
+    seeds pooled. Another /jobs `column` gives its values the same way, less its NaNs (jobs of
+    points whose components did not add it)."""
     jobs = results.measured_jobs()
-    if jobs is None or "jct" not in jobs.columns or len(jobs) == 0:
+    if jobs is None or column not in jobs.columns or len(jobs) == 0:
         return []
+    if column != "jct":
+        jobs = jobs[np.isfinite(jobs[column].to_numpy(float))]
+        if len(jobs) == 0:
+            return []
     # Rows grouped by point (no merge of millions of rows with the axes): each line gathers the
     # rows of its points.
     point_id = jobs["point_id"].to_numpy()
-    jct_all = jobs["jct"].to_numpy(float)
+    jct_all = jobs[column].to_numpy(float)
     # /jobs is in point_id order as written; sorted again only when it is not.
     if not np.all(point_id[1:] >= point_id[:-1]):
         order = np.argsort(point_id, kind="stable")
@@ -235,6 +240,31 @@ def jct_cdf(results: Results, layout: Layout, folder: str) -> Plot | None:
                 "the population of jct_p50 and the other JCT metrics), seeds pooled; the dotted line is the "
                 "median." + layout.note(),
                 wide=len(layout.facets) > 1)
+
+
+def slowdown_cdf(results: Results, layout: Layout, folder: str) -> Plot | None:
+    """The CDF of the LLM jobs' contention slowdown (/jobs column contention_slowdown: iteration
+    time as run over alone on the same GPUs), where the file has it."""
+    lines = cdf_samples(results, layout, "contention_slowdown")
+    if not lines:
+        return None
+    fig, panels = layout.figure()
+    for axes, facet in zip(panels, layout.facets):
+        for line_facet, value, slowdown in lines:
+            if line_facet != facet:
+                continue
+            ranks = np.unique(np.linspace(0, slowdown.size - 1, min(slowdown.size, CDF_POINTS)).astype(int))
+            axes.step(slowdown[ranks], (ranks + 1) / slowdown.size, where="post", color=layout.colors[value],
+                      label=layout.series_label(value), linewidth=1.4)
+        axes.set_xlabel("contention slowdown (iteration time shared / alone)")
+        axes.set_ylabel("fraction of LLM jobs with slowdown ≤ x")
+        axes.set_ylim(0, 1.02)
+    name = "plots/contention_slowdown_cdf.png"
+    layout.finish(fig, panels, "Contention slowdown (measured LLM jobs, seeds pooled)", f"{folder}/{name}")
+    return Plot(name, "Job completion time", "Contention slowdown CDF",
+                "Empirical CDF of the LLM jobs' contention slowdown (mean iteration time as run, links shared "
+                "with other jobs, over the time alone on the same GPUs; 1: no contention), measured jobs, seeds "
+                "pooled." + layout.note(), wide=len(layout.facets) > 1)
 
 
 def _seed_counts(rows: pd.DataFrame) -> str:
@@ -374,6 +404,13 @@ def _timeseries_quantities(series: pd.DataFrame) -> list[tuple[str, str, str]]:
         "fragmented_gpus": ("fragmented GPUs", "Fragmentation (idle GPUs the queue head cannot use)"),
         "queue_length": ("waiting jobs", "Queue length"),
         "running_jobs": ("running jobs", "Running jobs"),
+        # Columns components add (sweep/README.md, "Columns components add").
+        "leaf_uplink_util": ("leaf uplink utilisation (0-1)", "Link utilisation, leaf uplinks"),
+        "spine_uplink_util": ("spine uplink utilisation (0-1)", "Link utilisation, spine uplinks"),
+        "power_w": ("facility power (W)", "Power"),
+        "solar_w": ("solar output (W)", "Solar output"),
+        "grid_w": ("grid draw (W)", "Grid draw"),
+        "battery_kwh": ("battery charge (kWh)", "Battery charge"),
     }
     for column in series.columns:
         if column in ("point_id", "time", "since_start", "busy_gpus", "idle_gpus") or not is_numeric_axis(series[column]):

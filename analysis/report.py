@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import findings
+from . import components, findings
 from . import metrics as metric_table
 from . import tables
 from .results import MEASURED_JOBS, AnalysisError, Results, load
@@ -178,6 +178,7 @@ def _build(results: Results, options: ReportOptions, choices: Choices, folder: s
     plots.set_extra_formats(extra_formats)
     shown = tables.in_unit(table, results.metrics, unit)
     table_sections = _page_sections(results, shown, options.confidence, choices.baseline, unit)
+    table_sections += components.sections(results, choices.series)  # columns components add
     opening = findings.findings(results, table, choices.x, choices.baseline, options.confidence)
     cautions = findings.warnings(results)
     latex = _write_latex(results, table_sections, folder)
@@ -211,6 +212,9 @@ def _build(results: Results, options: ReportOptions, choices: Choices, folder: s
         figures.append(cdf)
     else:
         notes.append("No JCT CDF: the file has no per-job table (run the sweep with --save-jobs).")
+    slowdown = plots.slowdown_cdf(results, everything, folder)
+    if slowdown:
+        figures.append(slowdown)
     if choices.x:
         by_x = plots.Layout(results, choices.series, choices.x)
         ok = results.ok

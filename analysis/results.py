@@ -229,17 +229,26 @@ def _table(group: h5py.Group, name: str, where: str, only: list[str] | None = No
     return pd.DataFrame(columns)
 
 
+# The columns components add that the report reads too, where /jobs has them (the tables of
+# components.py and the slowdown CDF); num_gpus goes with ettr (ETTR by job size).
+_ADDED_JOB_COLUMNS = ("contention_slowdown", "ettr", "energy_kwh", "carbon_kg")
+
+
 def _measured_jobs(group: h5py.Group, name: str, points: pd.DataFrame) -> pd.DataFrame:
-    """The measured, finished jobs of /jobs (point_id, jct), read block by block."""
+    """The measured, finished jobs of /jobs (point_id, jct, and the columns of
+    _ADDED_JOB_COLUMNS it has), read block by block."""
     _table(group, name, "jobs", only=[])  # checks the columns' lengths, reads none
     for column in ("point_id", "jct"):
         if column not in group:
             raise AnalysisError(f"{name}: damaged result file: /jobs has no {column} column")
+    added = [c for c in _ADDED_JOB_COLUMNS if c in group]
+    if "ettr" in added and "num_gpus" in group:
+        added.append("num_gpus")
     rows = group["point_id"].shape[0]
     windows = {"window_first", "window_last"} <= set(points.columns) and "job_index" in group
     if windows:
         bounds = points.set_index("point_id")[["window_first", "window_last"]]
-    kept = {"point_id": [], "jct": []}
+    kept = {"point_id": [], "jct": []} | {c: [] for c in added}
     for start in range(0, rows, _BLOCK_ROWS):
         block = slice(start, min(rows, start + _BLOCK_ROWS))
         try:
@@ -251,6 +260,7 @@ def _measured_jobs(group: h5py.Group, name: str, points: pd.DataFrame) -> pd.Dat
             if "finish_time" in group:
                 keep &= group["finish_time"][block] >= 0
             index = group["job_index"][block] if "job_index" in group else np.zeros(point_id.shape, np.int64)
+            extra = {c: group[c][block] for c in added}
         except (OSError, ValueError, TypeError) as error:
             raise AnalysisError(f"{name}: damaged result file: cannot read /jobs ({error})") from None
         if windows:
@@ -264,7 +274,9 @@ def _measured_jobs(group: h5py.Group, name: str, points: pd.DataFrame) -> pd.Dat
         kept["point_id"].append(point_id[keep].astype(np.int32 if rows and point_id.max(initial=0) < 2**31
                                                       else np.int64))
         kept["jct"].append(jct[keep].astype(float))
-        del point_id, jct, keep, index
+        for column, values in extra.items():
+            kept[column].append(values[keep])
+        del point_id, jct, keep, index, extra
     columns = {}
     for key in list(kept):
         parts = kept.pop(key)

@@ -56,15 +56,19 @@ class Reader {
 // Format 1: the first 19 run metrics, 10 job fields and 6 sample fields, without counts.
 // Format 2: the three field counts, then the fields, all in table order.
 // Format 3: format 2, then a byte saying whether a spool reference (RowsRef) follows.
-// A result without a reference is still written as format 2, so older builds read it.
-constexpr std::uint32_t kResultFormat = 3;
+// Format 4: format 3, then the columns components added (PointResult::job_columns, then
+// ::sample_columns): a count, then each column's name, value count and values.
+// A result is written in the oldest format that holds it (2 without a reference or added
+// columns), so older builds read what they can and every earlier result encodes as before.
+constexpr std::uint32_t kResultFormat = 4;
 constexpr std::uint32_t kFormat1Counts[3] = {19, 10, 6};
 
 }  // namespace
 
 std::string encode_result(const PointResult& result) {
   Writer out;
-  out.put(result.rows ? kResultFormat : std::uint32_t{2});
+  const bool added = !result.job_columns.empty() || !result.sample_columns.empty();
+  out.put(added ? kResultFormat : result.rows ? std::uint32_t{3} : std::uint32_t{2});
   out.put(result.point_id);
   out.put(result.rank);
   out.put(result.elapsed_s);
@@ -112,6 +116,18 @@ std::string encode_result(const PointResult& result) {
     out.put(ref.checksum);
     out.put(ref.jobs);
     out.put(ref.samples);
+  } else if (added) {
+    out.put(std::uint8_t{0});
+  }
+  if (added) {
+    for (const auto* columns : {&result.job_columns, &result.sample_columns}) {
+      out.put(static_cast<std::uint32_t>(columns->size()));
+      for (const RunResult::Column& column : *columns) {
+        out.put_string(column.name);
+        out.put(static_cast<std::uint64_t>(column.values.size()));
+        for (const double value : column.values) out.put(value);
+      }
+    }
   }
   return out.take();
 }
@@ -173,6 +189,24 @@ PointResult decode_result(std::string_view bytes) {
     ref.jobs = in.get<std::uint64_t>();
     ref.samples = in.get<std::uint64_t>();
     result.rows = std::move(ref);
+  }
+  if (format >= 4) {
+    for (auto* columns : {&result.job_columns, &result.sample_columns}) {
+      // Values by row: as many as the rows the result carries (none when they were spooled).
+      const std::size_t rows =
+          columns == &result.job_columns ? result.jobs.size() : result.samples.size();
+      columns->resize(in.get<std::uint32_t>());
+      for (RunResult::Column& column : *columns) {
+        column.name = in.get_string();
+        const auto values = in.get<std::uint64_t>();
+        if (values != rows)
+          throw std::runtime_error("point result: column " + column.name + " has " +
+                                   std::to_string(values) + " values for " + std::to_string(rows) +
+                                   " rows");
+        column.values.resize(values);
+        for (double& value : column.values) value = in.get<double>();
+      }
+    }
   }
   if (!in.done()) throw std::runtime_error("trailing bytes after point result");
   return result;

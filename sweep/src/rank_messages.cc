@@ -37,7 +37,8 @@ std::uint64_t peek_point_id(const std::string& encoded) {
 }
 
 // What the ranks need to write the final file's row tables together (kAssemble): the temporary
-// file, and every result's point id, row counts and spool reference, in point_id order.
+// file, and every result's point id, row counts, spool reference and added columns' names, in
+// point_id order.
 std::string encode_assembly(const std::string& temporary, const std::vector<PointResult>& results) {
   std::string bytes;
   auto put = [&](auto value) { bytes.append(reinterpret_cast<const char*>(&value), sizeof value); };
@@ -57,6 +58,12 @@ std::string encode_assembly(const std::string& temporary, const std::vector<Poin
     put(ref.checksum);
     put(ref.jobs);
     put(ref.samples);
+    // The names of the columns components added (their values are in the spool): every rank
+    // derives the row tables' schema from them, as rank 0 does.
+    for (const auto* columns : {&result.job_columns, &result.sample_columns}) {
+      put(static_cast<std::uint64_t>(columns->size()));
+      for (const RunResult::Column& column : *columns) put_text(column.name);
+    }
   }
   return bytes;
 }
@@ -103,6 +110,13 @@ std::vector<PointResult> decode_assembly(const std::string& bytes, std::string& 
     get(ref.jobs);
     get(ref.samples);
     if (!ref.file.empty()) result.rows = std::move(ref);
+    for (auto* columns : {&result.job_columns, &result.sample_columns}) {
+      std::uint64_t names = 0;
+      get(names);
+      if (names > bytes.size() - offset) throw std::runtime_error("truncated assembly");
+      columns->resize(names);
+      for (RunResult::Column& column : *columns) get_text(column.name);
+    }
   }
   return results;
 }

@@ -34,7 +34,8 @@ void for_each_framed(const std::string& batch, Fn&& fn) {
 std::uint64_t peek_point_id(const std::string& encoded);
 
 // What the ranks need to write the final file's row tables together (kAssemble): the temporary
-// file, and every result's point id, row counts and spool reference, in point_id order.
+// file, and every result's point id, row counts, spool reference and added columns' names
+// (PointResult::job_columns, sample_columns, without values), in point_id order.
 std::string encode_assembly(const std::string& temporary, const std::vector<PointResult>& results);
 std::vector<PointResult> decode_assembly(const std::string& bytes, std::string& temporary);
 

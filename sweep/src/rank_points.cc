@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <exception>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
@@ -38,6 +39,17 @@ void spool_rows(PointResult& result, RankRows& rows) {
   only_rows.point_id = result.point_id;
   only_rows.jobs = std::move(result.jobs);
   only_rows.samples = std::move(result.samples);
+  // The added columns' values go with the rows; their names stay (the file's schema).
+  auto move_values = [](std::vector<RunResult::Column>& from, std::vector<RunResult::Column>& to) {
+    to.resize(from.size());
+    for (std::size_t c = 0; c < from.size(); ++c) {
+      to[c].name = from[c].name;
+      to[c].values = std::move(from[c].values);
+      from[c].values.clear();
+    }
+  };
+  move_values(result.job_columns, only_rows.job_columns);
+  move_values(result.sample_columns, only_rows.sample_columns);
   const std::string payload = encode_result(only_rows);
   if (payload.size() > kMaxResultBytes) {
     result.jobs = std::move(only_rows.jobs);
@@ -147,10 +159,29 @@ PointResult run_point(const Grid& grid, const SweepOptions& options, WorkloadCac
       RunResult& run = config_run.result;
       // The rows saved are the population of the metrics: the measured jobs and samples.
       if (config.workload.steady_plan && !options.whole_run) keep_measured_rows(run);
+      for (const RunResult::Column& column : run.sample_columns)
+        if (options.save_timeseries && column.values.size() != run.samples.size())
+          throw std::logic_error("sample column " + column.name + " has " +
+                                 std::to_string(column.values.size()) + " values for " +
+                                 std::to_string(run.samples.size()) + " samples");
       result.metrics = run.metrics;
-      if (options.save_jobs) result.jobs = std::move(run.jobs);
-      if (options.save_timeseries) result.samples = std::move(run.samples);
+      if (options.save_jobs) {
+        // A job column is by workload position (JobRecord::index); the rows kept are a part.
+        for (const RunResult::Column& column : run.job_columns) {
+          RunResult::Column& kept = result.job_columns.emplace_back();
+          kept.name = column.name;
+          kept.values.reserve(run.jobs.size());
+          for (const JobRecord& job : run.jobs) kept.values.push_back(column.values.at(job.index));
+        }
+        result.jobs = std::move(run.jobs);
+      }
+      if (options.save_timeseries) {
+        result.sample_columns = std::move(run.sample_columns);
+        result.samples = std::move(run.samples);
+      }
     } catch (const std::exception& error) {
+      result.job_columns.clear();  // a failed point has no rows
+      result.jobs.clear();
       result.error = error.what();
       if (result.error.empty()) result.error = "simulation failed";
     } catch (...) {

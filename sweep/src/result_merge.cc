@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -18,6 +20,7 @@
 #include "clustersim/sweep/result_store.h"
 #include "errno_error.h"
 #include "hdf5_file.h"
+#include "result_rows.h"
 
 namespace clustersim::sweep {
 
@@ -151,6 +154,36 @@ hsize_t dataset_rows(hid_t dataset) {
   return dims[0];
 }
 
+// The columns of a row table whose inputs hold different columns: every input's built-in
+// columns (built_in_row_columns) must be the same; the columns components added may differ (a
+// shard none of whose points ran a component lacks its columns), and the result has their
+// union in the order the store writes them (order_added_columns), so that merged shards equal
+// the file one sweep writes. Any other difference is an error naming the input.
+std::vector<std::string> union_of_row_columns(const std::string& group_name,
+                                              const std::vector<Handle>& groups,
+                                              const std::vector<std::string>& inputs) {
+  const std::vector<std::string> built_in = built_in_row_columns(group_name);
+  auto split = [&](std::size_t i, std::vector<std::string>& added) {
+    std::vector<std::string> fixed;
+    for (const std::string& name : link_names(groups[i]))
+      (std::find(built_in.begin(), built_in.end(), name) != built_in.end() ? fixed : added)
+          .push_back(name);
+    return fixed;
+  };
+  std::vector<std::string> added;
+  const std::vector<std::string> fixed = split(0, added);
+  for (std::size_t i = 1; i < groups.size(); ++i) {
+    if (built_in.empty() || split(i, added) != fixed)
+      throw InputError(inputs[i], 0, "",
+                       "/" + group_name + " holds other columns than in " + inputs[0] +
+                           " (files of different clustersim versions or options)");
+  }
+  std::vector<std::string> columns = fixed;
+  for (std::string& name : order_added_columns(std::move(added), group_name == "timeseries"))
+    columns.push_back(std::move(name));
+  return columns;
+}
+
 // Where an output row comes from.
 struct RowSource {
   std::int64_t point_id;
@@ -172,13 +205,10 @@ void merge_group(hid_t out_file, const std::string& group_name, const std::vecto
     groups.emplace_back(H5Gopen2(files[i], group_name.c_str(), H5P_DEFAULT), H5Gclose,
                         "open /" + group_name);
   }
-  const std::vector<std::string> columns = link_names(groups[0]);
-  for (std::size_t i = 1; i < groups.size(); ++i) {
-    if (link_names(groups[i]) != columns)
-      throw InputError(inputs[i], 0, "",
-                       "/" + group_name + " holds other columns than in " + inputs[0] +
-                           " (files of different clustersim versions or options)");
-  }
+  std::vector<std::string> columns = link_names(groups[0]);
+  bool same_columns = true;
+  for (std::size_t i = 1; i < groups.size(); ++i) same_columns &= link_names(groups[i]) == columns;
+  if (!same_columns) columns = union_of_row_columns(group_name, groups, inputs);
   if (std::find(columns.begin(), columns.end(), "point_id") == columns.end())
     throw InputError(inputs[0], 0, "",
                      "/" + group_name + " has no point_id column: merge cannot order its rows");
@@ -227,29 +257,44 @@ void merge_group(hid_t out_file, const std::string& group_name, const std::vecto
 
   for (const std::string& column : columns) {
     const std::string what = "/" + group_name + "/" + column;
-    std::vector<Handle> datasets;
+    // An input without the column (a component column none of its points added: only those
+    // are missing, union_of_row_columns) gives its rows NaN; `datasets` has none there.
+    std::vector<std::optional<Handle>> datasets;
+    std::size_t first = groups.size();  // the first input that has the column
     for (std::size_t i = 0; i < groups.size(); ++i) {
+      if (H5Lexists(groups[i], column.c_str(), H5P_DEFAULT) <= 0) {
+        datasets.emplace_back();
+        continue;
+      }
       if (is_group(groups[i], column))
         throw InputError(inputs[i], 0, "", what + " is a group: merge cannot combine it");
-      datasets.emplace_back(H5Dopen2(groups[i], column.c_str(), H5P_DEFAULT), H5Dclose,
-                            "open " + what);
+      datasets.emplace_back(std::in_place, H5Dopen2(groups[i], column.c_str(), H5P_DEFAULT),
+                            H5Dclose, "open " + what);
+      if (first == groups.size()) first = i;
     }
-    Handle file_type(H5Dget_type(datasets[0]), H5Tclose, "get the type of " + what);
-    std::size_t largest = 0;
+    Handle file_type(H5Dget_type(*datasets[first]), H5Tclose, "get the type of " + what);
+    std::size_t largest = first;
     for (std::size_t i = 0; i < datasets.size(); ++i) {
-      Handle type(H5Dget_type(datasets[i]), H5Tclose, "get the type of " + what);
+      if (!datasets[i]) continue;
+      Handle type(H5Dget_type(*datasets[i]), H5Tclose, "get the type of " + what);
       if (H5Tequal(type, file_type) <= 0)
         throw InputError(inputs[i], 0, "",
                          what + " has another type than in " + inputs[0] +
                              " (files of different clustersim versions)");
-      if (dataset_rows(datasets[i]) > dataset_rows(datasets[largest])) largest = i;
+      if (dataset_rows(*datasets[i]) > dataset_rows(*datasets[largest])) largest = i;
     }
     Handle memory_type(H5Tget_native_type(file_type, H5T_DIR_ASCEND), H5Tclose,
                        "get the native type of " + what);
     const std::size_t size = H5Tget_size(memory_type);
+    if (first > 0 && (H5Tget_class(file_type) != H5T_FLOAT || size != sizeof(double)))
+      throw InputError(inputs[0], 0, "", "has no " + what + ", which " + inputs[first] + " has");
     std::vector<std::unique_ptr<ColumnBuffer>> buffers;
     for (std::size_t i = 0; i < datasets.size(); ++i) {
-      buffers.push_back(std::make_unique<ColumnBuffer>(datasets[i], memory_type, what));
+      if (!datasets[i]) {
+        buffers.push_back(nullptr);
+        continue;
+      }
+      buffers.push_back(std::make_unique<ColumnBuffer>(*datasets[i], memory_type, what));
       hsize_t expected = 0;
       for (const RowSource& source : sources) expected += source.input == i ? 1 : 0;
       if (buffers.back()->rows() != expected)
@@ -258,13 +303,19 @@ void merge_group(hid_t out_file, const std::string& group_name, const std::vecto
                              " rows, its point_id column " + std::to_string(expected));
     }
     std::vector<char> merged(total * size);
-    for (hsize_t j = 0; j < total; ++j)
-      std::memcpy(merged.data() + j * size, buffers[sources[j].input]->row(sources[j].row, size),
-                  size);
+    constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
+    for (hsize_t j = 0; j < total; ++j) {
+      const ColumnBuffer* buffer = buffers[sources[j].input].get();
+      std::memcpy(
+          merged.data() + j * size,
+          buffer ? buffer->row(sources[j].row, size) : reinterpret_cast<const char*>(&kMissing),
+          size);
+    }
 
     // Storage as in the input with the most rows (chunking and filters); chunks no larger than
     // the merged column, and no chunking for an empty one (as the writer does).
-    Handle input_create(H5Dget_create_plist(datasets[largest]), H5Pclose, "get dataset properties");
+    Handle input_create(H5Dget_create_plist(*datasets[largest]), H5Pclose,
+                        "get dataset properties");
     const bool chunked = H5Pget_layout(input_create) == H5D_CHUNKED;
     Handle create(chunked && total == 0 ? H5Pcreate(H5P_DATASET_CREATE) : H5Pcopy(input_create),
                   H5Pclose, "create dataset properties");
@@ -282,7 +333,7 @@ void merge_group(hid_t out_file, const std::string& group_name, const std::vecto
     if (total > 0)
       check(H5Dwrite(out_dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, merged.data()),
             "write " + what);
-    copy_attributes(datasets[0], out_dataset, inputs[0]);
+    copy_attributes(*datasets[first], out_dataset, inputs[first]);
   }
 }
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -17,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "clustersim/component.h"
 #include "clustersim/sweep/result_store.h"
 #include "clustersim/sweep/row_spool.h"
 #include "hdf5_file.h"
@@ -44,7 +46,8 @@ constexpr hsize_t kBlockChunks = 8;  // chunks gathered and compressed together
 // filter records level 1; `clustersim merge` recompresses with it.
 constexpr int kRowDeflateLevel = 1;
 
-enum class ColumnKind { kPointId, kJobIndex, kRejected, kCount, kReal };
+// kAdded: a column a component added (PointResult::job_columns, sample_columns), float64.
+enum class ColumnKind { kPointId, kJobIndex, kRejected, kCount, kReal, kAdded };
 
 struct RowColumn {
   std::string name;
@@ -53,6 +56,16 @@ struct RowColumn {
   const JobField* job = nullptr;
   const SampleField* sample = nullptr;
 };
+
+// The columns a point's components added to a table's rows.
+inline const std::vector<RunResult::Column>& added_columns(const PointResult& result,
+                                                           std::vector<JobRecord> PointResult::*) {
+  return result.job_columns;
+}
+inline const std::vector<RunResult::Column>& added_columns(const PointResult& result,
+                                                           std::vector<Sample> PointResult::*) {
+  return result.sample_columns;
+}
 
 // point_id, job_index, the original job fields, rejected, then fields added since.
 std::vector<RowColumn> job_columns() {
@@ -83,6 +96,8 @@ std::vector<RowColumn> sample_columns() {
 
 void put_value(const RowColumn& column, std::int64_t point_id, const JobRecord& job, char* out) {
   switch (column.kind) {
+    case ColumnKind::kAdded:
+      break;  // RowGatherer::gather writes them
     case ColumnKind::kPointId:
       std::memcpy(out, &point_id, 8);
       break;
@@ -115,6 +130,8 @@ void put_value(const RowColumn& column, std::int64_t point_id, const Sample& sam
       std::memcpy(out, &value, 4);
       break;
     }
+    case ColumnKind::kAdded:
+      break;  // RowGatherer::gather writes them
     default:
       std::memcpy(out, &(sample.*(column.sample->real)), 8);
       break;
@@ -211,11 +228,25 @@ class RowGatherer {
         if (point_end <= row) continue;
         const std::vector<Row>& rows = rows_of(point);
         const auto point_id = static_cast<std::int64_t>(results_[point].point_id);
+        // Each added column's values in this point, or NaN where its components did not add it.
+        std::vector<const double*> added(columns_.size(), nullptr);
+        for (std::size_t c = 0; c < columns_.size(); ++c) {
+          if (columns_[c].kind != ColumnKind::kAdded) continue;
+          for (const RunResult::Column& column : added_columns(holder_of(point), member_))
+            if (column.name == columns_[c].name) added[c] = column.values.data();
+        }
         for (; row < point_end; ++row) {
-          const Row& source = rows[row - starts_[point]];
-          for (std::size_t c = 0; c < columns_.size(); ++c)
-            put_value(columns_[c], point_id, source,
-                      buffers[c].data() + (row - first) * columns_[c].size);
+          const std::size_t at = row - starts_[point];
+          const Row& source = rows[at];
+          for (std::size_t c = 0; c < columns_.size(); ++c) {
+            char* out = buffers[c].data() + (row - first) * columns_[c].size;
+            if (columns_[c].kind != ColumnKind::kAdded) {
+              put_value(columns_[c], point_id, source, out);
+            } else {
+              const double value = added[c] ? added[c][at] : kMissing;
+              std::memcpy(out, &value, 8);
+            }
+          }
         }
       }
     });
@@ -229,12 +260,20 @@ class RowGatherer {
   }
   std::size_t rows_in(std::size_t index) const { return starts_[index + 1] - starts_[index]; }
 
+  static constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
+
   const std::vector<Row>& rows_of(std::size_t index) const {
     static const std::vector<Row> kNone;
     const PointResult& result = results_[index];
     if (!result.rows) return result.*member_;
     if (rows_in(index) == 0) return kNone;
     return loaded_.at(index).get()->*member_;
+  }
+  // The result that holds a point's rows (and its added columns' values): its own, or the one
+  // loaded from its spool. Only for a point with rows.
+  const PointResult& holder_of(std::size_t index) const {
+    const PointResult& result = results_[index];
+    return result.rows ? *loaded_.at(index) : result;
   }
 
   void load(hsize_t first, hsize_t end) {
@@ -267,6 +306,12 @@ class RowGatherer {
         throw std::runtime_error("point " + std::to_string(results_[i].point_id) + ": " +
                                  std::to_string(rows_of(i).size()) + " rows, its result says " +
                                  std::to_string(rows_in(i)));
+      if (rows_in(i) == 0) continue;
+      for (const RunResult::Column& column : added_columns(holder_of(i), member_))
+        if (column.values.size() != rows_in(i))
+          throw std::runtime_error("point " + std::to_string(results_[i].point_id) + ": column " +
+                                   column.name + " has " + std::to_string(column.values.size()) +
+                                   " values for " + std::to_string(rows_in(i)) + " rows");
     }
   }
 
@@ -284,8 +329,36 @@ struct RowTable {
   std::vector<RowColumn> columns;
 };
 
-RowTable jobs_table() { return {"jobs", job_columns()}; }
-RowTable timeseries_table() { return {"timeseries", sample_columns()}; }
+// A table's built-in columns, then the columns the points' components added: the union of
+// their names over `results` (every point's names travel with its metrics, so the schema is
+// known before any row is written), in declaration order (declared_columns), then any column
+// no component declares, by name. Every writer of one file derives the same schema from the
+// same results.
+template <typename Row>
+RowTable row_table(std::string group, std::vector<RowColumn> columns,
+                   const std::vector<PointResult>& results, std::vector<Row> PointResult::*member) {
+  std::vector<std::string> names;
+  for (const PointResult& result : results)
+    for (const RunResult::Column& column : added_columns(result, member))
+      if (std::find(names.begin(), names.end(), column.name) == names.end())
+        names.push_back(column.name);
+  const std::size_t built_in = columns.size();
+  for (const std::string& name : order_added_columns(std::move(names), group == "timeseries")) {
+    for (std::size_t c = 0; c < built_in; ++c)
+      if (columns[c].name == name)
+        throw std::runtime_error("a component adds a column " + name + " that /" + group +
+                                 " has already");
+    columns.push_back({name, ColumnKind::kAdded, 8});
+  }
+  return {std::move(group), std::move(columns)};
+}
+
+RowTable jobs_table(const std::vector<PointResult>& results) {
+  return row_table("jobs", job_columns(), results, &PointResult::jobs);
+}
+RowTable timeseries_table(const std::vector<PointResult>& results) {
+  return row_table("timeseries", sample_columns(), results, &PointResult::samples);
+}
 
 // The file type of a column (also its memory type: the store writes native types).
 class ColumnTypes {
@@ -300,6 +373,7 @@ class ColumnTypes {
       case ColumnKind::kCount:
         return H5T_NATIVE_INT32;
       case ColumnKind::kReal:
+      case ColumnKind::kAdded:
         break;
     }
     return H5T_NATIVE_DOUBLE;
@@ -377,6 +451,22 @@ void write_block(const std::vector<Handle>& datasets, const RowTable& table,
   }
 }
 
+// The added columns' unit and description (their declarations) as attributes of their
+// datasets, for readers of the file; a column no component declares has none.
+void describe_added_columns(hid_t group, const RowTable& table) {
+  const std::vector<ColumnDecl> declared = declared_columns(table.group == "timeseries");
+  for (const RowColumn& column : table.columns) {
+    if (column.kind != ColumnKind::kAdded) continue;
+    for (const ColumnDecl& decl : declared) {
+      if (decl.name != column.name) continue;
+      Handle dataset(H5Dopen2(group, column.name.c_str(), H5P_DEFAULT), H5Dclose,
+                     "open /" + table.group + "/" + column.name);
+      write_attribute(dataset, "unit", std::string(decl.unit));
+      write_attribute(dataset, "description", std::string(decl.meaning));
+    }
+  }
+}
+
 // Creates a row table's group and datasets: chunks of kRowChunk rows (fewer for a smaller
 // table), shuffled and deflated; a table without rows gets empty, unchunked datasets. With
 // `write_rows`, also writes the rows (else they are left for write_row_tables_collectively or
@@ -392,6 +482,7 @@ void write_row_table(hid_t file, const RowTable& table, const std::vector<PointR
   if (layout.total == 0) {
     for (const RowColumn& column : table.columns)
       write_dataset(group, column.name, types.of(column), 0, nullptr, true);
+    describe_added_columns(group, table);
     return;
   }
   std::vector<Handle> datasets;
@@ -408,6 +499,7 @@ void write_row_table(hid_t file, const RowTable& table, const std::vector<PointR
                                        H5P_DEFAULT, create, H5P_DEFAULT),
                             H5Dclose, "create dataset /" + table.group + "/" + column.name);
   }
+  describe_added_columns(group, table);
   if (!write_rows) return;
   for (hsize_t block = 0; block < layout.blocks; ++block)
     write_block(datasets, table, layout, block,
@@ -416,13 +508,37 @@ void write_row_table(hid_t file, const RowTable& table, const std::vector<PointR
 
 }  // namespace
 
+std::vector<std::string> order_added_columns(std::vector<std::string> names, bool samples) {
+  const std::vector<ColumnDecl> declared = declared_columns(samples);
+  auto rank = [&](const std::string& name) {
+    for (std::size_t d = 0; d < declared.size(); ++d)
+      if (declared[d].name == name) return d;
+    return declared.size();
+  };
+  std::sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+    const std::size_t rank_a = rank(a), rank_b = rank(b);
+    return rank_a != rank_b ? rank_a < rank_b : a < b;
+  });
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+std::vector<std::string> built_in_row_columns(const std::string& group) {
+  std::vector<std::string> names;
+  if (group == "jobs" || group == "timeseries")
+    for (const RowColumn& column : group == "jobs" ? job_columns() : sample_columns())
+      names.push_back(column.name);
+  return names;
+}
+
 void write_row_tables(hid_t file, const std::vector<PointResult>& results,
                       const ResultFileOptions& options, const std::string& rows_folder,
                       bool write_rows) {
   if (options.save_jobs)
-    write_row_table(file, jobs_table(), results, &PointResult::jobs, rows_folder, write_rows);
+    write_row_table(file, jobs_table(results), results, &PointResult::jobs, rows_folder,
+                    write_rows);
   if (options.save_timeseries)
-    write_row_table(file, timeseries_table(), results, &PointResult::samples, rows_folder,
+    write_row_table(file, timeseries_table(results), results, &PointResult::samples, rows_folder,
                     write_rows);
 }
 
@@ -450,8 +566,8 @@ void for_each_row_table(const std::vector<PointResult>& results, const ResultFil
     visit(table, member, layout, first_index);
     first_index += layout.blocks;
   };
-  if (options.save_jobs) one(jobs_table(), &PointResult::jobs);
-  if (options.save_timeseries) one(timeseries_table(), &PointResult::samples);
+  if (options.save_jobs) one(jobs_table(results), &PointResult::jobs);
+  if (options.save_timeseries) one(timeseries_table(results), &PointResult::samples);
 }
 
 }  // namespace
@@ -571,8 +687,8 @@ void write_row_tables_collectively(const std::string& temporary,
       }
     }
   };
-  if (options.save_jobs) write_table(jobs_table(), &PointResult::jobs);
-  if (options.save_timeseries) write_table(timeseries_table(), &PointResult::samples);
+  if (options.save_jobs) write_table(jobs_table(results), &PointResult::jobs);
+  if (options.save_timeseries) write_table(timeseries_table(results), &PointResult::samples);
   check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush " + temporary);
 }
 

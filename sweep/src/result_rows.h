@@ -18,4 +18,11 @@ void write_row_tables(hid_t file, const std::vector<PointResult>& results,
                       const ResultFileOptions& options, const std::string& rows_folder,
                       bool write_rows);
 
+// The columns components add to /jobs (or /timeseries, with `samples`) in the file's order:
+// those declared (declared_columns) in declaration order, then any other by name; each once.
+std::vector<std::string> order_added_columns(std::vector<std::string> names, bool samples);
+// The built-in columns of row table `group` ("jobs", "timeseries"; none for another group), in
+// the order the store writes them, before the added ones.
+std::vector<std::string> built_in_row_columns(const std::string& group);
+
 }  // namespace clustersim::sweep::hdf5

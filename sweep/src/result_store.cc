@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "clustersim/atomic_file.h"
+#include "clustersim/component.h"
 #include "clustersim/error.h"
 #include "errno_error.h"
 #include "hdf5_file.h"
@@ -179,6 +180,24 @@ void write_result_skeleton(const std::string& temporary, const Grid& grid,
   using namespace hdf5;  // the HDF5 helpers and the row tables' internals
   std::filesystem::remove(temporary);
   write_contents(temporary, grid, results, options, provenance, "", true);
+}
+
+std::string added_columns_markdown() {
+  std::string text = "| table | column | unit | component | meaning |\n|---|---|---|---|---|\n";
+  for (const bool samples : {false, true}) {
+    // declared_columns' order (the file's), each with the first component declaring it.
+    for (const ColumnDecl& column : declared_columns(samples)) {
+      std::string owner;
+      for (ComponentKind kind : {ComponentKind::kMechanism, ComponentKind::kRateModel})
+        for (const ComponentDescriptor* d : components(kind))
+          for (const ColumnDecl& own : samples ? d->sample_columns : d->job_columns)
+            if (owner.empty() && own.name == column.name) owner = d->name;
+      text += std::string("| ") + (samples ? "/timeseries" : "/jobs") + " | `" +
+              std::string(column.name) + "` | " + std::string(column.unit) + " | " + owner + " | " +
+              std::string(column.meaning) + " |\n";
+    }
+  }
+  return text;
 }
 
 ResultFileSummary read_result_file_summary(const std::string& path) {

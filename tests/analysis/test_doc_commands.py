@@ -125,7 +125,9 @@ def test_analyze_command_runs_on_its_sweep(clustersim, analyze, tmp_path, where,
         points = sum(1 for line in listing.splitlines() if line and not line.startswith("#"))
         shards = max(1, math.ceil(points / SHARD_POINTS))
         result = str(tmp_path / _out_of(sweep_words))
-        run_sweep(clustersim, os.path.join(ROOT, grid), result, "--shard", f"0/{shards}", "--threads", "1")
+        # The row tables the command saves (the report's CDFs and time series read them).
+        saves = [w for w in sweep_words if w in ("--save-jobs", "--save-timeseries", "--whole-run")]
+        run_sweep(clustersim, os.path.join(ROOT, grid), result, "--shard", f"0/{shards}", "--threads", "1", *saves)
         _SHARD_FILES[tuple(sweep_words)] = (result, shards)
     # The analysis as written, its file the sweep's and its output folder under tmp_path.
     argv = [result if w == _out_of(sweep_words) else w for w in words]
@@ -142,6 +144,8 @@ def test_analyze_command_runs_on_its_sweep(clustersim, analyze, tmp_path, where,
     if "--out" in argv:
         report = argv[argv.index("--out") + 1]
         assert os.path.isfile(os.path.join(report, "index.html")), f"{where}: no report in {report}"
+        if "--save-jobs" in sweep_words:
+            assert os.path.isfile(os.path.join(report, "plots", "jct_cdf.png")), f"{where}: no JCT CDF"
     else:
         assert out.strip(), f"{where}: printed nothing"
 

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -55,8 +56,30 @@ PointResult fake_result(std::uint64_t id) {
   sample.time = 600.0 * static_cast<double>(id);
   sample.busy_gpus = static_cast<int>(id);
   result.samples = {sample, sample};
+  // Columns components add, on some points only (point 4's in one shard of three alone): a
+  // shard none of whose points has a column lacks it, and merge fills it with NaN as the
+  // unsharded run does.
+  if (id % 3 == 1) {
+    RunResult::Column energy{"energy_kwh", {}};
+    for (std::size_t j = 0; j < result.jobs.size(); ++j) energy.values.push_back(0.5 * id + j);
+    result.job_columns.push_back(std::move(energy));
+    result.sample_columns.push_back({"power_w", {1000.0 + id, 2000.0 + id}});
+  }
+  if (id == 4) {
+    // Added after energy_kwh, but declared first (failure_classes is a mechanism): the file
+    // orders the columns by their declarations.
+    result.job_columns.push_back({"ettr", std::vector<double>(result.jobs.size(), 0.75)});
+  }
   if (id == 3) result.error = "simulation failed: test";
   return result;
+}
+
+// Equal values, NaN equal to NaN.
+bool same_column(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i])))) return false;
+  return true;
 }
 
 Provenance run_provenance(const std::string& shard, std::int64_t ranks, const std::string& start,
@@ -145,6 +168,21 @@ TEST_F(SweepMerge, ShardsMergeIntoTheFileOfAnUnshardedRun) {
         "timeseries/busy_gpus"}) {
     EXPECT_EQ(read_numeric_column(merged, column), read_numeric_column(full, column)) << column;
   }
+  for (const char* column : {"jobs/ettr", "jobs/energy_kwh", "timeseries/power_w"}) {
+    const std::vector<double> values = read_numeric_column(merged, column);
+    EXPECT_TRUE(same_column(values, read_numeric_column(full, column))) << column;
+    EXPECT_TRUE(std::isnan(values[0])) << column << ": point 0 did not add it";
+  }
+  // Only one shard has ettr: the others' files lack it.
+  std::size_t with_ettr = 0;
+  for (const std::string& shard : shards) {
+    try {
+      read_numeric_column(shard, "jobs/ettr");
+      ++with_ettr;
+    } catch (const std::exception&) {
+    }
+  }
+  EXPECT_EQ(with_ettr, 1u);
   Attributes a = read_root_attributes(full), b = read_root_attributes(merged);
   // What may differ: where and when the runs ran (sweep/README.md, "Merging shards").
   const std::set<std::string> provenance = {

@@ -5,7 +5,12 @@
 # resumes as a no-op, another shard's file is refused; merge refuses missing shards and other
 # grids with exit status 2 and writes nothing. `clustersim run GRID --point N` gives point N's row.
 source "$(dirname "$0")/common.sh"
-GRID=$DATA/small_grid.toml
+# The small grid with the power meter on at load 0.9 only (zipped: still 48 points), so /jobs
+# and /timeseries carry columns a component adds (energy_kwh, power_w), NaN at load 0.6.
+GRID=grid.toml
+sed 's/^"workload.load" = \[0.6, 0.9\]$/"workload.load" = [0.6, 0.9]\n"power.enabled" = [false, true]\nzip = [["workload.load", "power.enabled"]]/' \
+  "$DATA/small_grid.toml" >"$GRID"
+grep -q '^zip' "$GRID" || { echo "FAIL: the power axis was not added"; exit 1; }
 POINTS=48
 N=3
 
@@ -45,6 +50,20 @@ done
 grep -q "merged 3 files into merged.h5 ($POINTS of $POINTS points)" merge.out || { echo "FAIL: merge output"; exit 1; }
 check schema merged.h5 $POINTS --jobs --timeseries
 check identical full.h5 merged.h5
+if [ -n "$PYTHON" ]; then
+"$PYTHON" - <<'PY' || { echo "FAIL: component columns"; exit 1; }
+import h5py, numpy as np
+with h5py.File("merged.h5", "r") as f:
+    load = dict(zip(f["points/point_id"][()], f["points/workload.load"][()]))
+    metered = np.array([load[p] == 0.9 for p in f["jobs/point_id"][()]])
+    energy = f["jobs/energy_kwh"][()]
+    assert np.isnan(energy[~metered]).all() and (energy[metered] > 0).all(), "energy_kwh"
+    assert f["jobs/energy_kwh"].attrs["unit"] == "kWh"
+    power = f["timeseries/power_w"][()]
+    assert np.isfinite(power).any() and np.isnan(power).any(), "power_w"
+print("ok component columns: energy_kwh and power_w, NaN where the meter was off")
+PY
+fi
 
 # Refusals: exit 2, nothing written.
 status=0

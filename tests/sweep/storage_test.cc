@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include <cmath>
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -62,6 +64,40 @@ TEST(SweepPointResult, EncodingRoundTrips) {
   std::string bytes = encode_result(original);
   EXPECT_THROW(decode_result(std::string_view(bytes).substr(0, bytes.size() - 1)),
                std::runtime_error);
+  // Without added columns a result keeps format 2 (what older builds read).
+  std::uint32_t format = 0;
+  std::memcpy(&format, bytes.data(), sizeof format);
+  EXPECT_EQ(format, 2u);
+}
+
+TEST(SweepPointResult, AddedColumnsRoundTrip) {
+  PointResult original = sample_result(5);
+  original.job_columns = {{"ettr", {0.5, std::nan("")}}, {"energy_kwh", {1.25, 2.5}}};
+  original.sample_columns = {{"power_w", {700.0}}};
+  const std::string bytes = encode_result(original);
+  std::uint32_t format = 0;
+  std::memcpy(&format, bytes.data(), sizeof format);
+  EXPECT_EQ(format, 4u);
+  PointResult copy = decode_result(bytes);
+  ASSERT_EQ(copy.job_columns.size(), 2u);
+  EXPECT_EQ(copy.job_columns[1].name, "energy_kwh");
+  EXPECT_EQ(copy.job_columns[1].values, (std::vector<double>{1.25, 2.5}));
+  EXPECT_TRUE(std::isnan(copy.job_columns[0].values[1]));
+  ASSERT_EQ(copy.sample_columns.size(), 1u);
+  EXPECT_EQ(copy.sample_columns[0].values, std::vector<double>{700.0});
+  EXPECT_EQ(encode_result(copy), bytes);
+  // A spool reference with the names only (their values went with the rows).
+  PointResult reference;
+  reference.point_id = 5;
+  reference.rows = RowsRef{"s1.r0", 0, 10, 1, 2, 1};
+  reference.job_columns = {{"ettr", {}}};
+  copy = decode_result(encode_result(reference));
+  ASSERT_TRUE(copy.rows);
+  ASSERT_EQ(copy.job_columns.size(), 1u);
+  EXPECT_EQ(copy.job_columns[0].name, "ettr");
+  // Values that do not match the rows are refused.
+  original.job_columns[0].values.pop_back();
+  EXPECT_THROW(decode_result(encode_result(original)), std::runtime_error);
 }
 
 TEST(SweepJournal, KeepsWholeRecordsAndDropsATornTail) {
@@ -150,6 +186,8 @@ std::string rows_payload(const PointResult& result) {
   rows.point_id = result.point_id;
   rows.jobs = result.jobs;
   rows.samples = result.samples;
+  rows.job_columns = result.job_columns;
+  rows.sample_columns = result.sample_columns;
   return encode_result(rows);
 }
 
@@ -235,7 +273,11 @@ void expect_same_columns(const std::string& a, const std::string& b,
                          std::initializer_list<const char*> columns) {
   for (const char* column : columns) {
     SCOPED_TRACE(column);
-    EXPECT_EQ(read_numeric_column(a, column), read_numeric_column(b, column));
+    const std::vector<double> x = read_numeric_column(a, column),
+                              y = read_numeric_column(b, column);
+    ASSERT_EQ(x.size(), y.size());
+    // Bit for bit: the NaN of a point without an added column is equal too.
+    EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size() * sizeof(double)), 0);
   }
 }
 
@@ -254,11 +296,20 @@ std::pair<std::vector<PointResult>, std::vector<PointResult>> carried_and_spoole
       result.jobs[j].num_gpus = static_cast<int>(j % 17);
     }
     result.samples.resize(3 * id);
+    // A column components added, on points 0 and 2 (NaN elsewhere); a sample column on point 2.
+    if (id % 2 == 0) {
+      RunResult::Column iter{"iter_s", {}};
+      for (std::size_t j = 0; j < result.jobs.size(); ++j) iter.values.push_back(id + 0.5 * j);
+      result.job_columns.push_back(std::move(iter));
+    }
+    if (id == 2) result.sample_columns.push_back({"power_w", {1.0, 2.0, 3.0, 4.0, 5.0, 6.0}});
     carried.push_back(result);
     PointResult reference = result;
     reference.rows = spool.append(rows_payload(result), result.jobs.size(), result.samples.size());
     reference.jobs.clear();
     reference.samples.clear();
+    for (auto* columns : {&reference.job_columns, &reference.sample_columns})
+      for (RunResult::Column& column : *columns) column.values.clear();  // names stay (spool_rows)
     spooled.push_back(reference);
   }
   return {carried, spooled};
@@ -273,9 +324,14 @@ TEST(SweepResultStore, SpooledRowsWriteTheSameTables) {
   write_result_file(dir.file("carried.h5"), grid, carried, ResultFileOptions{true, true}, {});
   write_result_file(dir.file("spooled.h5"), grid, spooled, ResultFileOptions{true, true}, {},
                     dir.file(""));
-  expect_same_columns(dir.file("carried.h5"), dir.file("spooled.h5"),
-                      {"jobs/point_id", "jobs/job_index", "jobs/jct", "jobs/num_gpus",
-                       "jobs/rejected", "timeseries/point_id", "timeseries/busy_gpus"});
+  expect_same_columns(
+      dir.file("carried.h5"), dir.file("spooled.h5"),
+      {"jobs/point_id", "jobs/job_index", "jobs/jct", "jobs/num_gpus", "jobs/rejected",
+       "jobs/iter_s", "timeseries/point_id", "timeseries/busy_gpus", "timeseries/power_w"});
+  const auto iter = read_numeric_column(dir.file("spooled.h5"), "jobs/iter_s");
+  EXPECT_EQ(iter[1], 0.5);
+  EXPECT_TRUE(std::isnan(iter[50000 + 50014]));  // point 3 did not add it
+  EXPECT_EQ(iter[50000 + 3], 2.0 + 1.5);
   const auto jct = read_numeric_column(dir.file("spooled.h5"), "jobs/jct");
   ASSERT_EQ(jct.size(), 50000u + 50014u + 50021u);
   EXPECT_EQ(jct[50000], 2000000.0);  // point 1 has no rows: point 2 follows point 0
@@ -314,9 +370,10 @@ TEST(SweepResultStore, BlocksWrittenInTurnByOtherRanksGiveTheSameFile) {
   for (const auto& [block, chunks] : blocks)  // in block order, each writer opening the file anew
     write_row_block(dir.file("compressed.h5"), spooled, options, block, chunks);
   write_result_file(dir.file("carried.h5"), grid, carried, options, {});
-  expect_same_columns(dir.file("carried.h5"), dir.file("compressed.h5"),
-                      {"jobs/point_id", "jobs/job_index", "jobs/jct", "jobs/rejected",
-                       "timeseries/point_id", "timeseries/busy_gpus"});
+  expect_same_columns(
+      dir.file("carried.h5"), dir.file("compressed.h5"),
+      {"jobs/point_id", "jobs/job_index", "jobs/jct", "jobs/rejected", "jobs/iter_s",
+       "timeseries/point_id", "timeseries/busy_gpus", "timeseries/power_w"});
   // A block with chunks missing, or one the tables do not have, is refused.
   blocks[1].pop_back();
   EXPECT_THROW(write_row_block(dir.file("compressed.h5"), spooled, options, 1, blocks[1]),

@@ -131,6 +131,16 @@ struct ComponentFactory {
   WorkloadShape (*workload_shape)(const GeneratorOptions& options) = nullptr;
 };
 
+// A column a mechanism or rate model may add to a run's per-job or per-sample output
+// (RunResult::job_columns, sample_columns): declared once, in its descriptor, so that an output
+// with a fixed schema (the sweep's /jobs and /timeseries tables) knows the columns, their units
+// and meanings before any row is written, and the schema docs are generated from them.
+struct ColumnDecl {
+  std::string_view name;
+  std::string_view unit;  // "s", "kWh", "fraction", "" (a count or a ratio)
+  std::string_view meaning;
+};
+
 struct ComponentDescriptor {
   ComponentKind kind = ComponentKind::kOrderingPolicy;
   std::string name;
@@ -140,6 +150,10 @@ struct ComponentDescriptor {
   std::vector<std::string> key_components;
   ComponentCapabilities caps;
   ComponentFactory factory;
+  // Mechanisms and rate models: every column its run may add (a run may add fewer: the power
+  // meter's supply columns only with a supply), in the order it adds them.
+  std::vector<ColumnDecl> job_columns;
+  std::vector<ColumnDecl> sample_columns;
 };
 
 // A descriptor of `kind`: its name, what it is and the tags of its keys; its capabilities and
@@ -155,6 +169,11 @@ const ComponentDescriptor* find_component(ComponentKind kind, std::string_view n
 std::vector<std::string> component_names(ComponentKind kind);
 // The names of the config keys `descriptor` declares, in declaration order.
 std::vector<std::string> component_keys(const ComponentDescriptor& descriptor);
+
+// Every column the mechanisms and rate models declare (ComponentDescriptor::job_columns, or
+// ::sample_columns with `samples`), mechanisms first, each kind in components() order: the order
+// of the columns a fixed-schema output appends. A name two components declare is listed once.
+std::vector<ColumnDecl> declared_columns(bool samples);
 
 // Adds `descriptor` to its kind (after the built-in ones); a name its kind already has is
 // refused (std::invalid_argument). A static ComponentRegistrar in a program's or a test's own

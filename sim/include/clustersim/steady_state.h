@@ -125,7 +125,7 @@ void describe_population(std::optional<std::pair<std::size_t, std::size_t>> wind
 std::string steady_state_verdict(const RunResult& result);
 
 // Keeps only the measured rows of a result: its jobs at positions [window_first, window_last]
-// and its samples within [measure_start, measure_end].
+// and its samples within [measure_start, measure_end], with the same rows of its sample columns.
 void keep_measured_rows(RunResult& result);
 // Whether job record `record` / sample `sample` is in the measured population.
 bool is_measured(const RunMetrics& metrics, const JobRecord& record);

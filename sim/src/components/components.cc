@@ -223,11 +223,17 @@ std::vector<ComponentDescriptor> mechanism_table() {
   t.push_back(mechanism_entry<internal::Failures>(
       "failures", "node failures (generated, replayed)", false,
       [](const SimOptions& o, const MechanismContext&) { return o.mechanisms.fails(); }));
-  t.push_back(mechanism_entry<internal::FailureClasses>(
+  ComponentDescriptor failure_classes = mechanism_entry<internal::FailureClasses>(
       "failure_classes", "failures by class: GPU, memory, NIC, host, switch, software, ...", false,
       [](const SimOptions& o, const MechanismContext&) {
         return o.mechanisms.has_failure_classes();
-      }));
+      });
+  failure_classes.job_columns = {
+      {"ettr", "fraction",
+       "effective training time ratio: productive GPU time / (GPUs x wall time since its first "
+       "start); NaN for a job that did not finish"},
+      {"interruptions", "", "times a failure of a class interrupted it"}};
+  t.push_back(std::move(failure_classes));
   t.push_back(mechanism_entry<internal::Availability>(
       "availability", "nodes unavailable in windows (maintenance, preemptible capacity)", false,
       [](const SimOptions& o, const MechanismContext&) {
@@ -282,6 +288,13 @@ std::vector<ComponentDescriptor> rate_models() {
   llm.factory.rate_model = [](const SimOptions& o) -> std::unique_ptr<RateModel> {
     return std::make_unique<internal::LlmRateModel>(o.fabric);
   };
+  llm.job_columns = {
+      {"iter_alone_s", "s", "mean iteration time alone on its GPUs; NaN for a job without a model"},
+      {"iter_s", "s", "mean iteration time as run, shared links included"},
+      {"contention_slowdown", "", "iter_s / iter_alone_s (1: no contention)"}};
+  llm.sample_columns = {{"leaf_uplink_util", "fraction",
+                         "mean utilisation of the leaf uplinks (with [fabric] tiers)"},
+                        {"spine_uplink_util", "fraction", "mean utilisation of the spine uplinks"}};
   t.push_back(std::move(llm));
   // An observer of factor 1 (metrics/power_meter.h): the rate seam tells it of every change of
   // holdings, between which power is constant.
@@ -296,6 +309,14 @@ std::vector<ComponentDescriptor> rate_models() {
   power.factory.rate_model = [](const SimOptions& o) -> std::unique_ptr<RateModel> {
     return std::make_unique<internal::PowerMeter>(o.power, o.supply);
   };
+  power.job_columns = {
+      {"energy_kwh", "kWh", "facility energy attributed to the job (PUE included)"},
+      {"carbon_kg", "kgCO2e", "carbon of the grid energy attributed to the job"}};
+  power.sample_columns = {
+      {"power_w", "W", "facility power"},
+      {"solar_w", "W", "solar output (with a [supply] of solar, battery or grid cap)"},
+      {"grid_w", "W", "power drawn from the grid"},
+      {"battery_kwh", "kWh", "energy stored in the battery"}};
   t.push_back(std::move(power));
   return t;
 }
@@ -441,6 +462,17 @@ std::vector<std::string> component_keys(const ComponentDescriptor& descriptor) {
                   key.component) != descriptor.key_components.end())
       names.push_back(key.name);
   return names;
+}
+
+std::vector<ColumnDecl> declared_columns(bool samples) {
+  std::vector<ColumnDecl> out;
+  for (ComponentKind kind : {ComponentKind::kMechanism, ComponentKind::kRateModel})
+    for (const ComponentDescriptor* d : components(kind))
+      for (const ColumnDecl& column : samples ? d->sample_columns : d->job_columns)
+        if (std::none_of(out.begin(), out.end(),
+                         [&](const ColumnDecl& known) { return known.name == column.name; }))
+          out.push_back(column);
+  return out;
 }
 
 ComponentRegistrar::ComponentRegistrar(ComponentDescriptor descriptor) {

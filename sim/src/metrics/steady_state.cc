@@ -554,6 +554,14 @@ bool is_measured(const RunMetrics& metrics, const Sample& sample) {
 void keep_measured_rows(RunResult& result) {
   const RunMetrics& m = result.metrics;
   std::erase_if(result.jobs, [&](const JobRecord& r) { return !is_measured(m, r); });
+  // Sample columns are by row (job columns by JobRecord::index): they lose the same rows.
+  for (RunResult::Column& column : result.sample_columns) {
+    if (column.values.size() != result.samples.size()) continue;
+    std::size_t kept = 0;
+    for (std::size_t row = 0; row < result.samples.size(); ++row)
+      if (is_measured(m, result.samples[row])) column.values[kept++] = column.values[row];
+    column.values.resize(kept);
+  }
   std::erase_if(result.samples, [&](const Sample& s) { return !is_measured(m, s); });
 }
 

@@ -39,6 +39,12 @@ struct PointResult {
   RunMetrics metrics;
   std::vector<JobRecord> jobs;  // only with --save-jobs
   std::vector<Sample> samples;  // only with --save-timeseries
+  // The columns the point's components added (RunResult::job_columns, sample_columns), by row
+  // of `jobs` and `samples` (a job column's values in the order of `jobs`, not of the
+  // workload). Their names stay here when the rows are spooled (the file's schema is the union
+  // of every point's names, known before any row is written); their values go with the rows.
+  std::vector<RunResult::Column> job_columns;
+  std::vector<RunResult::Column> sample_columns;
   // Set instead of `jobs` and `samples` when they were spooled (format 3); absent otherwise.
   std::optional<RowsRef> rows;
 

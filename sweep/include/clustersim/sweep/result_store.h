@@ -68,6 +68,12 @@ void write_row_tables_collectively(const std::string& temporary,
                                    const ResultFileOptions& options,
                                    const std::string& rows_folder);
 
+// The Markdown table of the columns components may add to /jobs and /timeseries (table,
+// column, unit, component, meaning), from their declarations (ComponentDescriptor::job_columns,
+// sample_columns), in the order the file appends them: sweep/README.md holds it between
+// <!-- columns:begin --> and <!-- columns:end --> (a test checks that the two agree).
+std::string added_columns_markdown();
+
 struct ResultFileSummary {
   std::int64_t schema_version = 0;
   std::string grid_sha256;

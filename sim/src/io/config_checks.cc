@@ -336,7 +336,8 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
            "an order");
   }
   if (!m.fails()) {
-    if (m.repair_h != defaults.repair_h)
+    // A failure class (a mix's especially) takes repair_h as its repair time unless it sets one.
+    if (m.repair_h != defaults.repair_h && !m.has_failure_classes())
       warn("mechanisms.repair_h",
            "cannot act: no failures (mechanisms.mtbf_h = 0, no failure_trace)");
     if (m.failure_model != defaults.failure_model || m.weibull_shape != defaults.weibull_shape)

@@ -94,6 +94,39 @@ double estimate_cost(const RunConfig& config, std::size_t jobs) {
          allocation_factor;
 }
 
+double expected_class_failures(const SimOptions& sim, double span_s) {
+  const double nodes = sim.cluster.total_nodes();
+  const int per_leaf =
+      sim.fabric.hosts_per_leaf > 0 ? sim.fabric.hosts_per_leaf : sim.cluster.nodes_per_rack;
+  double per_h = 0.0;
+  for (const FailureClass& c : sim.mechanisms.failure_classes) {
+    double units = 1.0;  // kJobHour: one running job
+    switch (c.unit) {
+      case FailureUnit::kGpu:
+        units = sim.cluster.total_gpus();
+        break;
+      case FailureUnit::kNode:
+        units = nodes;
+        break;
+      case FailureUnit::kRack:
+        units = std::ceil(nodes / std::max(1, sim.cluster.nodes_per_rack));
+        break;
+      case FailureUnit::kLeaf:
+        units = std::ceil(nodes / std::max(1, per_leaf));
+        break;
+      case FailureUnit::kJobHour:
+        break;
+    }
+    per_h += c.rate_per_h * units;
+  }
+  return per_h * span_s / 3600.0;
+}
+
+double estimate_cost(const RunConfig& config, std::size_t jobs, double span_s) {
+  return estimate_cost(config, jobs) +
+         expected_class_failures(config.sim, span_s) * config.sim.cluster.total_nodes();
+}
+
 namespace {
 
 // An InputError about configuration `point` of the grid: the grid file, the key's axis line where
@@ -240,7 +273,10 @@ GridCheck validate_grid(const Grid& grid) {
     if (grid.replicates > 1 && !has_randomness(config)) {
       if (fixed++ == 0) fixed_where = where;
     }
-    check.config_cost.push_back(estimate_cost(config, jobs));
+    check.config_cost.push_back(
+        config.sim.mechanisms.has_failure_classes()
+            ? estimate_cost(config, jobs, estimated_span_s(config, trace.get()))
+            : estimate_cost(config, jobs));
     ConfigSize size;
     size.simulated_jobs = jobs;  // a generated stream may grow past it (overload, drain)
     if (config.sim.sample_interval_s > 0.0)

@@ -725,7 +725,7 @@ std::vector<Case> mechanisms_cases() {
            "mechanisms.failure_class.cosmic", "unknown cause"),
       make("FailureClassUnknownUnit",
            "[mechanisms.failure_class.gpu]\nrate_per_h = 1\nunit = \"pod\"\n", 13,
-           "mechanisms.failure_class.gpu.unit", "expected gpu, node, rack or job_hour"),
+           "mechanisms.failure_class.gpu.unit", "expected gpu, node, rack, leaf or job_hour"),
       make("FailureMixWithoutDays", "[mechanisms]\nfailure_mix = \"t.csv\"\n", 12,
            "mechanisms.failure_mix", "needs failure_mix_days"),
       {"FailureMixRowWithoutCause",

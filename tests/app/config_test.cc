@@ -4,6 +4,8 @@
 #include <toml++/toml.h>
 
 #include <fstream>
+#include <set>
+#include <string>
 
 #include "clustersim/error.h"
 #include "config_error.h"
@@ -314,6 +316,38 @@ TEST(Config, HeterogeneityAwarePoliciesWithoutPerTypeSpeedsAreWarned) {
   // The agnostic forms see no speeds by design; one GPU type has none to see.
   EXPECT_EQ(warned_on_two_types({"scheduler.policy=\"max_min_fairness\""}), Keys{});
   EXPECT_EQ(warned_keys({"scheduler.policy=\"max_min_fairness_perf\""}), Keys{});
+}
+
+// Failure classes use repair_h (a class's default repair) and [fabric]'s leaves (a switch
+// class's domain), and shrink_on_failure acts on mtbf_h's and traces' outages: none of them is
+// warned then; each is where nothing uses it.
+TEST(Config, FailureKeysWarnedOnlyWhereNothingUsesThem) {
+  const auto warned = [](const std::string& tail) {
+    const RunConfig config = parse_run_config(
+        "[cluster]\nnodes = 4\nnodes_per_rack = 2\n[workload]\ngenerator = \"philly\"\n" + tail,
+        "test.toml", "/data");
+    std::set<std::string> keys;
+    for (const ConfigWarning& warning : config_warnings(config)) keys.insert(warning.key);
+    return std::make_pair(keys, config.sim.mechanisms.failure_classes);
+  };
+  const std::string keys =
+      "[fabric]\nhosts_per_leaf = 2\n[mechanisms]\nrepair_h = 3\nelastic = true\n"
+      "shrink_on_failure = true\n";
+  const auto [with_class, classes] =
+      warned(keys + "[mechanisms.failure_class.switch]\nrate_per_h = 0.01\n");
+  for (const char* key :
+       {"fabric.hosts_per_leaf", "mechanisms.repair_h", "mechanisms.shrink_on_failure"})
+    EXPECT_EQ(with_class.count(key), 0u) << key;
+  ASSERT_EQ(classes.size(), 1u);
+  EXPECT_EQ(classes[0].unit, FailureUnit::kLeaf);
+  EXPECT_DOUBLE_EQ(classes[0].repair_h, 3.0);
+  const auto [with_mtbf, no_classes] = warned(keys + "mtbf_h = 100\n");
+  EXPECT_EQ(with_mtbf.count("mechanisms.shrink_on_failure"), 0u);
+  EXPECT_EQ(with_mtbf.count("fabric.hosts_per_leaf"), 1u);  // no LLM jobs, no leaf class
+  const auto [nothing, none] = warned(keys);
+  for (const char* key :
+       {"fabric.hosts_per_leaf", "mechanisms.repair_h", "mechanisms.shrink_on_failure"})
+    EXPECT_EQ(nothing.count(key), 1u) << key;
 }
 
 TEST(Config, MinimumRunWarnedWhereNoRoundPreempts) {

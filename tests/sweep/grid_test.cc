@@ -241,6 +241,33 @@ trace = "definitely_missing_trace.csv"
   }
 }
 
+// Failure classes add their expected unit failures over the workload's span, each costing the
+// cluster's nodes. 4 nodes of 8 GPUs, 2 to a rack (so 2 leaves without [fabric] tiers): GPUs
+// 32 x 0.001 + nodes 4 x 0.01 + leaves 2 x 0.1 + one job's 0.5 = 0.772 failures an hour, 7.72
+// over 10 h, costing 7.72 x 4 more than the same point without them.
+TEST(SweepGrid, FailureClassesAddTheirExpectedFailuresToTheCost) {
+  RunConfig config;
+  NodeGroupSpec group;
+  group.nodes = 4;
+  group.gpus_per_node = 8;
+  config.sim.cluster.groups.push_back(group);
+  config.sim.cluster.nodes_per_rack = 2;
+  for (auto [cause, rate] : {std::pair{FailureCause::kGpu, 0.001},
+                             {FailureCause::kHost, 0.01},
+                             {FailureCause::kSwitch, 0.1},
+                             {FailureCause::kSoftware, 0.5}}) {
+    FailureClass c;
+    c.cause = cause;
+    c.unit = default_failure_unit(cause);
+    c.rate_per_h = rate;
+    config.sim.mechanisms.failure_classes.push_back(c);
+  }
+  EXPECT_DOUBLE_EQ(expected_class_failures(config.sim, 36000.0), 7.72);
+  EXPECT_DOUBLE_EQ(estimate_cost(config, 50, 36000.0), estimate_cost(config, 50) + 7.72 * 4);
+  config.sim.fabric.hosts_per_leaf = 4;  // one leaf: 0.1 fewer an hour
+  EXPECT_DOUBLE_EQ(expected_class_failures(config.sim, 36000.0), 6.72);
+}
+
 TEST(SweepGrid, CostGrowsWithJobsAndClusterSize) {
   Grid grid = parse("[sweep]\n\"workload.jobs\" = [50, 500]\n\"cluster.nodes\" = [4, 64]\n");
   GridCheck check = validate_grid(grid);

@@ -43,12 +43,14 @@ std::optional<FailureCause> classify_failure_component(std::string_view componen
                                                        std::string_view category);
 
 // What the counts of a mix were seen over: `days` on `gpus` GPUs in nodes of `gpus_per_node`,
-// `nodes_per_rack` to a rack, with one job running all along.
+// `nodes_per_rack` to a rack, `nodes_per_leaf` under a leaf switch (0: a rack's), with one job
+// running all along.
 struct FailureExposure {
   double days = 0.0;
   double gpus = 0.0;
   int gpus_per_node = 8;
   int nodes_per_rack = 32;
+  double nodes_per_leaf = 0.0;
 };
 
 // The rate per unit-hour a count over the exposure is, for a class of `unit`: count / (units

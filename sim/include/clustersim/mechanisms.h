@@ -61,7 +61,7 @@ enum class FailureCause : std::uint8_t {
   kGpuMemory,    // GPU memory (HBM, SRAM)
   kNic,          // a host's network card
   kHost,         // the rest of a host (CPU, memory, disk, power supply, unplanned maintenance)
-  kSwitch,       // a network switch or cable: every node under its rack's top-of-rack switch
+  kSwitch,       // a network switch or cable: every node under its leaf (top-of-rack) switch
   kPower,        // a rack's power domain
   kSoftware,     // a job-level failure (a software bug, a collective's watchdog timeout)
   kMaintenance,  // planned maintenance of a node
@@ -69,10 +69,15 @@ enum class FailureCause : std::uint8_t {
 inline constexpr int kFailureCauses = 8;
 std::string_view failure_cause_name(FailureCause cause);  // "gpu", "gpu_memory", ...
 // What a class's rate counts failures of, and so what one failure takes down: a GPU's or a
-// node's failure takes its node, a rack unit's (its switch or its power) every node of the rack,
-// and a job-level one fails the job alone (no node goes down).
-enum class FailureUnit : std::uint8_t { kGpu, kNode, kRack, kJobHour };
-std::string_view failure_unit_name(FailureUnit unit);  // "gpu", "node", "rack", "job_hour"
+// node's failure takes its node, a rack unit's (its power) every node of the rack, a leaf
+// switch's every node under it ([fabric]'s leaves when it has tiers, hosts_per_leaf or a
+// topology map; else a rack's top-of-rack switch: the rack), and a job-level one fails the job
+// alone (no node goes down). Appended values keep the earlier ones' numbers.
+enum class FailureUnit : std::uint8_t { kGpu, kNode, kRack, kJobHour, kLeaf };
+// "gpu", "node", "rack", "job_hour", "leaf"
+std::string_view failure_unit_name(FailureUnit unit);
+// A cause's unit unless its table names one: gpu for GPU causes, leaf for switch, rack for
+// power, job_hour for software, node otherwise.
 FailureUnit default_failure_unit(FailureCause cause);
 
 struct FailureClass {
@@ -165,7 +170,8 @@ struct MechanismOptions {
   int hot_spares = 0;
   double restart_detect_s = 0.0;
   double restart_reschedule_s = 0.0;
-  // An elastic job (with `elastic` on) that a failure class takes nodes from shrinks to the GPUs
+  // An elastic job (with `elastic` on) that a failure (a class's, mtbf_h's or a failure_trace's;
+  // not an availability window) takes nodes from shrinks to the GPUs
   // it still holds, when they are at least its min_gpus: rolled back to its last save, it
   // restores on them at once instead of waiting again; the elastic mechanism grows it back
   // into idle GPUs (a repaired node) as usual.

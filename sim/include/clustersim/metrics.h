@@ -201,6 +201,16 @@ struct RunMetrics {
   double contention_gpu_hours_lost = 0;
   double link_util_leaf = 0;
   double link_util_spine = 0;
+  // Failure classes by job size (GPUs 1, 2-8, 9-64, 65-512, over 512; 0 for a bucket with no
+  // such job): ettr_mean over the bucket's measured finished jobs, and the mean time to failure,
+  // the bucket's running time (GPU-seconds held / GPUs) over its interruptions (0: none).
+  double ettr_mean_size_1 = 0, ettr_mean_size_2_8 = 0, ettr_mean_size_9_64 = 0,
+         ettr_mean_size_65_512 = 0, ettr_mean_size_over_512 = 0;
+  double mttf_h_size_1 = 0, mttf_h_size_2_8 = 0, mttf_h_size_9_64 = 0, mttf_h_size_65_512 = 0,
+         mttf_h_size_over_512 = 0;
+  // Hot spares: the pool's node-hours spent replacing failed nodes (from hand-over until a
+  // repaired node refills the pool) over those and its node-hours held idle (0 without spares).
+  double spare_util = 0;
 };
 
 // One sample of the cluster's state, taken every `sample_interval_s`.

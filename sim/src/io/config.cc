@@ -107,9 +107,9 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
       parse, root, config.workload.serving_catalog ? WorkloadKind::kDag : WorkloadKind::kTraining);
   parse_table(parse, root, "scheduler", Targets{.sim = &config.sim});
   parse_throughput(parse, root, config);
+  parse_fabric(parse, root, config);  // before [mechanisms]: a failure mix's leaf switches
   parse_mechanisms(parse, root, config);
   parse_sharing(parse, root, config);
-  parse_fabric(parse, root, config);
   parse_power(parse, root, config);
   parse_table(parse, root, "serving", Targets{.sim = &config.sim});
   std::vector<std::string> steady_keys_set;

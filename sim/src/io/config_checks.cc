@@ -156,20 +156,24 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
                                      formats_with(&ComponentCapabilities::gpu_shares) +
                                      " has jobs asking for a share of one GPU");
 
-  // [fabric] acts on LLM jobs, which only the native CSV trace's model and layout columns make.
+  // [fabric] acts on LLM jobs, which only the native CSV trace's model and layout columns make;
+  // its leaves (hosts_per_leaf, a topology map) also bound a leaf-switch failure class's domain.
   if (!config.workload.trace_path || config.workload.format != TraceFormat::kCsv) {
     const FabricOptions& f = sim.fabric;
     const FabricOptions unset;
+    const bool leaf_failures =
+        std::any_of(m.failure_classes.begin(), m.failure_classes.end(),
+                    [](const FailureClass& c) { return c.unit == FailureUnit::kLeaf; });
     const std::pair<const char*, bool> set[] = {
         {"fabric.scale_up_gpus", f.scale_up_gpus != unset.scale_up_gpus},
         {"fabric.scale_out_gbytes_per_s", f.scale_out_gbytes_per_s != unset.scale_out_gbytes_per_s},
         {"fabric.efficiency", f.efficiency != unset.efficiency},
         {"fabric.tp_exposed", f.tp_exposed != unset.tp_exposed},
-        {"fabric.hosts_per_leaf", f.hosts_per_leaf != unset.hosts_per_leaf},
+        {"fabric.hosts_per_leaf", f.hosts_per_leaf != unset.hosts_per_leaf && !leaf_failures},
         {"fabric.leaves_per_spine", f.leaves_per_spine != unset.leaves_per_spine},
         {"fabric.leaf_oversubscription", f.leaf_oversubscription != unset.leaf_oversubscription},
         {"fabric.spine_oversubscription", f.spine_oversubscription != unset.spine_oversubscription},
-        {"fabric.topology", !f.topology.empty()}};
+        {"fabric.topology", !f.topology.empty() && !leaf_failures}};
     for (const auto& [key, is_set] : set)
       if (is_set)
         warn(key,
@@ -332,7 +336,8 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
            "an order");
   }
   if (!m.fails()) {
-    if (m.repair_h != defaults.repair_h)
+    // A failure class (a mix's especially) takes repair_h as its repair time unless it sets one.
+    if (m.repair_h != defaults.repair_h && !m.has_failure_classes())
       warn("mechanisms.repair_h",
            "cannot act: no failures (mechanisms.mtbf_h = 0, no failure_trace)");
     if (m.failure_model != defaults.failure_model || m.weibull_shape != defaults.weibull_shape)
@@ -349,13 +354,20 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
           {"restart_reschedule_s", m.restart_reschedule_s != defaults.restart_reschedule_s},
           {"lemon_share", m.lemon_share != defaults.lemon_share},
           {"lemon_factor", m.lemon_factor != defaults.lemon_factor},
-          {"quarantine_failures", m.quarantine_failures != defaults.quarantine_failures},
-          {"shrink_on_failure", m.shrink_on_failure != defaults.shrink_on_failure}})
+          {"quarantine_failures", m.quarantine_failures != defaults.quarantine_failures}})
       if (set)
         warn(std::string("mechanisms.") + key,
              "cannot act: no failure classes ([mechanisms.failure_class.*], failure_mix)");
   }
-  if (m.shrink_on_failure && !m.elastic)
+  // Shrinking acts on every source that takes nodes down under jobs: the failure classes,
+  // mtbf_h and failure_trace; not on availability windows (planned: their jobs wait again).
+  if (m.shrink_on_failure && !m.has_failure_classes() && !m.fails())
+    warn("mechanisms.shrink_on_failure",
+         "cannot act: no failures (no failure classes, mechanisms.mtbf_h = 0, no failure_trace)" +
+             std::string(m.availability_trace.empty()
+                             ? ""
+                             : "; availability_trace windows do not shrink jobs"));
+  else if (m.shrink_on_failure && !m.elastic)
     warn("mechanisms.shrink_on_failure", "cannot act: mechanisms.elastic is false");
   if (m.checkpoint_write != defaults.checkpoint_write && !(m.checkpoint_interval_s > 0.0) &&
       m.checkpoint_policy != MechanismOptions::CheckpointPolicy::kYoungDaly)

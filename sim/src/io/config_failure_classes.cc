@@ -1,7 +1,9 @@
 // [mechanisms.failure_class.CAUSE] tables and [mechanisms] failure_mix (failure_mix.h): parsed by
 // hand beside the declared keys, into MechanismOptions::failure_classes.
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "clustersim/failure_mix.h"
 #include "io/internal/config_tables.h"
@@ -22,6 +24,23 @@ std::string text_of(TableReader& reader, const std::string& key) {
   const auto value = node->value<std::string>();
   if (!value) reader.fail(key, "expected a string");
   return *value;
+}
+
+// The exposure's nodes under a leaf switch, as in the cluster: [fabric]'s hosts_per_leaf, or its
+// map's hosts over the leaves the cluster's nodes are under; else a rack's nodes (read before
+// [fabric] is parsed, hence from the options as they stand: see config.cc's order).
+double nodes_per_leaf(const FabricOptions& fabric, const ClusterSpec& cluster) {
+  if (fabric.hosts_per_leaf > 0) return fabric.hosts_per_leaf;
+  const auto nodes =
+      std::min(static_cast<std::size_t>(cluster.total_nodes()), fabric.topology_leaf.size());
+  if (!fabric.topology.empty() && nodes > 0) {
+    std::vector<std::string> leaves(fabric.topology_leaf.begin(),
+                                    fabric.topology_leaf.begin() + static_cast<long>(nodes));
+    std::sort(leaves.begin(), leaves.end());
+    const auto distinct = std::unique(leaves.begin(), leaves.end()) - leaves.begin();
+    return static_cast<double>(nodes) / static_cast<double>(distinct);
+  }
+  return cluster.nodes_per_rack;
 }
 
 }  // namespace
@@ -50,13 +69,13 @@ void parse_failure_classes(ConfigParse& parse, TableReader& mechanisms, RunConfi
       if (reader.has("unit")) {
         const std::string unit = text_of(reader, "unit");
         bool known = false;
-        for (FailureUnit u :
-             {FailureUnit::kGpu, FailureUnit::kNode, FailureUnit::kRack, FailureUnit::kJobHour})
+        for (FailureUnit u : {FailureUnit::kGpu, FailureUnit::kNode, FailureUnit::kRack,
+                              FailureUnit::kJobHour, FailureUnit::kLeaf})
           if (failure_unit_name(u) == unit) {
             spec.unit = u;
             known = true;
           }
-        if (!known) reader.fail("unit", "expected gpu, node, rack or job_hour");
+        if (!known) reader.fail("unit", "expected gpu, node, rack, leaf or job_hour");
       }
       if (reader.has("rate_per_h")) spec.rate_per_h = reader.number("rate_per_h", 0.0, 1e9);
       if (reader.has("shape")) spec.shape = reader.number("shape", 1e-3, 1e3);
@@ -85,6 +104,7 @@ void parse_failure_classes(ConfigParse& parse, TableReader& mechanisms, RunConfi
     exposure.gpus = m.failure_mix_gpus > 0.0 ? m.failure_mix_gpus : cluster.total_gpus();
     exposure.gpus_per_node = cluster.groups.empty() ? 8 : cluster.groups.front().gpus_per_node;
     exposure.nodes_per_rack = cluster.nodes_per_rack;
+    exposure.nodes_per_leaf = nodes_per_leaf(config.sim.fabric, cluster);
     apply_failure_mix(load_failure_mix(path), exposure, m.repair_h, m.failure_classes);
   }
 }

@@ -166,6 +166,10 @@ double failure_rate_per_unit_h(double count, FailureUnit unit, const FailureExpo
     case FailureUnit::kRack:
       units = std::ceil(nodes / exposure.nodes_per_rack);
       break;
+    case FailureUnit::kLeaf:
+      units = std::ceil(nodes / (exposure.nodes_per_leaf > 0.0 ? exposure.nodes_per_leaf
+                                                               : exposure.nodes_per_rack));
+      break;
     case FailureUnit::kJobHour:
       break;
   }

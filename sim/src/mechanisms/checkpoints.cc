@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mechanisms/failure_classes.h"
 #include "mechanisms/keys.h"
 
 namespace clustersim::internal {
@@ -12,7 +13,8 @@ double young_daly_interval_s(double save_s, double failures_per_s) {
   return std::sqrt(2.0 * save_s / failures_per_s);
 }
 
-double job_failure_rate_per_s(const MechanismOptions& options, int gpus, int nodes, int racks) {
+double job_failure_rate_per_s(const MechanismOptions& options, int gpus, int nodes, int racks,
+                              int leaves) {
   double per_h = options.mtbf_h > 0.0 ? nodes / options.mtbf_h : 0.0;
   for (const FailureClass& c : options.failure_classes) {
     switch (c.unit) {
@@ -25,6 +27,9 @@ double job_failure_rate_per_s(const MechanismOptions& options, int gpus, int nod
       case FailureUnit::kRack:
         per_h += c.rate_per_h * racks;
         break;
+      case FailureUnit::kLeaf:
+        per_h += c.rate_per_h * (leaves < 0 ? racks : leaves);
+        break;
       case FailureUnit::kJobHour:
         per_h += c.rate_per_h;
         break;
@@ -33,7 +38,8 @@ double job_failure_rate_per_s(const MechanismOptions& options, int gpus, int nod
   return per_h / 3600.0;
 }
 
-Checkpoints::Checkpoints(const SimOptions& options) : options_(options.mechanisms) {
+Checkpoints::Checkpoints(const SimOptions& options)
+    : options_(options.mechanisms), fabric_(options.fabric) {
   // Expected costs only (no draw): the seed is never used.
   if (options_.checkpoint_policy == MechanismOptions::CheckpointPolicy::kYoungDaly)
     overheads_ = std::make_unique<OverheadModel>(options, 0);
@@ -42,6 +48,15 @@ Checkpoints::Checkpoints(const SimOptions& options) : options_(options.mechanism
 void Checkpoints::attach(Host& host) {
   host_ = &host;
   due_ = host.add_timer_kind(*this, TimerPhase::kBeforeArrivals);
+}
+
+void Checkpoints::start() {
+  leaf_of_.clear();
+  const bool leaf_class =
+      std::any_of(options_.failure_classes.begin(), options_.failure_classes.end(),
+                  [](const FailureClass& c) { return c.unit == FailureUnit::kLeaf; });
+  if (overheads_ && leaf_class && fabric_.contention())
+    leaf_of_ = failure_leaf_of(fabric_, host_->view().cluster());
 }
 
 double Checkpoints::interval(std::uint32_t index, const JobState& job) {
@@ -54,9 +69,17 @@ double Checkpoints::interval(std::uint32_t index, const JobState& job) {
   const int nodes = static_cast<int>(racks_.size());  // a job holds one grant per node
   std::sort(racks_.begin(), racks_.end());
   const auto racks = static_cast<int>(std::unique(racks_.begin(), racks_.end()) - racks_.begin());
+  int leaves = -1;
+  if (!leaf_of_.empty()) {
+    leaves_.clear();
+    for (const Grant& grant : view.grants_of(index)) leaves_.push_back(leaf_of_[grant.node]);
+    std::sort(leaves_.begin(), leaves_.end());
+    leaves = static_cast<int>(std::unique(leaves_.begin(), leaves_.end()) - leaves_.begin());
+  }
   overheads_->load(view.jobs().size());
   const double save_s = overheads_->expected_seconds(OverheadKind::kCheckpoint, index, *job.spec);
-  return young_daly_interval_s(save_s, job_failure_rate_per_s(options_, job.gpus, nodes, racks));
+  return young_daly_interval_s(save_s,
+                               job_failure_rate_per_s(options_, job.gpus, nodes, racks, leaves));
 }
 
 void Checkpoints::on_job_running(std::uint32_t index) {

@@ -25,10 +25,12 @@ namespace clustersim::internal {
 // second; 0 (no periodic saves) where either is 0.
 double young_daly_interval_s(double save_s, double failures_per_s);
 
-// The failures per second a job on `gpus` GPUs over `nodes` nodes and `racks` racks sees from
-// the failure classes (per GPU, per node, per rack, per running job-hour) and from mtbf_h (one
-// per node every mtbf_h hours on average).
-double job_failure_rate_per_s(const MechanismOptions& options, int gpus, int nodes, int racks);
+// The failures per second a job on `gpus` GPUs over `nodes` nodes, `racks` racks and `leaves`
+// leaf switches (-1: one per rack, as without [fabric] tiers) sees from the failure classes (per
+// GPU, per node, per rack, per leaf, per running job-hour) and from mtbf_h (one per node every
+// mtbf_h hours on average).
+double job_failure_rate_per_s(const MechanismOptions& options, int gpus, int nodes, int racks,
+                              int leaves = -1);
 
 class Checkpoints final : public Mechanism {
  public:
@@ -43,6 +45,7 @@ class Checkpoints final : public Mechanism {
 
   std::string_view name() const override { return "checkpoints"; }
   void attach(Host& host) override;
+  void start() override;
   void on_job_running(std::uint32_t job) override;
   void on_timer(const Timer& timer) override;
 
@@ -50,8 +53,12 @@ class Checkpoints final : public Mechanism {
   double interval(std::uint32_t index, const JobState& job);
 
   const MechanismOptions& options_;
+  const FabricOptions& fabric_;
   std::unique_ptr<OverheadModel> overheads_;  // the Young-Daly policy's checkpoint costs
   std::vector<int> racks_;                    // scratch: the racks of a job's nodes
+  // With a leaf-switch class and [fabric] tiers: each node's leaf (else leaves are racks), and
+  // scratch for a job's leaves.
+  std::vector<std::uint32_t> leaf_of_, leaves_;
   Host* host_ = nullptr;
   TimerKind due_ = 0;
   Plan plan_;

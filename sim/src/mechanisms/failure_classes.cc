@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "clustersim/fabric.h"
 #include "mechanisms/keys.h"
 
 namespace clustersim {
@@ -42,6 +43,8 @@ std::string_view failure_unit_name(FailureUnit unit) {
       return "rack";
     case FailureUnit::kJobHour:
       return "job_hour";
+    case FailureUnit::kLeaf:
+      return "leaf";
   }
   return "?";
 }
@@ -52,6 +55,7 @@ FailureUnit default_failure_unit(FailureCause cause) {
     case FailureCause::kGpuMemory:
       return FailureUnit::kGpu;
     case FailureCause::kSwitch:
+      return FailureUnit::kLeaf;
     case FailureCause::kPower:
       return FailureUnit::kRack;
     case FailureCause::kSoftware:
@@ -75,8 +79,33 @@ double unit_exponential(Rng& rng) { return -std::log(1.0 - rng.uniform()); }
 
 }  // namespace
 
+std::vector<std::uint32_t> failure_leaf_of(const FabricOptions& fabric,
+                                           const ClusterState& cluster) {
+  std::vector<std::uint32_t> leaf_of;
+  leaf_of.reserve(cluster.nodes().size());
+  if (fabric.contention()) {
+    std::vector<int> node_gpus;
+    for (const auto& node : cluster.nodes()) node_gpus.push_back(node.gpus);
+    leaf_of = fabric_topology(fabric, node_gpus).leaf_of;
+    leaf_of.resize(cluster.nodes().size());  // a map may have more hosts than the cluster
+  } else {
+    for (const auto& node : cluster.nodes())
+      leaf_of.push_back(static_cast<std::uint32_t>(node.rack));
+  }
+  return leaf_of;
+}
+
+int job_size_bucket(int gpus) {
+  if (gpus <= 1) return 0;
+  if (gpus <= 8) return 1;
+  if (gpus <= 64) return 2;
+  if (gpus <= 512) return 3;
+  return 4;
+}
+
 FailureClasses::FailureClasses(const SimOptions& options)
     : options_(options.mechanisms),
+      fabric_(options.fabric),
       lemon_seed_(stream_seed(options.seed, 0x1e407ULL)),
       job_rng_(stream_seed(options.seed, 0xc1a55e5ULL)),
       hot_spares_(options.mechanisms.hot_spares),
@@ -136,7 +165,16 @@ void FailureClasses::attach(Host& host) {
   is_spare_.clear();
 }
 
+void FailureClasses::account_spares() {
+  const Time now = host_->view().now();
+  spare_idle_node_s_ += static_cast<double>(spares_.size()) * (now - spare_clock_);
+  spare_used_node_s_ += spares_out_ * (now - spare_clock_);
+  spare_clock_ = now;
+}
+
 void FailureClasses::hold_spare(std::uint32_t node) {
+  account_spares();
+  if (spares_out_ > 0) --spares_out_;  // back to strength: the replacement has ended
   host_->hold_gpus(node, host_->view().cluster().nodes()[node].gpus);
   spares_.push_back(node);
   is_spare_[node] = 1;
@@ -151,7 +189,9 @@ void FailureClasses::hand_over_spares(std::uint32_t count) {
     --at;
     const std::uint32_t node = *at;
     if (host_->view().node_offline(node)) continue;
+    account_spares();
     at = spares_.erase(at);
+    ++spares_out_;
     is_spare_[node] = 0;
     plan_.release_gpus(node, cluster.nodes()[node].gpus);
     --count;
@@ -168,26 +208,32 @@ std::uint32_t FailureClasses::units(const FailureClass& spec) const {
       return static_cast<std::uint32_t>(cluster.nodes().size());
     case FailureUnit::kRack:
       return static_cast<std::uint32_t>(cluster.num_racks());
+    case FailureUnit::kLeaf:
+      return static_cast<std::uint32_t>(leaf_first_.size() - 1);
     case FailureUnit::kJobHour:
       return 0;
   }
   return 0;
 }
 
-std::pair<std::uint32_t, std::uint32_t> FailureClasses::domain(std::size_t index,
-                                                               std::uint32_t unit) const {
+std::span<const std::uint32_t> FailureClasses::domain(std::size_t index, std::uint32_t unit) const {
+  const std::span<const std::uint32_t> nodes(node_ids_);
   switch (processes_[index].spec.unit) {
     case FailureUnit::kGpu:
-      return {node_of_gpu_[unit], node_of_gpu_[unit] + 1};
+      return nodes.subspan(node_of_gpu_[unit], 1);
     case FailureUnit::kRack: {
       const ClusterState& cluster = host_->view().cluster();
-      return {cluster.rack_begin(static_cast<int>(unit)), cluster.rack_end(static_cast<int>(unit))};
+      const auto first = static_cast<std::size_t>(cluster.rack_begin(static_cast<int>(unit)));
+      return nodes.subspan(first, cluster.rack_end(static_cast<int>(unit)) - first);
     }
+    case FailureUnit::kLeaf:
+      return std::span<const std::uint32_t>(leaf_nodes_)
+          .subspan(leaf_first_[unit], leaf_first_[unit + 1] - leaf_first_[unit]);
     case FailureUnit::kNode:
     case FailureUnit::kJobHour:
       break;
   }
-  return {unit, unit + 1};
+  return nodes.subspan(unit, 1);
 }
 
 double FailureClasses::next_job_failure_s() { return unit_exponential(job_rng_) / job_rate_per_s_; }
@@ -196,7 +242,7 @@ double FailureClasses::uptime_s(std::size_t index, std::uint32_t unit) {
   const double uptime = next_uptime(index, unit);
   const FailureUnit kind = processes_[index].spec.unit;
   if (lemon_.empty() || (kind != FailureUnit::kGpu && kind != FailureUnit::kNode)) return uptime;
-  return lemon_[domain(index, unit).first] ? uptime / options_.lemon_factor : uptime;
+  return lemon_[domain(index, unit).front()] ? uptime / options_.lemon_factor : uptime;
 }
 
 bool FailureClasses::quarantines(std::uint32_t node) {
@@ -241,6 +287,24 @@ void FailureClasses::start() {
   if (per_gpu)
     for (std::uint32_t node = 0; node < nodes.size(); ++node)
       node_of_gpu_.insert(node_of_gpu_.end(), static_cast<std::size_t>(nodes[node].gpus), node);
+  node_ids_.resize(nodes.size());
+  for (std::uint32_t node = 0; node < nodes.size(); ++node) node_ids_[node] = node;
+  leaf_nodes_.clear();
+  leaf_first_.clear();
+  if (std::any_of(processes_.begin(), processes_.end(),
+                  [](const Process& p) { return p.spec.unit == FailureUnit::kLeaf; })) {
+    // Nodes grouped by leaf, in node order within each (a counting sort).
+    const std::vector<std::uint32_t> leaf_of = failure_leaf_of(fabric_, view.cluster());
+    std::uint32_t leaves = 0;
+    for (std::uint32_t leaf : leaf_of) leaves = std::max(leaves, leaf + 1);
+    leaf_first_.assign(leaves + 1, 0);
+    for (std::uint32_t leaf : leaf_of) ++leaf_first_[leaf + 1];
+    for (std::uint32_t leaf = 0; leaf < leaves; ++leaf) leaf_first_[leaf + 1] += leaf_first_[leaf];
+    std::vector<std::uint32_t> next(leaf_first_.begin(), leaf_first_.end() - 1);
+    leaf_nodes_.resize(leaf_of.size());
+    for (std::uint32_t node = 0; node < leaf_of.size(); ++node)
+      leaf_nodes_[next[leaf_of[node]]++] = node;
+  }
   if (options_.lemon_share > 0.0) {
     // Exactly round(share x nodes) lemons: the first of a seeded shuffle of the nodes.
     lemon_.assign(nodes.size(), 0);
@@ -259,6 +323,9 @@ void FailureClasses::start() {
                             -std::numeric_limits<double>::infinity());
     ring_next_.assign(nodes.size(), 0);
   }
+  spares_out_ = 0;
+  spare_idle_node_s_ = spare_used_node_s_ = 0.0;
+  spare_clock_ = view.now();
   if (hot_spares_ > 0) {
     is_spare_.assign(nodes.size(), 0);
     for (auto node = static_cast<std::uint32_t>(nodes.size() - hot_spares_); node < nodes.size();
@@ -289,46 +356,36 @@ void FailureClasses::on_timer(const Timer& timer) {
   }
 }
 
-void FailureClasses::interrupt(std::uint32_t job, FailureCause cause, std::uint32_t first,
-                               std::uint32_t last) {
+void FailureClasses::interrupt(std::uint32_t job, FailureCause cause,
+                               std::span<const std::uint32_t> down) {
   cover(job);
   if (stamp_[job] == plan_count_) return;  // already failed by this plan
   stamp_[job] = plan_count_;
   plan_.fail(job);
-  if (options_.shrink_on_failure && first < last) keep_what_is_left(job, first, last);
+  if (options_.shrink_on_failure && !down.empty()) keep_grants_off(host_->view(), job, down, plan_);
   ++interruptions_[static_cast<int>(cause)];
   ++job_interruptions_[job];
   failed_at_[job] = host_->view().now();
 }
 
-void FailureClasses::keep_what_is_left(std::uint32_t job, std::uint32_t first, std::uint32_t last) {
-  const View& view = host_->view();
-  if (!view.resizable(job) || view.jobs()[job].phase == JobPhase::kCheckpointing) return;
-  int kept = 0;
-  for (const Grant& grant : view.grants_of(job))
-    if (grant.node < first || grant.node >= last) kept += grant.gpus;
-  if (kept == 0 || kept < view.min_gpus(job)) return;  // too few left: it waits again
-  for (const Grant& grant : view.grants_of(job))
-    if (grant.node < first || grant.node >= last) plan_.add_grant(grant);
-}
-
 void FailureClasses::unit_fails(std::size_t index, std::uint32_t unit) {
   const View& view = host_->view();
   const FailureClass& spec = processes_[index].spec;
-  const auto [first, last] = domain(index, unit);
+  const std::span<const std::uint32_t> down = domain(index, unit);
   plan_.clear();
   ++plan_count_;
   std::uint32_t nodes_taken_from_jobs = 0;
-  for (std::uint32_t node = first; node < last; ++node) {
+  for (std::uint32_t node : down) {
     if (!view.node_offline(node)) ++node_outages_;
     const auto holders = view.holders_on(node);
     if (!holders.empty()) ++nodes_taken_from_jobs;
-    for (std::uint32_t job : holders) interrupt(job, spec.cause, first, last);
+    for (std::uint32_t job : holders) interrupt(job, spec.cause, down);
   }
   // Outages nest: a node already down for another failure stays down until both are repaired. A
   // spare that fails leaves the pool (its GPUs go back to the ledger, then down).
-  for (std::uint32_t node = first; node < last; ++node) {
+  for (std::uint32_t node : down) {
     if (!is_spare_.empty() && is_spare_[node]) {
+      account_spares();
       is_spare_[node] = 0;
       spares_.erase(std::find(spares_.begin(), spares_.end(), node));
       plan_.release_gpus(node, view.cluster().nodes()[node].gpus);
@@ -337,10 +394,11 @@ void FailureClasses::unit_fails(std::size_t index, std::uint32_t unit) {
   }
   // A GPU or node failure counts toward its node's quarantine (a rack's is not the node's own).
   if (spec.unit == FailureUnit::kGpu || spec.unit == FailureUnit::kNode) {
-    if (quarantines(first)) {
+    const std::uint32_t node = down.front();
+    if (quarantines(node)) {
       ++quarantined_;
-      plan_.node_down(first);  // nested in the repair's outage: down until both have ended
-      host_->schedule(view.now() + options_.quarantine_h * 3600.0, quarantine_end_, first, 0);
+      plan_.node_down(node);  // nested in the repair's outage: down until both have ended
+      host_->schedule(view.now() + options_.quarantine_h * 3600.0, quarantine_end_, node, 0);
     }
   }
   host_->apply(plan_);
@@ -354,14 +412,14 @@ void FailureClasses::unit_fails(std::size_t index, std::uint32_t unit) {
 }
 
 void FailureClasses::domain_repaired(std::size_t index, std::uint32_t unit) {
-  const auto [first, last] = domain(index, unit);
+  const std::span<const std::uint32_t> repaired = domain(index, unit);
   plan_.clear();
-  for (std::uint32_t node = first; node < last; ++node) plan_.node_up(node);
+  for (std::uint32_t node : repaired) plan_.node_up(node);
   host_->apply(plan_);
   // Repaired nodes refill the spare pool while it is short (a node still down for another
   // failure, or already taken, is not free).
   const ClusterState& cluster = host_->view().cluster();
-  for (std::uint32_t node = first; node < last; ++node)
+  for (std::uint32_t node : repaired)
     if (static_cast<int>(spares_.size()) < hot_spares_ && !host_->view().node_offline(node) &&
         cluster.nodes()[node].free_gpus == cluster.nodes()[node].gpus)
       hold_spare(node);
@@ -417,6 +475,11 @@ void FailureClasses::report(RunMetrics& metrics) const {
   metrics.gpu_hours_lost_restart = metrics.overhead_restore_gpu_seconds / 3600.0;
   metrics.gpu_hours_lost_checkpoint = metrics.overhead_checkpoint_gpu_seconds / 3600.0;
   metrics.gpu_hours_lost_waiting = waiting_gpu_seconds_ / 3600.0;
+  // The pool's node-seconds up to the run's end, as account_spares() would add them.
+  const double since = host_->view().now() - spare_clock_;
+  const double idle = spare_idle_node_s_ + static_cast<double>(spares_.size()) * since;
+  const double used = spare_used_node_s_ + spares_out_ * since;
+  metrics.spare_util = idle + used > 0.0 ? used / (idle + used) : 0.0;
 }
 
 double FailureClasses::ettr(const JobRecord& record) {
@@ -438,6 +501,32 @@ void FailureClasses::report_jobs(std::span<const JobRecord> jobs, RunMetrics& me
     ++count;
   }
   metrics.ettr_mean = count ? sum / static_cast<double>(count) : 0.0;
+  // By job size: ETTR as above; MTTF from every job that ran in the measured window (its
+  // counters are zeroed outside it), finished or not.
+  std::array<double, kJobSizeBuckets> ettr_sum{}, run_s{};
+  std::array<std::uint64_t, kJobSizeBuckets> ettr_count{}, failures{};
+  for (const JobRecord& record : jobs) {
+    const int bucket = job_size_bucket(record.num_gpus);
+    const double ratio = ettr(record);
+    if (!std::isnan(ratio)) {
+      ettr_sum[bucket] += ratio;
+      ++ettr_count[bucket];
+    }
+    if (record.num_gpus <= 0 || !(record.gpu_seconds > 0.0)) continue;
+    run_s[bucket] += record.gpu_seconds / record.num_gpus;
+    if (record.index < job_interruptions_.size())
+      failures[bucket] += job_interruptions_[record.index];
+  }
+  double* const ettr_by_size[] = {&metrics.ettr_mean_size_1, &metrics.ettr_mean_size_2_8,
+                                  &metrics.ettr_mean_size_9_64, &metrics.ettr_mean_size_65_512,
+                                  &metrics.ettr_mean_size_over_512};
+  double* const mttf_by_size[] = {&metrics.mttf_h_size_1, &metrics.mttf_h_size_2_8,
+                                  &metrics.mttf_h_size_9_64, &metrics.mttf_h_size_65_512,
+                                  &metrics.mttf_h_size_over_512};
+  for (int b = 0; b < kJobSizeBuckets; ++b) {
+    *ettr_by_size[b] = ettr_count[b] ? ettr_sum[b] / static_cast<double>(ettr_count[b]) : 0.0;
+    *mttf_by_size[b] = failures[b] ? run_s[b] / 3600.0 / static_cast<double>(failures[b]) : 0.0;
+  }
 }
 
 void FailureClasses::conclude(RunResult& result) const {
@@ -474,7 +563,8 @@ void declare_failure_class_keys(KeyRegistry& keys) {
       .doc(
           "`[mechanisms.failure_class.CAUSE]` (CAUSE: gpu, gpu_memory, nic, host, switch, power, "
           "software, maintenance) with `rate_per_h` (failures per unit-hour), `unit` (gpu, node, "
-          "rack, job_hour; default by cause), `shape` (Weibull k of up-times, 1 = exponential), "
+          "rack, leaf: a leaf switch of [fabric]'s tiers, else a rack's; job_hour; default by "
+          "cause: switch's is leaf), `shape` (Weibull k of up-times, 1 = exponential), "
           "`repair_h` (mean hours the unit's node or rack stays down; default "
           "`mechanisms.repair_h`, 0 for job_hour) and `repair` (`constant` or `exponential`).");
   custom(keys, "mechanisms.failure_mix", KeyType::kPath)
@@ -507,9 +597,10 @@ void declare_failure_class_keys(KeyRegistry& keys) {
       keys, "failure_classes", "shrink_on_failure",
       [](auto& o) -> auto& { return o.mechanisms.shrink_on_failure; })
       .doc(
-          "An elastic job a class failure takes nodes from shrinks to the GPUs it still holds "
-          "(if at least its `min_gpus`): rolled back to its last save, it restores on them at "
-          "once, and grows back into idle GPUs as elastic jobs do (needs `elastic`).");
+          "An elastic job a failure takes nodes from (a class's, `mtbf_h`'s, a `failure_trace`'s; "
+          "not an `availability_trace` window) shrinks to the GPUs it still holds (if at least its "
+          "`min_gpus`): rolled back to its last save, it restores on them at once, and grows back "
+          "into idle GPUs as elastic jobs do (needs `elastic`).");
   mechanism_key(
       keys, "failure_classes", "lemon_share",
       [](auto& o) -> auto& { return o.mechanisms.lemon_share; })

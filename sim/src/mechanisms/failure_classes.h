@@ -2,10 +2,11 @@
 // "Failure classes"): a mechanism (mechanism.h) that works with any decider, beside the node
 // failures of mtbf_h and failure traces (failures.h). Private to the simulator.
 //
-// Each class is a failure process per unit: every GPU, node or rack (its top-of-rack switch or
-// power domain) fails as a renewal process, with Weibull up-times of mean 1 / rate (k = 1:
+// Each class is a failure process per unit: every GPU, node, rack (its power domain) or leaf
+// switch fails as a renewal process, with Weibull up-times of mean 1 / rate (k = 1:
 // exponential), and a failure takes the unit's domain down (a GPU's or node's: its node; a
-// rack's: every node of the rack) for a repair time, constant or exponential; the unit's next
+// rack's: every node of the rack; a leaf's: every node under it, [fabric]'s leaves when it has
+// tiers, else the rack's) for a repair time, constant or exponential; the unit's next
 // up-time starts when the repair ends. Every job on the domain fails (Plan::fail: back to its
 // last save, waits again) in the same plan that takes the nodes down. A job-level class fails a
 // running job alone at its rate per hour of running (redrawn whenever the job begins running
@@ -24,14 +25,25 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "clustersim/mechanism.h"
 #include "clustersim/mechanisms.h"
 #include "clustersim/random.h"
 #include "clustersim/simulator.h"
+#include "mechanisms/failures.h"
 
 namespace clustersim::internal {
+
+// Each node's leaf switch for a leaf class: [fabric]'s leaves when it has tiers (hosts_per_leaf
+// or a topology map), else its rack (a rack's top-of-rack switch).
+std::vector<std::uint32_t> failure_leaf_of(const FabricOptions& fabric,
+                                           const ClusterState& cluster);
+
+// The job-size buckets of ettr_mean.size_* and mttf_h.size_* (GPUs 1, 2-8, 9-64, 65-512, >512).
+inline constexpr int kJobSizeBuckets = 5;
+int job_size_bucket(int gpus);
 
 class FailureClasses : public Mechanism {
  public:
@@ -67,17 +79,15 @@ class FailureClasses : public Mechanism {
     double weibull_scale_s = 0.0;  // the scale giving the mean 1 / rate (seconds)
     Rng rng;
   };
-  // The nodes a failure of `unit` of class `index` takes down: [first, last).
-  std::pair<std::uint32_t, std::uint32_t> domain(std::size_t index, std::uint32_t unit) const;
+  // The nodes a failure of `unit` of class `index` takes down.
+  std::span<const std::uint32_t> domain(std::size_t index, std::uint32_t unit) const;
   std::uint32_t units(const FailureClass& spec) const;
   void unit_fails(std::size_t index, std::uint32_t unit);
   void domain_repaired(std::size_t index, std::uint32_t unit);
   void job_fails(std::uint32_t job, std::uint32_t epoch);
-  // Fails `job` in plan_ (once per plan). A failure of nodes [first, last) lets an elastic job
-  // shrink to what it holds elsewhere (shrink_on_failure); a job-level one (first == last) not.
-  void interrupt(std::uint32_t job, FailureCause cause, std::uint32_t first = 0,
-                 std::uint32_t last = 0);
-  void keep_what_is_left(std::uint32_t job, std::uint32_t first, std::uint32_t last);
+  // Fails `job` in plan_ (once per plan). A failure of the nodes `down` lets an elastic job
+  // shrink to what it holds elsewhere (shrink_on_failure); a job-level one (none down) not.
+  void interrupt(std::uint32_t job, FailureCause cause, std::span<const std::uint32_t> down = {});
   // The side tables cover every job loaded so far (a window's stream loads more as it runs).
   void cover(std::uint32_t job) {
     if (job >= failed_at_.size()) size_tables();
@@ -86,24 +96,35 @@ class FailureClasses : public Mechanism {
   // Hot spares: hold `node` back as one (it must be up and free), or hand `count` over.
   void hold_spare(std::uint32_t node);
   void hand_over_spares(std::uint32_t count);
+  // Adds the pool's node-seconds since the last change, held idle and replacing failed nodes.
+  void account_spares();
   // Seconds until `unit` of class `index` fails again: its draw, sped up on a lemon node.
   double uptime_s(std::size_t index, std::uint32_t unit);
   // Records a failure of `node` by a GPU or node class; true when that quarantines it.
   bool quarantines(std::uint32_t node);
 
   const MechanismOptions& options_;
+  const FabricOptions& fabric_;
   std::uint64_t lemon_seed_;
   std::vector<Process> processes_;      // by class, the job-level ones included
   std::vector<std::size_t> job_level_;  // indices of the job-level classes
   double job_rate_per_s_ = 0.0;         // their rates summed
   Rng job_rng_;
   std::vector<std::uint32_t> node_of_gpu_;  // only with a per-GPU class
+  // Domains as spans: every node in order (a node's, a rack's), and the nodes of each leaf
+  // switch in turn, leaf l's from leaf_first_[l] to leaf_first_[l + 1] (only with a leaf class).
+  std::vector<std::uint32_t> node_ids_, leaf_nodes_, leaf_first_;
   Host* host_ = nullptr;
   TimerKind fail_ = 0, up_ = 0, job_fail_ = 0, hand_over_ = 0;
   int hot_spares_ = 0;                 // the pool's size
   double hand_over_delay_s_ = 0.0;     // detection + rescheduling
   std::vector<std::uint32_t> spares_;  // nodes held back now
   std::vector<char> is_spare_;         // by node (only with spares)
+  // Spare utilisation: spares handed over whose place in the pool no repaired node has taken
+  // yet (replacing a failed node), and the pool's node-seconds idle and replacing until
+  // spare_clock_.
+  std::uint32_t spares_out_ = 0;
+  double spare_idle_node_s_ = 0.0, spare_used_node_s_ = 0.0, spare_clock_ = 0.0;
   TimerKind quarantine_end_ = 0;
   std::vector<char> lemon_;               // by node (only with lemons)
   std::vector<double> recent_failures_;   // by node, its last k failure times (a ring)

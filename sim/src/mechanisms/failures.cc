@@ -36,6 +36,21 @@ double FailureProcess::next_uptime(std::uint32_t node) {
   return weibull_scale_ * std::pow(exponential, 1.0 / shape_);
 }
 
+void keep_grants_off(const View& view, std::uint32_t job, std::span<const std::uint32_t> down,
+                     Plan& plan) {
+  if (!view.resizable(job) || view.jobs()[job].phase == JobPhase::kCheckpointing) return;
+  // A domain is one node, a rack or a leaf: a linear look-up per grant is cheap enough.
+  const auto kept_node = [down](const Grant& grant) {
+    return std::find(down.begin(), down.end(), grant.node) == down.end();
+  };
+  int kept = 0;
+  for (const Grant& grant : view.grants_of(job))
+    if (kept_node(grant)) kept += grant.gpus;
+  if (kept == 0 || kept < view.min_gpus(job)) return;  // too few left: it waits again
+  for (const Grant& grant : view.grants_of(job))
+    if (kept_node(grant)) plan.add_grant(grant);
+}
+
 Failures::Failures(const SimOptions& options) : options_(options.mechanisms) {
   if (options.mechanisms.mtbf_h > 0.0)
     process_ = std::make_unique<FailureProcess>(options.mechanisms, options.cluster.total_nodes(),
@@ -76,7 +91,10 @@ void Failures::node_down(std::uint32_t node, bool generated) {
   plan_.clear();
   if (!view.node_offline(node)) {
     ++node_failures_;
-    for (std::uint32_t job : view.holders_on(node)) plan_.fail(job);
+    for (std::uint32_t job : view.holders_on(node)) {
+      plan_.fail(job);
+      if (options_.shrink_on_failure) keep_grants_off(view, job, std::span(&node, 1), plan_);
+    }
   } else if (generated) {
     ++node_failures_;  // a second outage while down (it extends the outage)
   }

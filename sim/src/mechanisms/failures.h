@@ -8,6 +8,10 @@
 // of a node nest (a replayed one during a generated one extends it). The run ends when no job
 // is left, since generated failures never run out.
 //
+// With shrink_on_failure (and elastic), an elastic job on a failed node keeps what it holds on
+// its other nodes when that is at least its min_gpus (keep_grants_off): rolled back to its last
+// save, it restores there at once instead of waiting again, as with a failure class.
+//
 // Each node fails independently, as a renewal process: up-times drawn from an exponential or a
 // Weibull distribution whose mean is the MTBF, each failure followed by a repair of repair_h.
 // Every node draws from a stream of its own, so a node's failure times do not depend on what
@@ -16,6 +20,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "clustersim/mechanism.h"
@@ -24,6 +29,12 @@
 #include "clustersim/simulator.h"
 
 namespace clustersim::internal {
+
+// Shrink on failure: adds to `plan`, after its Plan::fail(job), the grants of `job` on nodes
+// outside `down` when the job may be resized (an elastic job, not checkpointing) and they add
+// up to at least its min_gpus; else adds none (it waits again).
+void keep_grants_off(const View& view, std::uint32_t job, std::span<const std::uint32_t> down,
+                     Plan& plan);
 
 class FailureProcess {
  public:

@@ -202,7 +202,7 @@ constexpr MetricField kRunMetrics[] = {
           "interruptions by a host failure (CPU, memory, disk, power supply, unplanned "
           "maintenance)"),
     count("interruptions.switch", &RunMetrics::interruptions_switch,
-          "interruptions by a network switch or cable failure (every node of the rack)"),
+          "interruptions by a network switch or cable failure (every node under its leaf switch)"),
     count("interruptions.power", &RunMetrics::interruptions_power,
           "interruptions by a rack's power domain failing"),
     count("interruptions.software", &RunMetrics::interruptions_software,
@@ -246,6 +246,30 @@ constexpr MetricField kRunMetrics[] = {
          "capacity) from the first LLM job's start to the last one's end; 0 without tiers"),
     real("link_util.spine", &RunMetrics::link_util_spine, "fraction",
          "[fabric]: the same for the spine groups' uplinks; 0 without a spine tier"),
+    real("ettr_mean.size_1", &RunMetrics::ettr_mean_size_1, "fraction",
+         "failure classes: ettr_mean over the jobs of 1 GPU (0: none)"),
+    real("ettr_mean.size_2_8", &RunMetrics::ettr_mean_size_2_8, "fraction",
+         "failure classes: ettr_mean over the jobs of 2-8 GPUs (0: none)"),
+    real("ettr_mean.size_9_64", &RunMetrics::ettr_mean_size_9_64, "fraction",
+         "failure classes: ettr_mean over the jobs of 9-64 GPUs (0: none)"),
+    real("ettr_mean.size_65_512", &RunMetrics::ettr_mean_size_65_512, "fraction",
+         "failure classes: ettr_mean over the jobs of 65-512 GPUs (0: none)"),
+    real("ettr_mean.size_over_512", &RunMetrics::ettr_mean_size_over_512, "fraction",
+         "failure classes: ettr_mean over the jobs of more than 512 GPUs (0: none)"),
+    real("mttf_h.size_1", &RunMetrics::mttf_h_size_1, "h",
+         "failure classes: mean time to failure of jobs of 1 GPU: their running time (GPU-seconds "
+         "held / GPUs) over their interruptions (0: none)"),
+    real("mttf_h.size_2_8", &RunMetrics::mttf_h_size_2_8, "h",
+         "failure classes: the same for jobs of 2-8 GPUs"),
+    real("mttf_h.size_9_64", &RunMetrics::mttf_h_size_9_64, "h",
+         "failure classes: the same for jobs of 9-64 GPUs"),
+    real("mttf_h.size_65_512", &RunMetrics::mttf_h_size_65_512, "h",
+         "failure classes: the same for jobs of 65-512 GPUs"),
+    real("mttf_h.size_over_512", &RunMetrics::mttf_h_size_over_512, "h",
+         "failure classes: the same for jobs of more than 512 GPUs"),
+    real("spare_util", &RunMetrics::spare_util, "fraction",
+         "hot spares: the pool's node-hours replacing failed nodes (from hand-over until a "
+         "repaired node refills the pool) / those + its node-hours held idle (0 without spares)"),
 };
 
 constexpr JobField job_count(std::string_view name, int JobRecord::*member, bool first_block) {

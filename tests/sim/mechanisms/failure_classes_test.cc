@@ -608,5 +608,154 @@ TEST(FailureClassesLlama3, FiftyFourDaysOnSixteenThousandGpus) {
   std::cout << "\n";
 }
 
+// ---- Blast radius from the fabric's leaves ----
+
+// Four nodes of 2 GPUs in one rack, under two leaf switches of [fabric] (2 hosts each: nodes 0-1,
+// 2-3), one 2-GPU job filling each node. Leaf 1's switch fails at 100 for 0.1 h (360 s): exactly
+// the jobs on nodes 2 and 3 fail (200 GPU-s lost each, no saves), wait for the repair (nothing
+// is free) and run again from 460 to 1,460; the two under leaf 0 finish at 1,000. A rack unit
+// (the class's unit set to rack) takes the whole rack: every job fails. A host-to-switch map
+// that puts nodes 0 and 2 under leaf "A", 1 and 3 under "B" makes leaf 1 nodes 1 and 3.
+TEST(FailureDomains, ALeafSwitchFailureInterruptsExactlyTheJobsUnderIt) {
+  SimOptions options = testing::small_cluster(4, 2, 4);
+  options.fabric.hosts_per_leaf = 2;
+  const std::vector<JobSpec> jobs = {job("a", 0, 2, 1000), job("b", 0, 2, 1000),
+                                     job("c", 0, 2, 1000), job("d", 0, 2, 1000)};
+  const auto check = [&](FailureUnit unit, const std::set<std::uint32_t>& failed_nodes) {
+    FailureClass switches = failure_class(FailureCause::kSwitch, 0.1);
+    EXPECT_EQ(switches.unit, FailureUnit::kLeaf);  // the switch cause's default
+    switches.unit = unit;
+    std::map<std::uint32_t, std::set<std::uint32_t>> where;
+    const std::uint32_t failing_unit = unit == FailureUnit::kLeaf ? 1 : 0;
+    const RunResult result = run_scripted(options, {switches}, {{{0, failing_unit}, {100.0}}}, jobs,
+                                          kNever, &where, 0.0);
+    ASSERT_EQ(where.size(), 4u);
+    std::uint64_t failed = 0;
+    for (std::uint32_t j = 0; j < 4; ++j) {
+      ASSERT_EQ(where[j].size(), 1u) << j;
+      const bool under = failed_nodes.count(*where[j].begin()) > 0;
+      failed += under;
+      EXPECT_EQ(result.jobs[j].failures, under ? 1 : 0) << j;
+      EXPECT_DOUBLE_EQ(result.jobs[j].lost_gpu_seconds, under ? 200.0 : 0.0) << j;
+      EXPECT_DOUBLE_EQ(result.jobs[j].finish_time, under ? 1460.0 : 1000.0) << j;
+    }
+    EXPECT_EQ(result.metrics.interruptions_switch, failed);
+    EXPECT_EQ(result.metrics.node_failures, failed_nodes.size());
+  };
+  check(FailureUnit::kLeaf, {2, 3});
+  check(FailureUnit::kRack, {0, 1, 2, 3});
+  options.fabric.hosts_per_leaf = 0;
+  options.fabric.topology = "map.csv";  // read into these at parse time
+  options.fabric.topology_leaf = {"A", "B", "A", "B"};
+  options.fabric.topology_spine = {"P", "P", "P", "P"};
+  check(FailureUnit::kLeaf, {1, 3});
+  options.fabric.topology.clear();  // no tiers: a leaf is the rack's switch
+  options.fabric.topology_leaf.clear();
+  options.fabric.topology_spine.clear();
+  options.cluster.nodes_per_rack = 2;
+  check(FailureUnit::kLeaf, {2, 3});
+}
+
+// A leaf class's rate counts once per leaf a job spans (-1: leaves are racks): 2 nodes under 2
+// leaves of 1 rack see 2 x 0.004; a mix's leaf rate divides by the exposure's leaves (2,048
+// nodes, 32 per leaf: 64), not its racks (16 per rack: 128).
+TEST(FailureDomains, LeafRatesCountLeaves) {
+  MechanismOptions m;
+  FailureClass switches = failure_class(FailureCause::kSwitch, 1.0);
+  switches.rate_per_h = 0.004;
+  m.failure_classes.push_back(switches);
+  EXPECT_DOUBLE_EQ(internal::job_failure_rate_per_s(m, 16, 2, 1, 2), 2 * 0.004 / 3600.0);
+  EXPECT_DOUBLE_EQ(internal::job_failure_rate_per_s(m, 16, 2, 1), 0.004 / 3600.0);
+  FailureExposure exposure{54.0, 16384.0, 8, 16};
+  EXPECT_DOUBLE_EQ(failure_rate_per_unit_h(35.0, FailureUnit::kLeaf, exposure),
+                   35.0 / (128 * 1296.0));
+  exposure.nodes_per_leaf = 32;
+  EXPECT_DOUBLE_EQ(failure_rate_per_unit_h(35.0, FailureUnit::kLeaf, exposure),
+                   35.0 / (64 * 1296.0));
+}
+
+// ---- Metrics by job size, spare utilisation ----
+
+// Three nodes of 8 GPUs: a 1-GPU and a 7-GPU job fill node 0, a 16-GPU job nodes 1 and 2, all
+// of 1,000 s. Node 1's host fails at 100 for 0.1 h: the 16-GPU job loses its 100 s, waits until
+// 460 and finishes at 1,460 (ETTR 1,000 / 1,460); the others keep ETTR 1. By bucket: size_1 and
+// size_2_8 1, size_9_64 1,000 / 1,460, the larger ones 0 (no job). MTTF of 9-64: it held its
+// GPUs 100 + 1,000 s for one interruption, 1,100 s; the buckets without one: 0.
+TEST(FailureMetrics, EttrAndMttfByJobSize) {
+  SimOptions options = testing::small_cluster(3, 8);
+  std::map<std::uint32_t, std::set<std::uint32_t>> where;
+  const RunResult result = run_scripted(
+      options, {failure_class(FailureCause::kHost, 0.1)}, {{{0, 1}, {100.0}}},
+      {job("a", 0, 1, 1000), job("b", 0, 7, 1000), job("c", 0, 16, 1000)}, kNever, &where, 0.0);
+  ASSERT_EQ(where[2], (std::set<std::uint32_t>{1, 2}));
+  EXPECT_DOUBLE_EQ(result.jobs[2].finish_time, 1460.0);
+  const RunMetrics& m = result.metrics;
+  EXPECT_DOUBLE_EQ(m.ettr_mean_size_1, 1.0);
+  EXPECT_DOUBLE_EQ(m.ettr_mean_size_2_8, 1.0);
+  EXPECT_DOUBLE_EQ(m.ettr_mean_size_9_64, 1000.0 / 1460.0);
+  EXPECT_EQ(m.ettr_mean_size_65_512, 0.0);
+  EXPECT_EQ(m.ettr_mean_size_over_512, 0.0);
+  EXPECT_DOUBLE_EQ(m.ettr_mean, (2.0 + 1000.0 / 1460.0) / 3.0);
+  EXPECT_DOUBLE_EQ(m.mttf_h_size_9_64, 1100.0 / 3600.0);
+  EXPECT_EQ(m.mttf_h_size_1, 0.0);
+  EXPECT_EQ(m.mttf_h_size_2_8, 0.0);
+  EXPECT_EQ(internal::job_size_bucket(1), 0);
+  EXPECT_EQ(internal::job_size_bucket(8), 1);
+  EXPECT_EQ(internal::job_size_bucket(9), 2);
+  EXPECT_EQ(internal::job_size_bucket(512), 3);
+  EXPECT_EQ(internal::job_size_bucket(513), 4);
+}
+
+// The hot-spare case above with a 0.1 h repair: the spare idles 0..150, replaces node 1 from
+// its hand-over at 150 until node 1 is back at 460 and refills the pool, then idles until the
+// run ends at 1,190: 310 node-seconds replacing of 1,190. Without a failure it only idles: 0.
+TEST(FailureMetrics, SpareUtilisationIsTheShareOfPoolTimeReplacingFailedNodes) {
+  SimOptions options = testing::small_cluster(3, 2, 4);
+  options.mechanisms.checkpoint_interval_s = 40;
+  options.scheduler.checkpoint_s = 5;
+  options.scheduler.restore_s = 10;
+  options.mechanisms.hot_spares = 1;
+  options.mechanisms.restart_detect_s = 30;
+  options.mechanisms.restart_reschedule_s = 20;
+  const RunResult spare = run_scripted(options, {failure_class(FailureCause::kHost, 0.1)},
+                                       {{{0, 1}, {100.0}}}, {job("a", 0, 4, 1000)});
+  EXPECT_DOUBLE_EQ(spare.jobs[0].finish_time, 1190.0);
+  EXPECT_DOUBLE_EQ(spare.metrics.spare_util, 310.0 / 1190.0);
+  const RunResult idle =
+      run_scripted(options, {failure_class(FailureCause::kHost, 0.1)}, {}, {job("a", 0, 4, 1000)});
+  EXPECT_EQ(idle.metrics.spare_util, 0.0);
+}
+
+// ---- Shrinking on any failure that takes nodes down ----
+
+// The elastic case above (ElasticShrinkOnFailure) with node 1's outage replayed from a failure
+// trace (down 350..710) instead of a class: the job shrinks and grows back the same way, done at
+// 1,335 (1,490 without shrinking).
+TEST(ElasticShrinkOnFailure, AReplayedOutageShrinksAnElasticJobToo) {
+  SimOptions options = testing::small_cluster(2, 4);
+  options.mechanisms.elastic = true;
+  options.mechanisms.parallel_fraction = 1.0;
+  options.mechanisms.resize_cost = OverheadCost{OverheadCost::Model::kConstant, 30, 1, {}};
+  options.mechanisms.checkpoint_interval_s = 100;
+  options.scheduler.checkpoint_s = 10;
+  options.scheduler.restore_s = 20;
+  options.mechanisms.shrink_on_failure = true;
+  NodeOutage outage;
+  outage.node = 1;
+  outage.down = 350;
+  outage.up = 710;
+  options.mechanisms.failure_trace = {outage};
+  JobSpec elastic = job("e", 0, 8, 1000);
+  elastic.min_gpus = 4;
+  elastic.max_gpus = 8;
+  const RunResult shrunk = simulate(options, {elastic});
+  EXPECT_EQ(shrunk.jobs[0].failures, 1);
+  EXPECT_EQ(shrunk.jobs[0].resizes, 2);
+  EXPECT_DOUBLE_EQ(shrunk.jobs[0].lost_gpu_seconds, 8 * 20.0);
+  EXPECT_DOUBLE_EQ(shrunk.jobs[0].finish_time, 1335.0);
+  options.mechanisms.shrink_on_failure = false;
+  EXPECT_DOUBLE_EQ(simulate(options, {elastic}).jobs[0].finish_time, 1490.0);
+}
+
 }  // namespace
 }  // namespace clustersim

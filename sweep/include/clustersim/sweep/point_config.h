@@ -31,6 +31,14 @@ RunConfig make_point_config(const Grid& grid, const GridPoint& point,
 // per change) and x4 for drf. Only the ordering and ratios matter: it sorts dispatch (largest
 // first) and scales the ETA, which is then calibrated by measured throughput.
 double estimate_cost(const RunConfig& config, std::size_t jobs);
+// The same over a workload of `span_s` seconds (estimated_span_s), plus the failure classes'
+// expected unit failures over it, each costing the cluster's nodes (a failed gang's restart
+// re-places and re-checks up to every node): a failure-heavy point is not as cheap as one
+// without. (mtbf_h's failures are not counted yet.)
+double estimate_cost(const RunConfig& config, std::size_t jobs, double span_s);
+// The failure classes' expected unit failures over `span_s` seconds (a job-level class counted
+// for one running job).
+double expected_class_failures(const SimOptions& sim, double span_s);
 
 // What one configuration's simulation holds, for the dry run's memory and disk estimates
 // (sweep/src/sizing.h).

@@ -80,11 +80,13 @@ int main(int argc, char** argv) {
   const FleetResult many = simulate_fleet(fleet, options, workload.jobs);
   const double fleet_s = seconds_since(start);
 
-  std::printf("one cluster of %d GPUs: %.2f s, %llu events, jct_mean %.0f s\n",
+  std::printf("one cluster of %d GPUs: %.2f s, %llu events, jct_mean %.0f s, queue_mean %.0f s\n",
               options.cluster.total_gpus(), one_s,
-              static_cast<unsigned long long>(one.metrics.events), one.metrics.jct_mean);
-  std::printf("fleet of %d x %d GPUs:  %.2f s, jct_mean %.0f s\n", clusters,
-              cluster_of(gpus).total_gpus(), fleet_s, many.fleet.metrics.jct_mean);
+              static_cast<unsigned long long>(one.metrics.events), one.metrics.jct_mean,
+              one.metrics.queue_mean);
+  std::printf("fleet of %d x %d GPUs:  %.2f s, jct_mean %.0f s, queue_mean %.0f s\n", clusters,
+              cluster_of(gpus).total_gpus(), fleet_s, many.fleet.metrics.jct_mean,
+              many.fleet.metrics.queue_mean);
   std::printf("fleet / one: %.2fx (%zu jobs, load %.2f)\n", fleet_s / one_s, jobs, load);
   return 0;
 }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "clustersim/allocation_mechanism.h"
+#include "clustersim/fleet.h"
 #include "clustersim/generator.h"
 #include "clustersim/mechanism.h"
 #include "clustersim/model_cache.h"
@@ -48,14 +49,17 @@ enum class ComponentKind {
   // workload.generator: a synthetic workload. Like the readers, the generators sit above the
   // core: their table is generator_components() (generator.h), not components().
   kGenerator,
+  // [fleet] router: which cluster of a fleet an arriving job goes to (fleet.h).
+  kRouter,
 };
 inline constexpr ComponentKind kComponentKinds[] = {
     ComponentKind::kOrderingPolicy, ComponentKind::kDecider,       ComponentKind::kPlacement,
     ComponentKind::kAllocation,     ComponentKind::kMechanism,     ComponentKind::kStudyPlacement,
-    ComponentKind::kRateModel,      ComponentKind::kTaskPlacement, ComponentKind::kCachePolicy};
+    ComponentKind::kRateModel,      ComponentKind::kTaskPlacement, ComponentKind::kCachePolicy,
+    ComponentKind::kRouter};
 // The kinds components() answers (all but kTraceFormat and kGenerator).
 // "ordering_policy", "decider", "placement", "allocation", "mechanism", "study_placement",
-// "rate_model", "trace_format", "task_placement", "cache_policy", "generator".
+// "rate_model", "trace_format", "task_placement", "cache_policy", "generator", "router".
 std::string_view component_kind_name(ComponentKind kind);
 
 struct ComponentCapabilities {
@@ -129,6 +133,8 @@ struct ComponentFactory {
   // Generators: the workload, and (with caps.steady_state) its steady-state shape.
   Workload (*generator)(const GeneratorOptions& options) = nullptr;
   WorkloadShape (*workload_shape)(const GeneratorOptions& options) = nullptr;
+  // Fleet routers (fleet.h).
+  std::function<std::unique_ptr<FleetRouter>()> router;
 };
 
 // A column a mechanism or rate model may add to a run's per-job or per-sample output

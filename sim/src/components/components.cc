@@ -371,6 +371,28 @@ std::vector<ComponentDescriptor> cache_policies() {
   return t;
 }
 
+// The fleet's global routers (fleet.h); the first is the default.
+std::vector<ComponentDescriptor> routers() {
+  std::vector<ComponentDescriptor> t;
+  const auto entry = [&](std::string name, std::string summary,
+                         std::unique_ptr<FleetRouter> (*make)()) {
+    ComponentDescriptor d =
+        describe(ComponentKind::kRouter, std::move(name), std::move(summary), {});
+    d.factory.router = make;
+    t.push_back(std::move(d));
+  };
+  entry("least_loaded", "the cluster with the least queued + running GPU demand per GPU",
+        policies::make_least_loaded_router);
+  entry("capacity_fit",
+        "a cluster with the job's GPU type and count where it can start soonest (fleet.h's "
+        "estimate)",
+        policies::make_capacity_fit_router);
+  entry("carbon_aware", "the region with the lowest carbon intensity now, then the least loaded",
+        policies::make_carbon_aware_router);
+  entry("home", "the job's own cluster or region (fleet homes)", policies::make_home_router);
+  return t;
+}
+
 const std::vector<ComponentDescriptor>& built_in(ComponentKind kind) {
   // In ComponentKind's order: the trace formats and generators are the I/O edge's tables.
   static const std::vector<ComponentDescriptor> tables[] = {ordering_policies(),
@@ -383,7 +405,8 @@ const std::vector<ComponentDescriptor>& built_in(ComponentKind kind) {
                                                             {},
                                                             task_placements(),
                                                             cache_policies(),
-                                                            {}};
+                                                            {},
+                                                            routers()};
   return tables[static_cast<std::size_t>(kind)];
 }
 
@@ -419,6 +442,8 @@ std::string_view component_kind_name(ComponentKind kind) {
       return "cache_policy";
     case ComponentKind::kGenerator:
       return "generator";
+    case ComponentKind::kRouter:
+      return "router";
   }
   return "unknown";
 }
@@ -500,6 +525,8 @@ ComponentRegistrar::ComponentRegistrar(ComponentDescriptor descriptor) {
         return static_cast<bool>(f.task_placement);
       case ComponentKind::kCachePolicy:
         return static_cast<bool>(f.cache_policy);
+      case ComponentKind::kRouter:
+        return static_cast<bool>(f.router);
       case ComponentKind::kTraceFormat:
       case ComponentKind::kGenerator:
         return false;  // the readers' and generators' tables (workload.h, generator.h)

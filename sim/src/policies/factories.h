@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "clustersim/fleet.h"
 #include "clustersim/policy.h"
 
 namespace clustersim::policies {
@@ -17,5 +18,11 @@ std::unique_ptr<SchedulingPolicy> make_qssf(const SchedulerOptions& options);
 std::unique_ptr<SchedulingPolicy> make_sju(const SchedulerOptions& options);
 std::unique_ptr<SchedulingPolicy> make_sjg(const SchedulerOptions& options);
 std::unique_ptr<SchedulingPolicy> make_sjgg(const SchedulerOptions& options);
+
+// The fleet's global routers (fleet.h; fleet_routers.cc).
+std::unique_ptr<FleetRouter> make_least_loaded_router();
+std::unique_ptr<FleetRouter> make_capacity_fit_router();
+std::unique_ptr<FleetRouter> make_carbon_aware_router();
+std::unique_ptr<FleetRouter> make_home_router();
 
 }  // namespace clustersim::policies

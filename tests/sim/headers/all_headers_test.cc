@@ -26,6 +26,7 @@
 #include "clustersim/fabric.h"
 #include "clustersim/failure_mix.h"
 #include "clustersim/failure_trace.h"
+#include "clustersim/fleet.h"
 #include "clustersim/generator.h"
 #include "clustersim/host.h"
 #include "clustersim/input_file.h"

@@ -1,0 +1,135 @@
+// A global fleet: several clusters in several regions, and a router that sends each arriving job
+// to one of them (sim/README.md, "Fleet"; issue 44). Each cluster is a full cluster of today
+// (ClusterSpec: nodes, GPU types, VCs) with its own decider; the router is a component
+// (component.h: ComponentKind::kRouter) chosen by name.
+//
+// This is the first slice: jobs are routed in arrival order on the router's view of the
+// clusters' load (FleetLoad), then every cluster runs its share of the jobs. The load a router
+// sees is an estimate (documented at FleetLoad), the same for every router; the design of the
+// one event loop that will give routers the clusters' live state (and move waiting jobs between
+// clusters over the wide-area links) is sim/README.md's "Fleet".
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "clustersim/cluster.h"
+#include "clustersim/job.h"
+#include "clustersim/metrics.h"
+#include "clustersim/power.h"
+#include "clustersim/simulator.h"
+
+namespace clustersim {
+
+// A region: its clock and its grid.
+struct FleetRegionSpec {
+  std::string name;
+  double utc_offset_h = 0.0;  // local time = UTC + this (what a region's day/night follows)
+  // Grid carbon intensity, gCO2e/kWh: a series (power.h's StepSeries, e.g. read from an
+  // Electricity Maps CSV as [supply] carbon_trace is) or, when empty, this constant.
+  StepSeries carbon;
+  double carbon_g_per_kwh = 0.0;
+  // Hours into `carbon` (from its first row) at the fleet's time 0, as [supply] start_h.
+  double carbon_start_h = 0.0;
+};
+
+// One cluster of the fleet: today's cluster config, named, in a region.
+struct FleetClusterSpec {
+  std::string name;
+  std::string region;  // a FleetRegionSpec's name
+  ClusterSpec cluster;
+};
+
+// A wide-area link between two regions (either direction). Moving a job's checkpoint over it
+// takes bytes / (bandwidth shared equally by the transfers on it) + latency.
+struct WanLinkSpec {
+  std::string from, to;  // region names
+  double bandwidth_gbps = 0.0;
+  double latency_ms = 0.0;
+};
+
+struct FleetSpec {
+  std::vector<FleetRegionSpec> regions;
+  std::vector<FleetClusterSpec> clusters;
+  std::vector<WanLinkSpec> links;
+  std::string router = "least_loaded";  // a ComponentKind::kRouter component's name
+  // The `home` router: each job's home, by job id: a cluster's name or a region's (its first
+  // cluster then). A job without one is an error naming it.
+  std::unordered_map<std::string, std::string> homes;
+};
+
+// What a router sees of one cluster when a job arrives.
+//
+// Estimate (this slice): each routed job is taken to start when the work routed to its cluster
+// before it has drained at the cluster's full GPU count (a fluid queue: backlog GPU-seconds /
+// GPUs after its arrival), and to run its duration from there. `demand_gpus` is the GPUs of the
+// routed jobs not yet finished by that estimate (queued + running), `backlog_gpu_seconds` the
+// work they have left. It never looks at a cluster's decider, so it is the same for every
+// policy and cheap (a heap per cluster); the one event loop will fill it from the live view.
+struct FleetClusterLoad {
+  std::string_view name;
+  std::size_t region = 0;  // index into FleetSpec::regions
+  int gpus = 0;            // the cluster's GPUs
+  // GPUs by type, in the cluster's node-group order (a type listed once, summed over groups).
+  std::vector<std::pair<std::string, int>> gpus_by_type;
+  int demand_gpus = 0;
+  double backlog_gpu_seconds = 0.0;
+  double carbon_g_per_kwh = 0.0;  // its region's intensity now
+};
+
+struct FleetLoad {
+  double now = 0.0;
+  std::span<const FleetClusterLoad> clusters;
+  const FleetSpec* spec = nullptr;
+};
+
+// The GPUs of `type` in `load` (empty type: all of them).
+int fleet_gpus_of_type(const FleetClusterLoad& load, std::string_view type);
+
+// A global router: the cluster (index into FleetSpec::clusters) for an arriving job. Throws
+// std::invalid_argument, naming the job, when no cluster can take it. Deterministic: ties go to
+// the cluster listed first.
+class FleetRouter {
+ public:
+  virtual ~FleetRouter() = default;
+  virtual std::size_t route(const JobSpec& job, const FleetLoad& load) = 0;
+};
+
+// The router named `name` (a ComponentKind::kRouter component); std::invalid_argument listing
+// the names for an unknown one.
+std::unique_ptr<FleetRouter> make_fleet_router(std::string_view name);
+std::vector<std::string> fleet_router_names();
+
+// The results of a fleet run.
+struct FleetResult {
+  // Fleet-wide: every job's record in workload order (JobRecord::index is the workload's),
+  // with job_columns `cluster` (index into FleetSpec::clusters) and `migrations_wan` (0 until
+  // the rebalancer moves jobs); metrics: the RunMetrics fields recomputed over the whole fleet
+  // where they are defined here (jobs, jct_*, queue_mean, makespan, gpu_util), the rest 0.
+  RunResult fleet;
+  std::vector<RunResult> clusters;       // each cluster's own run, its jobs in workload order
+  std::vector<std::size_t> job_cluster;  // by workload job
+  std::vector<std::size_t> routed;       // jobs routed to each cluster
+  // Named metrics: fleet-wide ones, then per cluster `<cluster>.jobs`, `.jct_mean`,
+  // `.queueing_delay_mean`, `.gpu_util`, `.routed`.
+  std::vector<std::pair<std::string, double>> metrics;
+};
+
+// Checks `spec` (names unique and non-empty, regions known, links between known regions with
+// bandwidth > 0 and latency >= 0, a known router, at least one cluster): std::invalid_argument
+// naming the field.
+void validate_fleet(const FleetSpec& spec);
+
+// Routes `jobs` (in submit order, ties in workload order) and runs each cluster's share under
+// `options` with options.cluster replaced by the cluster's spec (each cluster's decider, policy
+// and mechanisms are `options`'). A one-cluster fleet gives that cluster's run exactly.
+FleetResult simulate_fleet(const FleetSpec& spec, const SimOptions& options,
+                           std::span<const JobSpec> jobs);
+
+}  // namespace clustersim

@@ -1,0 +1,239 @@
+// A fleet's first slice (clustersim/fleet.h; sim/README.md, "Fleet"): jobs routed in arrival
+// order on an estimate of each cluster's load, then each cluster's share run as today's cluster.
+#include "clustersim/fleet.h"
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <queue>
+#include <stdexcept>
+#include <unordered_set>
+
+#include "clustersim/component.h"
+#include "metrics/power_meter.h"
+#include "metrics/summary_stats.h"
+
+namespace clustersim {
+
+int fleet_gpus_of_type(const FleetClusterLoad& load, std::string_view type) {
+  if (type.empty()) return load.gpus;
+  for (const auto& [name, gpus] : load.gpus_by_type)
+    if (name == type) return gpus;
+  return 0;
+}
+
+std::unique_ptr<FleetRouter> make_fleet_router(std::string_view name) {
+  if (const ComponentDescriptor* d = find_component(ComponentKind::kRouter, name))
+    return d->factory.router();
+  std::string known;
+  for (const std::string& router : fleet_router_names())
+    known += (known.empty() ? "" : ", ") + router;
+  throw std::invalid_argument("fleet.router: unknown router '" + std::string(name) +
+                              "' (known: " + known + ")");
+}
+
+std::vector<std::string> fleet_router_names() { return component_names(ComponentKind::kRouter); }
+
+namespace {
+
+std::size_t fleet_region_index(const FleetSpec& spec, std::string_view name) {
+  for (std::size_t r = 0; r < spec.regions.size(); ++r)
+    if (spec.regions[r].name == name) return r;
+  return spec.regions.size();
+}
+
+// A cluster's load as the first slice estimates it (FleetClusterLoad): a fluid queue drained at
+// the cluster's GPU count, and the routed jobs' estimated finishes for the demand still there.
+class FleetLoadEstimate {
+ public:
+  void advance(double now, FleetClusterLoad& load) {
+    while (!finishes_.empty() && !(finishes_.top().first > now)) {
+      load.demand_gpus -= finishes_.top().second;
+      finishes_.pop();
+    }
+    load.backlog_gpu_seconds = std::max(0.0, drained_at_ - now) * load.gpus;
+  }
+  void add(const JobSpec& job, double now, FleetClusterLoad& load) {
+    const double start = std::max(now, drained_at_);
+    drained_at_ = start + job.num_gpus * job.duration / load.gpus;
+    finishes_.emplace(start + job.duration, job.num_gpus);
+    load.demand_gpus += job.num_gpus;
+  }
+
+ private:
+  double drained_at_ = 0.0;
+  using Finish = std::pair<double, int>;  // estimated finish, GPUs
+  std::priority_queue<Finish, std::vector<Finish>, std::greater<>> finishes_;
+};
+
+std::vector<std::size_t> route_fleet_jobs(const FleetSpec& spec, std::span<const JobSpec> jobs,
+                                          std::vector<FleetClusterLoad>& loads) {
+  std::vector<std::size_t> order(jobs.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return jobs[a].submit_time < jobs[b].submit_time;
+  });
+  std::vector<FleetLoadEstimate> estimates(loads.size());
+  std::unique_ptr<FleetRouter> router = make_fleet_router(spec.router);
+  std::vector<std::size_t> cluster_of(jobs.size());
+  for (std::size_t j : order) {
+    const double now = jobs[j].submit_time;
+    for (std::size_t c = 0; c < loads.size(); ++c) {
+      estimates[c].advance(now, loads[c]);
+      const FleetRegionSpec& region = spec.regions[loads[c].region];
+      loads[c].carbon_g_per_kwh =
+          region.carbon.empty()
+              ? region.carbon_g_per_kwh
+              : internal::series_at(region.carbon, region.carbon_start_h * 3600, now);
+    }
+    const std::size_t c = router->route(jobs[j], FleetLoad{now, loads, &spec});
+    if (c >= loads.size())
+      throw std::logic_error("fleet router '" + spec.router + "' chose no cluster for job '" +
+                             jobs[j].id + "'");
+    cluster_of[j] = c;
+    estimates[c].add(jobs[j], now, loads[c]);
+  }
+  return cluster_of;
+}
+
+// The fleet-wide metrics this slice defines (fleet.h): over every job that finished.
+RunMetrics fleet_wide_metrics(const FleetSpec& spec, const std::vector<JobRecord>& records) {
+  RunMetrics m;
+  std::vector<double> jcts, queues;
+  double first_submit = 0.0, last_finish = 0.0, gpu_seconds = 0.0;
+  bool any = false;
+  for (const JobRecord& r : records) {
+    gpu_seconds += r.gpu_seconds;
+    if (r.finish_time < 0) continue;
+    jcts.push_back(r.jct);
+    queues.push_back(r.queue_delay);
+    first_submit = any ? std::min(first_submit, r.submit_time) : r.submit_time;
+    last_finish = any ? std::max(last_finish, r.finish_time) : r.finish_time;
+    any = true;
+  }
+  m.jobs = jcts.size();
+  internal::summarize_jcts_and_queues(jcts, queues, m);
+  m.makespan = last_finish - first_submit;
+  int gpus = 0;
+  for (const FleetClusterSpec& cluster : spec.clusters) gpus += cluster.cluster.total_gpus();
+  if (m.makespan > 0) m.gpu_util = gpu_seconds / (gpus * m.makespan);
+  return m;
+}
+
+}  // namespace
+
+void validate_fleet(const FleetSpec& spec) {
+  const auto fail = [](const std::string& message) { throw std::invalid_argument(message); };
+  if (spec.clusters.empty()) fail("fleet.clusters: a fleet needs at least one cluster");
+  std::unordered_set<std::string> names;
+  for (const FleetRegionSpec& region : spec.regions) {
+    if (region.name.empty()) fail("fleet.regions: a region needs a name");
+    if (!names.insert(region.name).second) fail("fleet.regions: '" + region.name + "' twice");
+    if (region.carbon_g_per_kwh < 0)
+      fail("fleet.regions." + region.name + ".carbon_g_per_kwh: must be >= 0");
+  }
+  names.clear();
+  for (const FleetClusterSpec& cluster : spec.clusters) {
+    if (cluster.name.empty()) fail("fleet.clusters: a cluster needs a name");
+    if (!names.insert(cluster.name).second) fail("fleet.clusters: '" + cluster.name + "' twice");
+    if (fleet_region_index(spec, cluster.region) == spec.regions.size())
+      fail("fleet.clusters." + cluster.name + ".region: unknown region '" + cluster.region + "'");
+    if (cluster.cluster.total_gpus() <= 0)
+      fail("fleet.clusters." + cluster.name + ": a cluster needs GPUs");
+  }
+  for (const WanLinkSpec& link : spec.links) {
+    const std::string what = "fleet.links." + link.from + "-" + link.to;
+    if (fleet_region_index(spec, link.from) == spec.regions.size() ||
+        fleet_region_index(spec, link.to) == spec.regions.size() || link.from == link.to)
+      fail(what + ": a link joins two known regions");
+    if (!(link.bandwidth_gbps > 0)) fail(what + ".bandwidth_gbps: must be > 0");
+    if (!(link.latency_ms >= 0)) fail(what + ".latency_ms: must be >= 0");
+  }
+  make_fleet_router(spec.router);  // names the known ones when unknown
+}
+
+FleetResult simulate_fleet(const FleetSpec& spec, const SimOptions& options,
+                           std::span<const JobSpec> jobs) {
+  validate_fleet(spec);
+  if (options.window)
+    throw std::invalid_argument(
+        "fleet: a measurement window is not supported yet (the fleet measures every job)");
+  std::vector<FleetClusterLoad> loads(spec.clusters.size());
+  for (std::size_t c = 0; c < spec.clusters.size(); ++c) {
+    const FleetClusterSpec& cluster = spec.clusters[c];
+    FleetClusterLoad& load = loads[c];
+    load.name = cluster.name;
+    load.region = fleet_region_index(spec, cluster.region);
+    load.gpus = cluster.cluster.total_gpus();
+    for (const NodeGroupSpec& group : cluster.cluster.groups) {
+      auto at = std::find_if(load.gpus_by_type.begin(), load.gpus_by_type.end(),
+                             [&](const auto& type) { return type.first == group.gpu_type; });
+      if (at == load.gpus_by_type.end()) at = load.gpus_by_type.insert(at, {group.gpu_type, 0});
+      at->second += group.nodes * group.gpus_per_node;
+    }
+  }
+  FleetResult result;
+  result.job_cluster = route_fleet_jobs(spec, jobs, loads);
+
+  // Each cluster's share, in workload order, run as today's cluster.
+  std::vector<std::vector<std::size_t>> members(spec.clusters.size());
+  for (std::size_t j = 0; j < jobs.size(); ++j) members[result.job_cluster[j]].push_back(j);
+  for (std::size_t c = 0; c < spec.clusters.size(); ++c) {
+    SimOptions cluster_options = options;
+    cluster_options.cluster = spec.clusters[c].cluster;
+    std::vector<JobSpec> share;
+    share.reserve(members[c].size());
+    for (std::size_t j : members[c]) share.push_back(jobs[j]);
+    result.routed.push_back(share.size());
+    result.clusters.push_back(simulate(cluster_options, share));
+  }
+
+  // Fleet-wide: the records back in workload order, the clusters' per-job columns with them.
+  RunResult& fleet = result.fleet;
+  if (spec.clusters.size() == 1) {
+    fleet = result.clusters[0];  // one cluster: its run, exactly
+  } else {
+    fleet.jobs.resize(jobs.size());
+    for (std::size_t c = 0; c < spec.clusters.size(); ++c) {
+      const RunResult& run = result.clusters[c];
+      for (std::size_t k = 0; k < members[c].size(); ++k) {
+        fleet.jobs[members[c][k]] = run.jobs[k];
+        fleet.jobs[members[c][k]].index = static_cast<std::uint32_t>(members[c][k]);
+      }
+      for (const RunResult::Column& column : run.job_columns) {
+        auto at = std::find_if(fleet.job_columns.begin(), fleet.job_columns.end(),
+                               [&](const auto& have) { return have.name == column.name; });
+        if (at == fleet.job_columns.end()) {
+          fleet.job_columns.push_back({column.name, std::vector<double>(jobs.size(), 0.0)});
+          at = fleet.job_columns.end() - 1;
+        }
+        for (std::size_t k = 0; k < members[c].size(); ++k)
+          at->values[members[c][k]] = column.values[k];
+      }
+    }
+    fleet.metrics = fleet_wide_metrics(spec, fleet.jobs);
+  }
+  RunResult::Column cluster{"cluster", {}}, migrations{"migrations_wan", {}};
+  for (std::size_t c : result.job_cluster) cluster.values.push_back(static_cast<double>(c));
+  migrations.values.assign(jobs.size(), 0.0);  // no rebalancer yet
+  fleet.job_columns.push_back(std::move(cluster));
+  fleet.job_columns.push_back(std::move(migrations));
+
+  const RunMetrics& all = fleet.metrics;
+  result.metrics = {{"jobs", static_cast<double>(all.jobs)},
+                    {"jct_mean", all.jct_mean},
+                    {"queueing_delay_mean", all.queue_mean},
+                    {"gpu_util", all.gpu_util}};
+  for (std::size_t c = 0; c < spec.clusters.size(); ++c) {
+    const RunMetrics& m = result.clusters[c].metrics;
+    const std::string& name = spec.clusters[c].name;
+    result.metrics.emplace_back(name + ".jobs", static_cast<double>(m.jobs));
+    result.metrics.emplace_back(name + ".jct_mean", m.jct_mean);
+    result.metrics.emplace_back(name + ".queueing_delay_mean", m.queue_mean);
+    result.metrics.emplace_back(name + ".gpu_util", m.gpu_util);
+    result.metrics.emplace_back(name + ".routed", static_cast<double>(result.routed[c]));
+  }
+  return result;
+}
+
+}  // namespace clustersim

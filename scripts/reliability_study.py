@@ -13,11 +13,9 @@ plain mean), its interruptions, the GPU-hours lost by kind and the spares' utili
 """
 import argparse
 import concurrent.futures
-import json
 import math
 import os
 import random
-import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -62,24 +60,8 @@ def write_workload(path, seed=41):
     print("wrote %s: %d background jobs" % (path, len(rows)))
 
 
-def list_points(binary, grid):
-    out = subprocess.run([binary, "sweep", grid, "--dry-run"], check=True, capture_output=True,
-                         text=True).stdout
-    columns, points = None, []
-    for line in out.splitlines():
-        if line.startswith("# columns:"):
-            columns = line.split(":", 1)[1].split()
-        elif line and not line.startswith("#"):
-            points.append(dict(zip(columns, line.split())))
-    if columns is None:
-        sys.exit("no point listing in the dry run of " + grid)
-    return points
-
-
-def run_point(binary, grid, point):
-    out = subprocess.run([binary, "run", grid, "--point", point["point_id"], "--json"],
-                         check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
+# The grid's points, run as the sweep runs them: the interval study's helpers (same folder).
+from reliability_interval_study import list_points, run_point  # noqa: E402
 
 
 AXES = ["mechanisms.checkpoint_policy", "mechanisms.checkpoint_write", "mechanisms.hot_spares",

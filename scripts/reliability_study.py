@@ -16,7 +16,6 @@ import concurrent.futures
 import math
 import os
 import random
-import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STUDY = os.path.join(ROOT, "sweep/examples/reliability")

@@ -298,6 +298,12 @@ std::vector<Case> helios_cases() {
            "unknown state"),
       make("HeliosNoSuchDate", row("h1", "1", "COMPLETED", "2020-02-30 00:00:00", "", "", "10"), 2,
            "submit_time", "not a valid"),
+      // An AcmeTrace job trace read as Helios: the missing vc column, and what the file is.
+      make("HeliosGivenAnAcmeTrace",
+           "a1,u1,1,8,128,Pretrain,COMPLETED,2023-03-01 00:18:22+08:00,,,117,32,936.0\n", 1, "vc",
+           "(this looks like an AcmeTrace job trace: use workload.format = \"acme\")",
+           "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,"
+           "duration,queue,gpu_time\n"),
       make("HeliosSubmittedAfterEnd", row("h1", "1", "COMPLETED", t2, "", t1, "3600"), 2,
            "end_time", "before submit_time"),
       make("HeliosStartBeforeSubmit", row("h1", "1", "COMPLETED", t1, t0, t2, "3600"), 2,

@@ -14,10 +14,10 @@
 
 namespace clustersim {
 
-enum class TraceFormat { kCsv, kGavel, kOpenb, kHelios, kPhilly, kDag };
+enum class TraceFormat { kCsv, kGavel, kOpenb, kHelios, kPhilly, kDag, kAcme };
 
-// Parses "csv" | "gavel" | "openb" | "helios" | "philly" | "dag"; throws std::invalid_argument
-// otherwise.
+// Parses "csv" | "gavel" | "openb" | "helios" | "philly" | "dag" | "acme"; throws
+// std::invalid_argument otherwise.
 TraceFormat parse_trace_format(std::string_view name);
 std::string_view trace_format_name(TraceFormat format);
 
@@ -57,6 +57,8 @@ Workload read_gavel(std::istream& in, const std::string& source_name, const Read
 Workload read_openb(std::istream& in, const std::string& source_name, const ReaderOptions& options);
 Workload read_helios(std::istream& in, const std::string& source_name,
                      const ReaderOptions& options);
+// Shanghai AI Lab's AcmeTrace job traces (LLM development; src/workload/scheduler_log_reader.cc).
+Workload read_acme(std::istream& in, const std::string& source_name, const ReaderOptions& options);
 Workload read_philly(std::istream& in, const std::string& source_name,
                      const ReaderOptions& options);
 // The native DAG format (ML query pipelines; see dag_reader.cc and sim/README.md): one task per

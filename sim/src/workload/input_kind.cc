@@ -87,6 +87,8 @@ std::optional<InputKind> sniff_input_kind(std::string_view head) {
     return InputKind{"an openb pod list", "workload.format = \"openb\"", "openb"};
   if (sniff_has_all(columns, {"sn", "cpu_milli", "gpu", "model"}))
     return InputKind{"an openb node list, not a job trace", "cluster.node_list", ""};
+  if (sniff_has_all(columns, {"job_id", "gpu_num", "submit_time", "type", "gpu_time"}))
+    return InputKind{"an AcmeTrace job trace", "workload.format = \"acme\"", "acme"};
   if (sniff_has_all(columns, {"job_id", "gpu_num", "submit_time"}))
     return InputKind{"a Helios trace", "workload.format = \"helios\"", "helios"};
   if (sniff_has_all(columns, {"node", "down", "up"}))

@@ -39,6 +39,7 @@ std::vector<ComponentDescriptor> trace_formats() {
   t.push_back(trace_format("philly", "Microsoft's Philly trace", {}, read_philly));
   t.push_back(trace_format("dag", "serving query DAGs", {}, read_dag));
   t.back().caps.serving = true;
+  t.push_back(trace_format("acme", "Shanghai AI Lab's AcmeTrace (LLM development)", {}, read_acme));
   return t;
 }
 

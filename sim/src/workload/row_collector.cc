@@ -85,7 +85,7 @@ std::int64_t FieldReader::integer(std::string_view field, std::string_view text,
 double FieldReader::datetime(std::string_view field, std::string_view text) const {
   if (trim(text).empty()) fail(field, "missing value");
   const auto seconds = parse_datetime_utc(text);
-  if (!seconds) fail(field, "not a valid 'YYYY-MM-DD HH:MM:SS' time: " + quoted_excerpt(text));
+  if (!seconds) fail(field, "not a valid 'YYYY-MM-DD HH:MM:SS[+HH:MM]' time: " + quoted_excerpt(text));
   if (*seconds < 0) fail(field, "time before 1970: " + quoted_excerpt(text));
   return static_cast<double>(*seconds);
 }

@@ -136,6 +136,19 @@ std::optional<int> digits(std::string_view text, std::size_t pos, std::size_t wi
 
 std::optional<std::int64_t> parse_datetime_utc(std::string_view text) {
   text = trim(text);
+  // An optional UTC offset "+HH:MM" or "-HH:MM" (AcmeTrace writes "+08:00"): local = UTC + offset.
+  std::int64_t offset_s = 0;
+  if (text.size() == 25) {
+    const char sign = text[19];
+    const auto offset_h = digits(text, 20, 2);
+    const auto offset_m = digits(text, 23, 2);
+    if ((sign != '+' && sign != '-') || text[22] != ':' || !offset_h || !offset_m ||
+        *offset_h > 14 || *offset_m > 59) {
+      return std::nullopt;
+    }
+    offset_s = (sign == '+' ? 1 : -1) * (*offset_h * 3600 + *offset_m * 60);
+    text = text.substr(0, 19);
+  }
   // YYYY-MM-DD HH:MM:SS
   if (text.size() != 19 || text[4] != '-' || text[7] != '-' || text[10] != ' ' || text[13] != ':' ||
       text[16] != ':') {
@@ -154,7 +167,7 @@ std::optional<std::int64_t> parse_datetime_utc(std::string_view text) {
   if (*day > month_days || *hour > 23 || *minute > 59 || *second > 59) return std::nullopt;
   const std::int64_t days =
       days_from_civil(*year, static_cast<unsigned>(*month), static_cast<unsigned>(*day));
-  return days * 86400 + *hour * 3600 + *minute * 60 + *second;
+  return days * 86400 + *hour * 3600 + *minute * 60 + *second - offset_s;
 }
 
 }  // namespace clustersim::workload_internal

@@ -10,11 +10,13 @@ namespace clustersim {
 namespace {
 
 TEST(ReadTrace, FormatNamesRoundTrip) {
-  for (const TraceFormat format : {TraceFormat::kCsv, TraceFormat::kGavel, TraceFormat::kOpenb,
-                                   TraceFormat::kHelios, TraceFormat::kPhilly, TraceFormat::kDag}) {
+  for (const TraceFormat format :
+       {TraceFormat::kCsv, TraceFormat::kGavel, TraceFormat::kOpenb, TraceFormat::kHelios,
+        TraceFormat::kPhilly, TraceFormat::kDag, TraceFormat::kAcme}) {
     EXPECT_EQ(parse_trace_format(trace_format_name(format)), format);
   }
   EXPECT_EQ(trace_format_name(TraceFormat::kHelios), "helios");
+  EXPECT_EQ(trace_format_name(TraceFormat::kAcme), "acme");
   EXPECT_THROW(parse_trace_format("CSV"), std::invalid_argument);
   EXPECT_THROW(parse_trace_format(""), std::invalid_argument);
 }

@@ -83,7 +83,8 @@ struct FieldReader {
   // Integer in [min, max].
   std::int64_t integer(std::string_view field, std::string_view text, std::int64_t min,
                        std::int64_t max) const;
-  // "YYYY-MM-DD HH:MM:SS" UTC, not before 1970, as seconds since the epoch.
+  // "YYYY-MM-DD HH:MM:SS" UTC (or with a "+HH:MM" offset), not before 1970, as seconds since the
+  // epoch.
   double datetime(std::string_view field, std::string_view text) const;
 };
 

@@ -35,7 +35,8 @@ std::optional<double> parse_finite_double(std::string_view text);
 std::optional<std::int64_t> parse_int64(std::string_view text);
 
 // "YYYY-MM-DD HH:MM:SS" (exactly) as seconds since 1970-01-01 00:00:00 UTC, with every component
-// range-checked (month 1-12, day within its month, leap years, hour 0-23, minute and second 0-59).
+// range-checked (month 1-12, day within its month, leap years, hour 0-23, minute and second 0-59),
+// optionally followed by a UTC offset "+HH:MM" or "-HH:MM" (hours 0-14), which is subtracted.
 std::optional<std::int64_t> parse_datetime_utc(std::string_view text);
 
 }  // namespace clustersim::workload_internal

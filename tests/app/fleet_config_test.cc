@@ -106,7 +106,7 @@ TEST_F(FleetConfigRun, HomeRouterGivesEachClusterItsOwnConfigsRunOnItsShare) {
   for (const RunResult::Column& column : fleet_run.result.job_columns)
     if (column.name == "cluster") cluster_column = &column;
   ASSERT_NE(cluster_column, nullptr);
-  double cluster_index = 0;
+  double cluster_index = 0, gpu_seconds = 0, window_jobs = 0;
   for (const auto& [name, ids] : {std::pair{std::string("west"), shares.at("west")},
                                   std::pair{std::string("east"), shares.at("east")}}) {
     std::string share = header + "\n";
@@ -126,8 +126,17 @@ TEST_F(FleetConfigRun, HomeRouterGivesEachClusterItsOwnConfigsRunOnItsShare) {
     EXPECT_EQ(fleet_metric(fleet_run, name + ".queueing_delay_mean"),
               alone.result.metrics.queue_mean);
     EXPECT_EQ(fleet_metric(fleet_run, name + ".jobs"), 4.0);
+    gpu_seconds += alone.result.metrics.gpu_seconds;
+    window_jobs += static_cast<double>(alone.result.metrics.window_jobs);
     ++cluster_index;
   }
+  // Every job measured: the bounds and totals of the clusters' own runs.
+  const RunMetrics& m = fleet_run.result.metrics;
+  EXPECT_EQ(m.window_first, 0u);
+  EXPECT_EQ(m.window_last, 7u);
+  EXPECT_EQ(static_cast<double>(m.window_jobs), window_jobs);
+  EXPECT_EQ(window_jobs, 8.0);
+  EXPECT_EQ(m.gpu_seconds, gpu_seconds);
   // The clusters queue (else the test would not tell them apart): 4 GPUs of j2 wait for j0.
   EXPECT_GT(fleet_run.result.metrics.queue_mean, 0.0);
 }

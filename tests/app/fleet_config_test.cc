@@ -188,6 +188,21 @@ TEST_F(FleetConfigRun, RunWritesClusterMetricsAndJobColumns) {
   EXPECT_NE(header.find(",cluster,migrations_wan"), std::string::npos) << header;
 }
 
+TEST_F(FleetConfigRun, SettingsThatCannotActAreWarned) {
+  const auto warned = [&](const std::string& text) {
+    write("fleet.toml", text);
+    std::vector<std::string> keys;
+    for (const ConfigWarning& warning : config_warnings(load_run_config(path("fleet.toml"))))
+      keys.push_back(warning.key);
+    return keys;
+  };
+  // The links carry nothing before the rebalancer; the home column only serves `home`.
+  EXPECT_EQ(warned(fleet("home")), std::vector<std::string>{"fleet.links"});
+  std::string with_home = fleet("least_loaded");
+  with_home.insert(with_home.find("\n\n"), "\nhome_column = \"vc\"");
+  EXPECT_EQ(warned(with_home), (std::vector<std::string>{"fleet.home_column", "fleet.links"}));
+}
+
 std::string fleet_error_of(const std::string& text, const std::string& source) {
   try {
     parse_run_config(text, source, "");

@@ -15,6 +15,7 @@ struct FleetConfig {
   FleetSpec spec;  // homes empty: filled per workload (fleet_for_workload)
   // The job field naming each job's home cluster or region: "vc" or "user".
   std::string home_column = "vc";
+  bool home_column_set = false;  // given in the config (else the default): warned if idle
 };
 
 // `fleet`'s spec with each job's home taken from its home_column (a job whose field is empty

@@ -183,7 +183,10 @@ void parse_fleet(ConfigParse& parse, const toml::table& root, RunConfig& config)
   auto fleet = std::make_shared<FleetConfig>();
   FleetSpec& spec = fleet->spec;
   if (reader.has("router")) spec.router = parse.text(reader, "fleet.router");
-  if (reader.has("home_column")) fleet->home_column = parse.text(reader, "fleet.home_column");
+  if (reader.has("home_column")) {
+    fleet->home_column = parse.text(reader, "fleet.home_column");
+    fleet->home_column_set = true;
+  }
   for (const Named& region : named_tables(reader, "regions", source))
     spec.regions.push_back(parse_region(region, source, parse.base_dir()));
   for (const Named& cluster : named_tables(reader, "clusters", source)) {

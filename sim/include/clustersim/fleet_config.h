@@ -18,6 +18,10 @@ struct FleetConfig {
   bool home_column_set = false;  // given in the config (else the default): warned if idle
 };
 
+// Whether `spec`'s router reads the jobs' homes (the `home` router; said here once, beside the
+// column it reads, while router descriptors carry no such capability).
+bool fleet_router_reads_homes(const FleetSpec& spec);
+
 // `fleet`'s spec with each job's home taken from its home_column (a job whose field is empty
 // has no home: the `home` router names it). Homes are read only for the `home` router.
 FleetSpec fleet_for_workload(const FleetConfig& fleet, const Workload& workload);

@@ -137,7 +137,7 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
   // [fleet]: the home column is read by the `home` router only; the links carry nothing until
   // the rebalancer moves jobs between clusters.
   if (const FleetConfig* fleet = config.fleet.get()) {
-    if (fleet->home_column_set && fleet->spec.router != "home")
+    if (fleet->home_column_set && !fleet_router_reads_homes(fleet->spec))
       warn("fleet.home_column",
            "cannot act: only the `home` router reads it (router = \"" + fleet->spec.router + "\")");
     if (!fleet->spec.links.empty())

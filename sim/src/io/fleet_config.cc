@@ -264,9 +264,11 @@ void check_fleet_config(ConfigParse& parse, const toml::table& root, RunConfig& 
 
 }  // namespace io_internal
 
+bool fleet_router_reads_homes(const FleetSpec& spec) { return spec.router == "home"; }
+
 FleetSpec fleet_for_workload(const FleetConfig& fleet, const Workload& workload) {
   FleetSpec spec = fleet.spec;
-  if (spec.router != "home") return spec;
+  if (!fleet_router_reads_homes(spec)) return spec;
   const bool by_user = fleet.home_column == "user";
   spec.homes.reserve(workload.jobs.size());
   for (const JobSpec& job : workload.jobs) {

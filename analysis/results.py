@@ -230,8 +230,9 @@ def _table(group: h5py.Group, name: str, where: str, only: list[str] | None = No
 
 
 # The columns components add that the report reads too, where /jobs has them (the tables of
-# components.py and the slowdown CDF); num_gpus goes with ettr (ETTR by job size).
-_ADDED_JOB_COLUMNS = ("contention_slowdown", "ettr", "energy_kwh", "carbon_kg")
+# components.py, fleet.py and the slowdown CDF); num_gpus goes with ettr (ETTR by job size),
+# queue_delay with cluster (a fleet's queueing by router and cluster).
+_ADDED_JOB_COLUMNS = ("contention_slowdown", "ettr", "energy_kwh", "carbon_kg", "cluster")
 
 
 def _measured_jobs(group: h5py.Group, name: str, points: pd.DataFrame) -> pd.DataFrame:
@@ -244,6 +245,8 @@ def _measured_jobs(group: h5py.Group, name: str, points: pd.DataFrame) -> pd.Dat
     added = [c for c in _ADDED_JOB_COLUMNS if c in group]
     if "ettr" in added and "num_gpus" in group:
         added.append("num_gpus")
+    if "cluster" in added and "queue_delay" in group:  # a fleet's tables (fleet.py)
+        added.append("queue_delay")
     rows = group["point_id"].shape[0]
     windows = {"window_first", "window_last"} <= set(points.columns) and "job_index" in group
     if windows:

@@ -1,6 +1,7 @@
 #include "run_command.h"
 
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 
@@ -127,12 +128,18 @@ int run_command(const RunArguments& args) {
     if (args.json) std::cerr << "clustersim: measured " << measured << '\n';
   }
   if (args.json) {
-    std::cout << metrics_json(result.metrics) << '\n';
+    std::cout << metrics_json(result.metrics, run.cluster_metrics) << '\n';
   } else {
     std::cout << "clustersim run: " << config.source_name << "  (" << config.sim.scheduler.policy
               << ", " << config.sim.scheduler.placement << ", " << config.sim.cluster.total_gpus()
               << " GPUs, " << workload.jobs.size() << " jobs, " << seconds << " s)\n";
     write_summary(std::cout, result.metrics);
+    for (const auto& [name, value] : run.cluster_metrics) {  // a fleet's clusters
+      char text[32];
+      std::snprintf(text, sizeof text, "%.6g", value);
+      std::cout << name << std::string(name.size() < 26 ? 26 - name.size() : 1, ' ') << text
+                << '\n';
+    }
     if (!measured.empty()) std::cout << "measured            " << measured << '\n';
   }
   return 0;

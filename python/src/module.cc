@@ -147,6 +147,11 @@ void Codes::extend(std::span<const JobSpec> specs, std::string JobSpec::*member)
 
 std::shared_ptr<Simulation> make_simulation(const RunConfig& config,
                                             std::shared_ptr<const Workload> workload) {
+  // A fleet runs its clusters one after another (simulate_fleet): nothing to step yet.
+  if (config.fleet)
+    throw InputError(config.source_name, 0, "fleet",
+                     "a [fleet] config runs whole (clustersim.run); stepping a fleet comes with "
+                     "its one event loop");
   auto simulation = std::make_shared<Simulation>(config, std::move(workload));
   simulation->set_decider(nullptr);
   try {

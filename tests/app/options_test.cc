@@ -122,6 +122,11 @@ std::string custom_sample(const KeyDecl& key, const fs::path& dir) {
       {"power.gpu_idle_w", "{ generic = 50 }"},
       {"power.gpu_peak_w", "{ generic = 300 }"},
       {"mechanisms.failure_class", "{ gpu = { rate_per_h = 0.001, repair_h = 2 } }"},
+      {"fleet.router", "\"home\""},
+      {"fleet.home_column", "\"user\""},
+      {"fleet.regions", "[{ name = \"r\", carbon_g_per_kwh = 100 }, { name = \"s\" }]"},
+      {"fleet.clusters", "[{ name = \"c\", region = \"s\", nodes = 3 }]"},
+      {"fleet.links", "[{ from = \"r\", to = \"s\", bandwidth_gbps = 10 }]"},
   };
   if (key.name == "workload.catalog") return "\"" + kSource + "/profiles/serving/models.json\"";
   if (key.name == "throughput.profiles") return "\"" + kSource + "/profiles/v100\"";
@@ -181,8 +186,17 @@ void meet_condition(const KeyDecl& key, Tables& tables) {
 }
 
 // The config a key is read from: the base of its workload kind, its condition met.
+// A fleet's keys need a fleet: its clusters instead of [cluster] (fleet_config.cc).
+void make_fleet(const KeyDecl& key, Tables& tables) {
+  if (key.section() != "fleet") return;
+  tables.erase("cluster");
+  tables["fleet"]["regions"] = "[{ name = \"r\" }, { name = \"s\" }]";
+  tables["fleet"]["clusters"] = "[{ name = \"c\", region = \"r\", nodes = 2 }]";
+}
+
 Tables config_for(const KeyDecl& key) {
   Tables tables = key.applies == Applies::kDag ? dag_base() : training_base();
+  make_fleet(key, tables);
   meet_condition(key, tables);
   if (key.section() == "cluster.node_group[]") tables["cluster.node_group[]"]["nodes"] = "3";
   return tables;
@@ -256,7 +270,7 @@ TEST(Options, EveryKeyIsDeclaredOnceWithADocAndAnOwner) {
   EXPECT_EQ(keys.tables(),
             (std::vector<std::string>{"cluster", "workload", "scheduler", "throughput",
                                       "mechanisms", "sharing", "fabric", "power", "supply",
-                                      "serving", "metrics", "debug"}));
+                                      "serving", "metrics", "debug", "fleet"}));
 }
 
 // Each bound key, set to a value other than its default, reaches its field; left out, its field
@@ -359,7 +373,10 @@ TEST(Options, KeysOfTheOtherWorkloadKindAreErrorsNamingThem) {
     const WorkloadKind kind =
         key.applies == Applies::kTraining ? WorkloadKind::kDag : WorkloadKind::kTraining;
     Tables tables = kind == WorkloadKind::kDag ? dag_base() : training_base();
+    make_fleet(key, tables);
     std::string section(key.section()), field = key.name;
+    // A fleet's tables come together: the first present in declaration order is named.
+    if (key.name == "fleet.clusters" || key.name == "fleet.links") field = "fleet.regions";
     if (section == "cluster.node_group[]") {
       tables[section]["nodes"] = "1";
       field = "cluster.node_group[0]." + std::string(key.key());

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "clustersim/error.h"
@@ -41,6 +42,7 @@ enum class ArrivalOrder : std::uint8_t { kTrace, kShuffle };
 
 struct NodeList;
 class SideFileCache;  // side_file_cache.h
+struct FleetConfig;   // fleet_config.h
 
 struct WorkloadSource {
   // Exactly one of a trace file or a generator.
@@ -93,6 +95,9 @@ struct RunConfig {
   // parsed; its queries run beside this training workload (serving.h, make_mixed_serving). Null
   // otherwise.
   std::shared_ptr<const RunConfig> serving;
+  // [fleet]: the config runs as a fleet of clusters (fleet_config.h; simulate_fleet), `sim`'s
+  // cluster then being every cluster's nodes together. Null otherwise (one cluster, as ever).
+  std::shared_ptr<const FleetConfig> fleet;
 };
 
 // Parses config text. `base_dir` resolves relative paths. `overrides` are "section.key=value"
@@ -142,6 +147,9 @@ void apply_seed(RunConfig& config, std::uint64_t seed);
 struct ConfigRun {
   std::shared_ptr<const Workload> workload;  // what was simulated
   RunResult result;
+  // A fleet config's metrics beyond RunMetrics: per cluster `<cluster>.<metric>`
+  // (FleetResult::metrics without the fleet-wide ones, which `result` holds). Empty otherwise.
+  std::vector<std::pair<std::string, double>> cluster_metrics;
 };
 ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workload> workload);
 // What a trace read by load_workload depends on (format, path, reader options, time scale):

@@ -3,6 +3,8 @@
 
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "clustersim/job.h"
 #include "clustersim/metrics.h"
@@ -11,6 +13,9 @@ namespace clustersim {
 
 // One JSON object (single line) with the run metrics; keys are a contract.
 std::string metrics_json(const RunMetrics& metrics);
+// The same, then `extra` as further keys in their order (a fleet's `<cluster>.<metric>`).
+std::string metrics_json(const RunMetrics& metrics,
+                         const std::vector<std::pair<std::string, double>>& extra);
 // Header `job_id,submit_time,start_time,finish_time,jct,queue_delay,num_gpus,preemptions,...`.
 void write_jobs_csv(std::ostream& out, const std::vector<JobSpec>& specs, const RunResult& result);
 void write_timeseries_csv(std::ostream& out, const RunResult& result);

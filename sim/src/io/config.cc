@@ -36,6 +36,7 @@ const KeyRegistry& config_keys() {
     options::declare_generator_keys(workload);
     options::declare_catalog_keys(workload);
     options::declare_steady_state_keys(workload);
+    io_internal::declare_fleet_keys(workload);
     options::custom(workload, "workload.window", KeyType::kList)
         .item(KeyType::kInteger)
         .component("config")
@@ -100,7 +101,10 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
     if (std::find(tables.begin(), tables.end(), key.str()) == tables.end())
       throw InputError(source_name, value.source().begin.line, excerpt(key.str()), "unknown table");
   }
-  parse_cluster(parse, root, config.sim, config.node_list);
+  if (root.contains("fleet"))
+    parse_fleet(parse, root, config);
+  else
+    parse_cluster(parse, root, config.sim, config.node_list);
   config.workload = parse_workload(parse, root, config.sim.cluster);
   config.sim.window = config.workload.window;
   refuse_inapplicable(
@@ -129,6 +133,7 @@ RunConfig parse_run_config(const toml::table& root, const std::string& source_na
                      "workload.target_load",
                      "sets the time scale itself: give target_load or time_scale, not both");
   check_placement_study(config, root);
+  if (config.fleet) check_fleet_config(parse, root, config);
   io_internal::plan_measurement(config, steady_keys_set);
   if (!config.sim.serving.config.empty()) parse_mixed(config, root, side_files);
   return config;

@@ -7,6 +7,7 @@
 
 #include "clustersim/component.h"
 #include "clustersim/config.h"
+#include "clustersim/fleet_config.h"
 #include "clustersim/options.h"
 #include "clustersim/policy.h"
 #include "clustersim/power.h"
@@ -132,6 +133,16 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
   const auto warn = [&](std::string key, std::string message) {
     warnings.push_back({std::move(key), std::move(message)});
   };
+
+  // [fleet]: the home column is read by the `home` router only; the links carry nothing until
+  // the rebalancer moves jobs between clusters.
+  if (const FleetConfig* fleet = config.fleet.get()) {
+    if (fleet->home_column_set && !fleet_router_reads_homes(fleet->spec))
+      warn("fleet.home_column",
+           "cannot act: only the `home` router reads it (router = \"" + fleet->spec.router + "\")");
+    if (!fleet->spec.links.empty())
+      warn("fleet.links", "cannot act yet: no job moves between clusters until the rebalancer");
+  }
 
   // The placement study's keys, in time (departures = "trace"): nothing to drop, shuffle or
   // inflate there.

@@ -96,7 +96,15 @@ void parse_cluster(ConfigParse& parse, const toml::table& root, SimOptions& sim,
   const std::string& source = parse.source();
   const toml::table* table = subtable(root, "cluster", source);
   if (!table) throw InputError(source, 0, "cluster", "missing table [cluster]");
-  TableReader reader(table, "cluster", source);
+  parse_cluster_table(parse, *table, "cluster", {}, sim, node_list);
+}
+
+void parse_cluster_table(ConfigParse& parse, const toml::table& table, const std::string& where,
+                         const std::vector<std::string>& read_elsewhere, SimOptions& sim,
+                         std::shared_ptr<const NodeList>& node_list) {
+  const std::string& source = parse.source();
+  TableReader reader(&table, where, source);
+  for (const std::string& key : read_elsewhere) reader.node(key);
   ClusterSpec& spec = sim.cluster;
   NodeGroupSpec simple;  // [cluster]'s own nodes; node groups inherit its values
   parse.read_section(reader, "cluster", Targets{.sim = &sim, .group = &simple});
@@ -110,10 +118,11 @@ void parse_cluster(ConfigParse& parse, const toml::table& root, SimOptions& sim,
 
   if (const toml::node* groups = reader.node("node_group")) {
     const toml::array* array = groups->as_array();
-    if (!array) reader.fail("node_group", "expected an array of tables ([[cluster.node_group]])");
+    if (!array)
+      reader.fail("node_group", "expected an array of tables ([[" + where + ".node_group]])");
     for (std::size_t i = 0; i < array->size(); ++i) {
       const toml::table* group_table = array->get(i)->as_table();
-      const std::string section = "cluster.node_group[" + std::to_string(i) + "]";
+      const std::string section = where + ".node_group[" + std::to_string(i) + "]";
       if (!group_table)
         throw InputError(source, array->get(i)->source().begin.line, section, "expected a table");
       TableReader group_reader(group_table, section, source);
@@ -127,13 +136,13 @@ void parse_cluster(ConfigParse& parse, const toml::table& root, SimOptions& sim,
     }
   }
   if (spec.groups.empty())
-    reader.fail("nodes", "the cluster needs nodes (set nodes, or [[cluster.node_group]])");
+    reader.fail("nodes", "the cluster needs nodes (set nodes, or [[" + where + ".node_group]])");
   check_cluster_size(spec, reader);
 
   if (const toml::node* vcs = reader.node("vcs")) {
     const toml::table* vc_table = vcs->as_table();
     if (!vc_table) reader.fail("vcs", "expected a table of VC name = GPU quota");
-    TableReader vc_reader(vc_table, "cluster.vcs", source);
+    TableReader vc_reader(vc_table, where + ".vcs", source);
     for (const auto& [name, value] : *vc_table) {
       VcSpec vc;
       vc.name = std::string(name.str());

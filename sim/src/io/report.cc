@@ -8,7 +8,10 @@
 
 namespace clustersim {
 
-std::string metrics_json(const RunMetrics& m) {
+std::string metrics_json(const RunMetrics& m) { return metrics_json(m, {}); }
+
+std::string metrics_json(const RunMetrics& m,
+                         const std::vector<std::pair<std::string, double>>& extra) {
   // In schema order; values are full precision so results can be compared bit for bit.
   nlohmann::ordered_json json;
   for (const MetricField& field : run_metric_fields()) {
@@ -17,6 +20,7 @@ std::string metrics_json(const RunMetrics& m) {
     else
       json[std::string(field.name)] = m.*field.real;
   }
+  for (const auto& [name, value] : extra) json[name] = value;
   return json.dump();
 }
 

@@ -2,10 +2,12 @@
 // placement study (no time), or a Simulation (training, serving DAGs, or both on one cluster).
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "clustersim/config.h"
+#include "clustersim/fleet_config.h"
 #include "clustersim/placement_study.h"
 #include "clustersim/simulation.h"
 #include "io/internal/steady_state_config.h"
@@ -35,6 +37,44 @@ ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workloa
     arrived->skipped_rows = workload->skipped_rows;
     count_row_changes(*arrived, run.result.metrics);
     run.workload = std::move(arrived);
+    return run;
+  }
+  if (config.fleet) {  // [fleet]: the clusters' runs under the router (fleet_config.h)
+    const FleetSpec spec = fleet_for_workload(*config.fleet, *workload);
+    FleetResult fleet;
+    try {
+      fleet = simulate_fleet(spec, config.sim, workload->jobs);
+    } catch (const std::invalid_argument& error) {  // a job no cluster takes, or without a home
+      throw InputError(config.source_name, 0, "fleet", error.what());
+    }
+    run.result = std::move(fleet.fleet);
+    if (fleet.clusters.size() > 1) {
+      // simulate_fleet's fleet-wide metrics leave the measured population's bounds 0; a fleet
+      // measures every job, and the sweep's and the report's readers of /jobs keep the rows
+      // within [window_first, window_last]: the bounds, span and totals of the clusters' runs.
+      RunMetrics& m = run.result.metrics;
+      m.window_first = 0;
+      m.window_last = workload->jobs.empty() ? 0 : workload->jobs.size() - 1;
+      m.window_jobs = 0;
+      m.gpu_seconds = 0.0;
+      m.events = 0;
+      bool first = true;
+      for (const RunResult& cluster : fleet.clusters) {
+        const RunMetrics& c = cluster.metrics;
+        m.window_jobs += c.window_jobs;
+        m.gpu_seconds += c.gpu_seconds;
+        m.events += c.events;
+        if (cluster.jobs.empty()) continue;
+        m.measure_start = first ? c.measure_start : std::min(m.measure_start, c.measure_start);
+        m.measure_end = first ? c.measure_end : std::max(m.measure_end, c.measure_end);
+        first = false;
+      }
+    }
+    // The fleet-wide named metrics are RunMetrics fields already: only the clusters' go beside.
+    for (auto& [name, value] : fleet.metrics)
+      if (name.find('.') != std::string::npos) run.cluster_metrics.emplace_back(name, value);
+    run.workload = std::move(workload);
+    count_row_changes(*run.workload, run.result.metrics);
     return run;
   }
   // Training, serving (a DAG config: its queries on every GPU) or both (a mixed config): a

@@ -27,6 +27,7 @@
 #include "clustersim/failure_mix.h"
 #include "clustersim/failure_trace.h"
 #include "clustersim/fleet.h"
+#include "clustersim/fleet_config.h"
 #include "clustersim/generator.h"
 #include "clustersim/host.h"
 #include "clustersim/input_file.h"

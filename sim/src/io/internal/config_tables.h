@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "clustersim/config.h"
 #include "io/internal/config_reader.h"
@@ -16,6 +17,19 @@ namespace clustersim::io_internal {
 
 void parse_cluster(ConfigParse& parse, const toml::table& root, SimOptions& sim,
                    std::shared_ptr<const NodeList>& node_list);
+// A table of [cluster]'s keys (the fleet's clusters: [fleet.clusters.NAME]) into sim.cluster;
+// `where` names it in errors; `read_elsewhere`: keys of the table its caller reads.
+void parse_cluster_table(ConfigParse& parse, const toml::table& table, const std::string& where,
+                         const std::vector<std::string>& read_elsewhere, SimOptions& sim,
+                         std::shared_ptr<const NodeList>& node_list);
+// [fleet] (fleet_config.cc): the fleet's clusters, regions, links and router into config.fleet,
+// and config.sim.cluster = every cluster's nodes (the workload's load reference).
+void parse_fleet(ConfigParse& parse, const toml::table& root, RunConfig& config);
+void declare_fleet_keys(KeyRegistry& keys);  // [fleet]'s, fleet_config.cc
+// What a fleet cannot run yet, refused naming the key: a measurement window (the fleet measures
+// every job: [metrics] steady_state defaults to "off" with [fleet]), the placement study, DAG
+// and mixed serving workloads.
+void check_fleet_config(ConfigParse& parse, const toml::table& root, RunConfig& config);
 // `cluster`: its GPUs are the load's reference; a generator's `vc_quotas = "weights"` sets its
 // VCs.
 WorkloadSource parse_workload(ConfigParse& parse, const toml::table& root, ClusterSpec& cluster);

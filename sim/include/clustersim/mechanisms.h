@@ -168,9 +168,9 @@ struct MechanismOptions {
   // a wait for a repair overlaps it) plus rescheduling (restart_reschedule_s). 0 and 0: restore
   // only. Hot spares: the last hot_spares nodes are held back idle at the start. When a failure
   // class interrupts jobs, as many spares as nodes it took from them are handed over (given
-  // back to the ledger) once the failure is detected, so a gang that fills the rest of the
-  // cluster restarts on them; each repaired node refills the pool (held back again) while it is
-  // short.
+  // back to the ledger) at once, so a gang that fills the rest of the cluster restarts on them
+  // (and pays detection there, holding them, as its healthy nodes would be held); each repaired
+  // node refills the pool (held back again) while it is short.
   int hot_spares = 0;
   double restart_detect_s = 0.0;
   double restart_reschedule_s = 0.0;

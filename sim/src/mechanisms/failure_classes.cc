@@ -156,7 +156,6 @@ void FailureClasses::attach(Host& host) {
   fail_ = host.add_timer_kind(*this, TimerPhase::kBeforeArrivals);
   up_ = host.add_timer_kind(*this, TimerPhase::kBeforeArrivals);
   job_fail_ = host.add_timer_kind(*this, TimerPhase::kBeforeArrivals);
-  hand_over_ = host.add_timer_kind(*this, TimerPhase::kBeforeArrivals);
   quarantine_end_ = host.add_timer_kind(*this, TimerPhase::kBeforeArrivals);
   lemon_.clear();
   recent_failures_.clear();
@@ -346,8 +345,6 @@ void FailureClasses::on_timer(const Timer& timer) {
     unit_fails(timer.tag, timer.subject);
   } else if (timer.kind == up_) {
     domain_repaired(timer.tag, timer.subject);
-  } else if (timer.kind == hand_over_) {
-    hand_over_spares(timer.tag);
   } else if (timer.kind == quarantine_end_) {
     plan_.clear();
     plan_.node_up(timer.subject);
@@ -407,8 +404,10 @@ void FailureClasses::unit_fails(std::size_t index, std::uint32_t unit) {
     }
   }
   host_->apply(plan_);
-  if (hot_spares_ > 0 && nodes_taken_from_jobs > 0)
-    host_->schedule(view.now() + detect_s_, hand_over_, 0, nodes_taken_from_jobs);
+  // Spares go to the failed jobs at once: a gang's healthy nodes would stay allocated to it
+  // while the failure is detected, and its restart pays detection there (held, as restart). A
+  // later hand-over would let waiting jobs backfill the nodes the gang gave back meanwhile.
+  if (hot_spares_ > 0 && nodes_taken_from_jobs > 0) hand_over_spares(nodes_taken_from_jobs);
   double repair_s = spec.repair_h * 3600.0;
   if (spec.repair_exponential) repair_s *= unit_exponential(processes_[index].rng);
   host_->schedule(view.now() + repair_s, up_, unit, static_cast<std::uint32_t>(index));
@@ -591,7 +590,8 @@ void declare_failure_class_keys(KeyRegistry& keys) {
       .range(0, 1000000)
       .doc(
           "Nodes held back idle (the last ones); a class failure that takes nodes from jobs hands "
-          "as many over once detected (`restart_detect_s`); repaired nodes refill the pool.");
+          "as many over at once (the restart pays detection there); repaired nodes refill the "
+          "pool.");
   mechanism_key(
       keys, "failure_classes", "restart_detect_s",
       [](auto& o) -> auto& { return o.mechanisms.restart_detect_s; })
@@ -599,7 +599,7 @@ void declare_failure_class_keys(KeyRegistry& keys) {
       .doc(
           "Seconds from a class failure until it is detected: every restart of a job it failed "
           "(on spares, other free nodes or after a repair) pays what is left of it, charged as "
-          "restore; hot spares are handed over then.");
+          "restore.");
   mechanism_key(
       keys, "failure_classes", "restart_reschedule_s",
       [](auto& o) -> auto& { return o.mechanisms.restart_reschedule_s; })

@@ -14,8 +14,8 @@
 //
 // Recovery and node health (MechanismOptions says more): every restart of a job a class failed
 // pays detection (overlapping any wait since the failure) + rescheduling + restore; hot spares
-// held back idle (their GPUs held outside jobs) and handed over once a failure that takes nodes
-// from jobs is detected, refilled by repaired nodes; lemon nodes whose GPU and node units fail
+// held back idle (their GPUs held outside jobs) and handed over when a failure takes nodes from
+// jobs, refilled by repaired nodes; lemon nodes whose GPU and node units fail
 // faster; a quarantine that drains a node failing too often (an outage nested in its repair).
 //
 // It counts interruptions (a job failed by a class) by cause, and from its side tables (sized by
@@ -116,10 +116,10 @@ class FailureClasses : public Mechanism {
   // switch in turn, leaf l's from leaf_first_[l] to leaf_first_[l + 1] (only with a leaf class).
   std::vector<std::uint32_t> node_ids_, leaf_nodes_, leaf_first_;
   Host* host_ = nullptr;
-  TimerKind fail_ = 0, up_ = 0, job_fail_ = 0, hand_over_ = 0;
+  TimerKind fail_ = 0, up_ = 0, job_fail_ = 0;
   int hot_spares_ = 0;  // the pool's size
-  // Restarts: spares are handed over once a failure is detected; every restart of a job a class
-  // failed pays what is left of detection and rescheduling (Plan::delay_restart).
+  // Restarts: every restart of a job a class failed pays what is left of detection and
+  // rescheduling (Plan::delay_restart).
   double detect_s_ = 0.0, reschedule_s_ = 0.0;
   std::vector<std::uint32_t> spares_;  // nodes held back now
   std::vector<char> is_spare_;         // by node (only with spares)

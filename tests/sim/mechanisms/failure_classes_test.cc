@@ -193,13 +193,12 @@ TEST(FailureClasses, AJobLevelFailureRollsTheJobBackWithoutANodeOutage) {
 
 // Three nodes of 2 GPUs, the last held back as a hot spare; a 4-GPU job fills nodes 0 and 1,
 // saving every 40 s of running (5 s a save; restore 10 s). Node 1 fails at 100 (repair 1 h):
-// saves ended at 45 and 90, so 10 s are lost. The failure is detected 30 s later: the spare is
-// handed over at 130 and the job restarts on nodes 0 and 2 at once, pays rescheduling (20 s)
-// and its restore (10 s) until 160, then runs its 920 s left with 22 saves: done at
-// 160 + 920 + 22 * 5 = 1190. Its 4 GPUs waited 30 s (detection) and paused 30 s (restart).
-// Without the spare but with node 2 free (a cold restart) it restarts there at 100 and pays
-// detection + rescheduling + restore (60 s) held: done at 1190 too, no wait. With no node to
-// spare it waits for the repair (3,700), which overlaps detection: rescheduling + restore.
+// saves ended at 45 and 90, so 10 s are lost. The spare is handed over at once: the job
+// restarts on nodes 0 and 2 at 100 and pays detection (30 s), rescheduling (20 s) and its
+// restore (10 s) until 160, then runs its 920 s left with 22 saves: done at
+// 160 + 920 + 22 * 5 = 1190, without waiting; its 4 GPUs paused 60 s (restart). Without the
+// spare but with node 2 free (a cold restart) the same: 1190. With no node to spare it waits
+// for the repair (3,700), which overlaps detection: rescheduling + restore.
 TEST(FailureClasses, EveryRestartPaysDetectionReschedulingAndRestore) {
   SimOptions options = testing::small_cluster(3, 2, 4);
   options.mechanisms.checkpoint_interval_s = 40;
@@ -213,8 +212,8 @@ TEST(FailureClasses, EveryRestartPaysDetectionReschedulingAndRestore) {
   EXPECT_EQ(spare.jobs[0].failures, 1);
   EXPECT_DOUBLE_EQ(spare.jobs[0].lost_gpu_seconds, 4 * 10.0);
   EXPECT_DOUBLE_EQ(spare.jobs[0].finish_time, 1190.0);
-  EXPECT_DOUBLE_EQ(spare.metrics.gpu_hours_lost_waiting, 4 * 30.0 / 3600);
-  EXPECT_DOUBLE_EQ(spare.metrics.gpu_hours_lost_restart, 4 * (20.0 + 10.0) / 3600);
+  EXPECT_DOUBLE_EQ(spare.metrics.gpu_hours_lost_waiting, 0.0);
+  EXPECT_DOUBLE_EQ(spare.metrics.gpu_hours_lost_restart, 4 * (30.0 + 20.0 + 10.0) / 3600);
   EXPECT_EQ(spare.metrics.interruptions_host, 1u);
 
   options.mechanisms.hot_spares = 0;  // cold: node 2 is free, so it restarts at once there
@@ -747,9 +746,9 @@ TEST(FailureMetrics, EttrAndMttfByJobSize) {
   EXPECT_EQ(internal::job_size_bucket(513), 4);
 }
 
-// The hot-spare case above with a 0.1 h repair: the spare idles 0..130, replaces node 1 from
-// its hand-over at 130 (detection) until node 1 is back at 460 and refills the pool, then idles
-// until the run ends at 1,190: 330 node-seconds replacing of 1,190. Without a failure it only
+// The hot-spare case above with a 0.1 h repair: the spare idles 0..100, replaces node 1 from
+// its hand-over at 100 until node 1 is back at 460 and refills the pool, then idles until the
+// run ends at 1,190: 360 node-seconds replacing of 1,190. Without a failure it only
 // idles: 0.
 TEST(FailureMetrics, SpareUtilisationIsTheShareOfPoolTimeReplacingFailedNodes) {
   SimOptions options = testing::small_cluster(3, 2, 4);
@@ -762,7 +761,7 @@ TEST(FailureMetrics, SpareUtilisationIsTheShareOfPoolTimeReplacingFailedNodes) {
   const RunResult spare = run_scripted(options, {failure_class(FailureCause::kHost, 0.1)},
                                        {{{0, 1}, {100.0}}}, {job("a", 0, 4, 1000)});
   EXPECT_DOUBLE_EQ(spare.jobs[0].finish_time, 1190.0);
-  EXPECT_DOUBLE_EQ(spare.metrics.spare_util, 330.0 / 1190.0);
+  EXPECT_DOUBLE_EQ(spare.metrics.spare_util, 360.0 / 1190.0);
   const RunResult idle =
       run_scripted(options, {failure_class(FailureCause::kHost, 0.1)}, {}, {job("a", 0, 4, 1000)});
   EXPECT_EQ(idle.metrics.spare_util, 0.0);

@@ -255,6 +255,43 @@ TEST(FailureClasses, AJobLevelRestartPaysDetectionAndReschedulingToo) {
   EXPECT_DOUBLE_EQ(result.metrics.gpu_hours_lost_restart, 60.0 / 3600);
 }
 
+// A restart delay is part of a failure: a plan that carries one for a job it does not fail is
+// refused whole (PlanError), and the job runs on untouched.
+class DelayWithoutFailure final : public Mechanism {
+ public:
+  std::string_view name() const override { return "delay_without_failure"; }
+  void attach(Host& host) override {
+    host_ = &host;
+    kind_ = host.add_timer_kind(*this, TimerPhase::kBeforeArrivals);
+  }
+  void start() override { host_->schedule(10.0, kind_); }
+  void on_timer(const Timer&) override {
+    Plan plan;
+    plan.delay_restart(0, 20.0, 5.0);
+    try {
+      host_->apply(plan);
+    } catch (const PlanError& error) {
+      refused = error.what();
+    }
+  }
+  std::string refused;
+
+ private:
+  Host* host_ = nullptr;
+  TimerKind kind_ = 0;
+};
+
+TEST(FailureClasses, ARestartDelayWithoutItsFailureIsRefused) {
+  Simulation simulation(testing::small_cluster(1, 1), {job("a", 0, 1, 100)});
+  auto mechanism = std::make_unique<DelayWithoutFailure>();
+  DelayWithoutFailure& delay = *mechanism;
+  simulation.add_mechanism(std::move(mechanism));
+  const RunResult result = simulation.run();
+  EXPECT_NE(delay.refused.find("restart delay for a job the plan does not fail"),
+            std::string::npos);
+  EXPECT_DOUBLE_EQ(result.jobs[0].finish_time, 100.0);
+}
+
 // Four one-GPU nodes, half of them lemons that fail 4x as often: every node draws an up-time of
 // 400 s, so the two lemons fail at 100 (repair 36 s) and the others would at 400. One 200 s job
 // on each node: the two on lemons lose 100 s, run again on them from 136 and finish at 336, the

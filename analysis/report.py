@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import components, findings, fleet
+from . import components, findings, fleet, reliability
 from . import metrics as metric_table
 from . import tables
 from .results import MEASURED_JOBS, AnalysisError, Results, load
@@ -180,6 +180,7 @@ def _build(results: Results, options: ReportOptions, choices: Choices, folder: s
     table_sections = _page_sections(results, shown, options.confidence, choices.baseline, unit)
     table_sections += components.sections(results, choices.series)  # columns components add
     table_sections += fleet.sections(results)  # a fleet's routers and clusters (its /jobs columns)
+    table_sections += reliability.sections(results)  # where failure classes interrupted jobs
     opening = findings.findings(results, table, choices.x, choices.baseline, options.confidence)
     cautions = findings.warnings(results)
     latex = _write_latex(results, table_sections, folder)
@@ -216,6 +217,7 @@ def _build(results: Results, options: ReportOptions, choices: Choices, folder: s
     slowdown = plots.slowdown_cdf(results, everything, folder)
     if slowdown:
         figures.append(slowdown)
+    figures += reliability.plots(results, folder)
     if choices.x:
         by_x = plots.Layout(results, choices.series, choices.x)
         ok = results.ok

@@ -3,19 +3,22 @@
 spares x lemon share (sweep/examples/reliability/study.toml; its README has the numbers).
 
   /usr/bin/python3 scripts/reliability_study.py --write-workload   # study_jobs.csv, seeded
-  /usr/bin/python3 scripts/reliability_study.py [--grid GRID] [--binary CLUSTERSIM] [--jobs 2]
+  /usr/bin/python3 scripts/reliability_study.py [--grid GRID]... [--binary CLUSTERSIM] [--jobs 2]
 
-The second form runs every point of the grid with `clustersim run GRID --point N --json`, as the
-sweep runs them, and prints per configuration the means over its replicates (paired seeds): the
+The second form runs every point of the grids (study.toml and its asynchronous arm,
+study_async.toml, by default) with `clustersim run GRID --point N --json`, as the sweep runs
+them, and prints per configuration the means over its replicates (paired seeds): the
 pretraining job's ETTR (`ettr_mean.size_over_512`: it is the one job above 512 GPUs), the
 background jobs' (`ettr_mean.size_*`, weighted by their counts is not known here: their buckets'
-plain mean), its interruptions, the GPU-hours lost by kind and the spares' utilisation.
+plain mean), its interruptions (in all and by cause), the GPU-hours lost by kind and the
+spares' utilisation.
 """
 import argparse
 import concurrent.futures
 import math
 import os
 import random
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STUDY = os.path.join(ROOT, "sweep/examples/reliability")
@@ -65,36 +68,66 @@ from reliability_interval_study import list_points, run_point  # noqa: E402
 
 AXES = ["mechanisms.checkpoint_policy", "mechanisms.checkpoint_write", "mechanisms.hot_spares",
         "mechanisms.lemon_share"]
+# What a grid sets outside its axes: study_async.toml's points are study.toml's with these.
+ASYNC_ONLY = {"mechanisms.checkpoint_policy": "young_daly", "mechanisms.checkpoint_write": "async",
+              "mechanisms.checkpoint_snapshot_s": 6}
 COLUMNS = [("ettr_mean.size_over_512", "job ETTR", "%.4f"),
            ("ettr_mean", "all jobs' ETTR", "%.4f"),
            ("interruptions", "interruptions", "%.1f"),
            ("gpu_hours_lost.rollback", "GPU-h rolled back", "%.0f"),
-           ("gpu_hours_lost.restart", "GPU-h restoring", "%.0f"),
+           ("gpu_hours_lost.restart", "GPU-h restarting", "%.0f"),
            ("gpu_hours_lost.checkpoint", "GPU-h saving", "%.0f"),
            ("gpu_hours_lost.waiting", "GPU-h waiting", "%.0f"),
            ("spare_util", "spare util", "%.3f"),
            ("jct_mean", "mean JCT (h)", "%.2f")]
+CAUSES = ["gpu", "gpu_memory", "nic", "host", "switch", "power", "software", "maintenance"]
+
+
+def mean_of(runs, name):
+    """The mean over the replicates that have a value (a metric with none is null: None)."""
+    values = [m[name] / (3600.0 if name == "jct_mean" else 1.0) for m in runs
+              if m.get(name) is not None]
+    return sum(values) / len(values) if values else float("nan")
 
 
 def summarise(points, results):
     by_config = {}
     for point, metrics in zip(points, results):
-        key = tuple(point.get(axis, "-") for axis in AXES)
+        key = tuple(str(point.get(axis, "-")) for axis in AXES)
         by_config.setdefault(key, []).append(metrics)
     print("| policy | write | spares | lemons | " + " | ".join(c[1] for c in COLUMNS) + " |")
     print("|" + "---|" * (len(AXES) + len(COLUMNS)))
     for key, runs in by_config.items():
-        cells = []
-        for name, _, fmt in COLUMNS:
-            values = [m[name] / (3600.0 if name == "jct_mean" else 1.0) for m in runs]
-            cells.append(fmt % (sum(values) / len(values)))
+        cells = [fmt % mean_of(runs, name) for name, _, fmt in COLUMNS]
         print("| " + " | ".join(key) + " | " + " | ".join(cells) + " |")
-    print("(%d points, %d seeds a configuration)" % (len(points), len(results) // len(by_config)))
+    print("(%d points, %d seeds a configuration)\n" % (len(points), len(results) // len(by_config)))
+    print("Interruptions by cause (`interruptions.<cause>`, all jobs, means):\n")
+    print("| policy | write | spares | lemons | " + " | ".join(CAUSES) + " |")
+    print("|" + "---|" * (len(AXES) + len(CAUSES)))
+    for key, runs in by_config.items():
+        cells = ["%.1f" % mean_of(runs, "interruptions." + cause) for cause in CAUSES]
+        print("| " + " | ".join(key) + " | " + " | ".join(cells) + " |")
+
+
+def strip(text, keys):
+    """A grid's text without its header comments, [sweep] table and `keys` lines."""
+    body = text[text.index("[cluster]"):text.index("[sweep]")]
+    return "\n".join(line for line in body.splitlines()
+                     if line.split("=")[0].strip() not in keys)
+
+
+def check_async_grid(grid, async_grid):
+    """study_async.toml must be study.toml but for the async keys (so their points pair)."""
+    with open(grid) as a, open(async_grid) as b:
+        short = {key.split(".")[-1] for key in ASYNC_ONLY}
+        if strip(a.read(), short) != strip(b.read(), short):
+            sys.exit("%s differs from %s outside the asynchronous keys" % (async_grid, grid))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--grid", default=os.path.join(STUDY, "study.toml"))
+    parser.add_argument("--grid", action="append", help="a grid (default: study.toml and "
+                        "study_async.toml, its asynchronous arm)")
     parser.add_argument("--binary", default=os.environ.get(
         "CLUSTERSIM", os.path.join(ROOT, "build/bin/clustersim")))
     parser.add_argument("--jobs", type=int, default=2)
@@ -103,9 +136,19 @@ def main():
     if args.write_workload:
         write_workload(os.path.join(STUDY, "study_jobs.csv"))
         return
-    points = list_points(args.binary, args.grid)
-    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(lambda p: run_point(args.binary, args.grid, p), points))
+    grids = args.grid or [os.path.join(STUDY, "study.toml"), os.path.join(STUDY, "study_async.toml")]
+    if not args.grid:
+        check_async_grid(*grids)
+    points, results = [], []
+    for grid in grids:
+        listed = list_points(args.binary, grid)
+        asynchronous = os.path.basename(grid) == "study_async.toml"
+        for point in listed:  # the grids' fixed settings, shown as axes
+            point.setdefault("mechanisms.checkpoint_policy", "young_daly")
+            point.setdefault("mechanisms.checkpoint_write", "async (6 s)" if asynchronous else "sync")
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            results += list(pool.map(lambda p, g=grid: run_point(args.binary, g, p), listed))
+        points += listed
     summarise(points, results)
 
 

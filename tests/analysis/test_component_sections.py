@@ -70,3 +70,51 @@ def test_slowdown_cdf_samples_are_the_finite_values():
     assert set(by_policy) == {"fifo", "srtf"}
     assert np.array_equal(by_policy["fifo"], [1.0, 1.25, 2.0])
     assert np.array_equal(by_policy["srtf"], [1.0, 1.5])
+
+
+def _study(interrupted: bool = True) -> Results:
+    # Two settings (hot_spares 0 / 8; the policy fixed) x 2 replicates, and a failed point.
+    n = 5
+    points = pd.DataFrame({
+        "point_id": range(n), "config_id": [0, 0, 1, 1, 1], "replicate": [0, 1, 0, 1, 2],
+        "seed": [1, 2, 1, 2, 3], "status": ["ok", "ok", "ok", "ok", "failed"],
+        "mechanisms.checkpoint_policy": ["young_daly"] * n, "mechanisms.hot_spares": [0, 0, 8, 8, 8],
+        "jct_mean": [1.0] * n,
+        "ettr_mean": [0.8, 0.9, 0.95, 0.85, 0.0],
+        "ettr_mean.size_over_512": [0.7, NAN, 0.9, 0.8, 0.0],  # one replicate without a value
+        "gpu_hours_lost.rollback": [10.0, 20.0, 4.0, 6.0, 0.0],
+        "gpu_hours_lost.restart": [1.0, 3.0, 2.0, 2.0, 0.0],
+        "gpu_hours_lost.checkpoint": [5.0, 5.0, 5.0, 5.0, 0.0],
+        "gpu_hours_lost.waiting": [8.0, 0.0, 1.0, 1.0, 0.0],
+        "interruptions": [4, 6, 3, 5, 0] if interrupted else [0] * n,
+        "interruptions.gpu": [2, 4, 1, 3, 0] if interrupted else [0] * n,
+        "interruptions.switch": [2, 2, 2, 2, 0] if interrupted else [0] * n})
+    attrs = {"points_total": n, "paired_seeds": True, "replicates": 3, "warnings": "[]"}
+    axes = ["mechanisms.checkpoint_policy", "mechanisms.hot_spares"]
+    return Results("made.h5", points, axes, [c for c in points.columns[7:]], attrs, None, None)
+
+
+def test_reliability_means_per_setting():
+    from analysis import reliability
+    table = reliability.by_setting(_study())
+    # The policy does not vary: a setting is its hot_spares; the failed point is left out.
+    assert list(table["setting"]) == ["hot_spares=0", "hot_spares=8"]
+    assert list(table["points"]) == [2, 2]
+    assert np.allclose(table["ettr_mean"], [0.85, 0.90])
+    assert np.allclose(table["ettr_mean.size_over_512"], [0.7, 0.85])  # NaN left out of its mean
+    assert np.allclose(table["gpu_hours_lost.rollback"], [15.0, 5.0])
+    assert np.allclose(table["gpu_hours_lost.waiting"], [4.0, 1.0])
+    assert np.allclose(table["interruptions.gpu"], [3.0, 2.0])
+    assert "interruptions.nic" not in table.columns  # not in the file: not shown
+    lost, causes = reliability.sections(_study())
+    assert lost.header[:4] == ["setting", "points", "ETTR, all jobs", "ETTR, jobs > 512 GPUs"]
+    assert lost.rows[0][:2] == ["hot_spares=0", "2"]
+    assert causes.header == ["setting", "all", "gpu", "switch"]
+    assert causes.rows[1] == ["hot_spares=8", "4.000", "2.000", "2.000"]
+
+
+def test_no_reliability_part_without_interruptions():
+    from analysis import reliability
+    assert reliability.by_setting(_study(interrupted=False)) is None
+    assert reliability.sections(_study(interrupted=False)) == []
+    assert reliability.plots(_study(interrupted=False), "/nonexistent") == []

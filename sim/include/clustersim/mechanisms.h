@@ -162,11 +162,15 @@ struct MechanismOptions {
   // many GPUs (0: the cluster's), with one job running (what kJobHour rates are counted over).
   double failure_mix_days = 0.0;
   double failure_mix_gpus = 0.0;
-  // Hot spares: the last hot_spares nodes are held back idle at the start. When a failure class
-  // interrupts jobs, as many spares as nodes it took from them are handed over (given back to
-  // the ledger) once the failure is detected and the job rescheduled (restart_detect_s +
-  // restart_reschedule_s), so a gang that fills the rest of the cluster restarts on them; each
-  // repaired node refills the pool (held back again) while it is short.
+  // Restarts: every restart of a job a failure class interrupted, wherever it runs (hot spares,
+  // other free nodes, its nodes after a repair; in place when it shrinks), pays a pause charged
+  // as restore beside its restore: what is left of detection (restart_detect_s from the failure:
+  // a wait for a repair overlaps it) plus rescheduling (restart_reschedule_s). 0 and 0: restore
+  // only. Hot spares: the last hot_spares nodes are held back idle at the start. When a failure
+  // class interrupts jobs, as many spares as nodes it took from them are handed over (given
+  // back to the ledger) at once, so a gang that fills the rest of the cluster restarts on them
+  // (and pays detection there, holding them, as its healthy nodes would be held); each repaired
+  // node refills the pool (held back again) while it is short.
   int hot_spares = 0;
   double restart_detect_s = 0.0;
   double restart_reschedule_s = 0.0;

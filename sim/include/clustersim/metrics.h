@@ -201,9 +201,10 @@ struct RunMetrics {
   double contention_gpu_hours_lost = 0;
   double link_util_leaf = 0;
   double link_util_spine = 0;
-  // Failure classes by job size (GPUs 1, 2-8, 9-64, 65-512, over 512; 0 for a bucket with no
-  // such job): ettr_mean over the bucket's measured finished jobs, and the mean time to failure,
-  // the bucket's running time (GPU-seconds held / GPUs) over its interruptions (0: none).
+  // Failure classes by job size (GPUs 1, 2-8, 9-64, 65-512, over 512; 0 without failure
+  // classes): ettr_mean over the bucket's measured finished jobs (NaN, no value, without one),
+  // and the mean time to failure, the bucket's running time (GPU-seconds held / GPUs) over its
+  // interruptions (NaN without one).
   double ettr_mean_size_1 = 0, ettr_mean_size_2_8 = 0, ettr_mean_size_9_64 = 0,
          ettr_mean_size_65_512 = 0, ettr_mean_size_over_512 = 0;
   double mttf_h_size_1 = 0, mttf_h_size_2_8 = 0, mttf_h_size_9_64 = 0, mttf_h_size_65_512 = 0,

@@ -74,10 +74,21 @@ class Plan {
     CapacityAction action = CapacityAction::kNodeDown;
   };
 
+  // A job this plan fails pays, when it next starts (or restores in place on what it keeps), a
+  // pause beside its restore, charged as restore: until `detected_at` (when the failure is
+  // detected; nothing of it once that has passed, e.g. while the job waited for a repair) plus
+  // `reschedule_s` (relaunching it). Restarts without one pay only their restore.
+  struct RestartDelay {
+    std::uint32_t job = 0;
+    double detected_at = 0.0;  // on the simulation's clock
+    double reschedule_s = 0.0;
+  };
+
   void clear() {
     changes_.clear();
     grants_.clear();
     capacity_.clear();
+    restart_delays_.clear();
   }
   bool empty() const { return changes_.empty() && capacity_.empty(); }
   // Opens the entry of `job`: the grants added until the next set() are what it holds after the
@@ -89,6 +100,10 @@ class Plan {
   // checkpoint (Action::kSave; no grants follow).
   void fail(std::uint32_t job) {
     changes_.push_back({job, static_cast<std::uint32_t>(grants_.size()), 0, Action::kFail});
+  }
+  // The restart delay of a job failed in this plan (the engine checks that it is).
+  void delay_restart(std::uint32_t job, double detected_at, double reschedule_s) {
+    restart_delays_.push_back({job, detected_at, reschedule_s});
   }
   void save(std::uint32_t job) {
     changes_.push_back({job, static_cast<std::uint32_t>(grants_.size()), 0, Action::kSave});
@@ -117,11 +132,13 @@ class Plan {
   std::span<const Grant> grants(const Change& change) const {
     return {grants_.data() + change.first_grant, change.grant_count};
   }
+  std::span<const RestartDelay> restart_delays() const { return restart_delays_; }
 
  private:
   std::vector<Change> changes_;
   std::vector<Grant> grants_;
   std::vector<CapacityChange> capacity_;
+  std::vector<RestartDelay> restart_delays_;
 };
 
 }  // namespace clustersim

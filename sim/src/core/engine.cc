@@ -45,6 +45,7 @@ void Engine::apply(const Plan& plan) {
   ++apply_number_;
   for (const auto& change : plan.changes()) check_change(plan, change);
   if (!plan.capacity_changes().empty()) check_capacity(plan);
+  if (!plan.restart_delays().empty()) owe_restart_delays(plan);
   // Free before grant: a failure, a stop without checkpoint time and a change give back what
   // they held. (Each stop's checkpoint time is found here, in plan order: an empirical one is a
   // draw.)
@@ -275,12 +276,42 @@ void Engine::start_job(JobState& job) {
   record.queue_delay += now_ - job.phase_since;
   if (record.start_time < 0.0) record.start_time = now_;
   job.held_since = now_;
-  if (job.has_checkpoint) {
-    pause(job, OverheadKind::kRestore,
-          overheads_.seconds(OverheadKind::kRestore, job.index, *job.spec));
+  bool pays = false;
+  const double pause_s = restart_pause_s(job, pays);
+  if (pays) {
+    pause(job, OverheadKind::kRestore, pause_s);
   } else {
     begin_running(job.index);
   }
+}
+
+double Engine::restart_pause_s(JobState& job, bool& pays) {
+  pays = job.has_checkpoint;
+  double seconds = pays ? overheads_.seconds(OverheadKind::kRestore, job.index, *job.spec) : 0.0;
+  if (owed_restarts_.empty() || job.index >= owed_restarts_.size()) return seconds;
+  OwedRestart& owed = owed_restarts_[job.index];
+  if (!owed.owed) return seconds;
+  // Detection runs from the failure on (a wait for a repair overlaps it); relaunching follows.
+  const double delay = std::max(0.0, owed.detected_at - now_) + owed.reschedule_s;
+  owed.owed = false;
+  if (delay > 0.0) pays = true;
+  return seconds + delay;
+}
+
+void Engine::owe_restart_delays(const Plan& plan) {
+  for (const Plan::RestartDelay& delay : plan.restart_delays()) {
+    bool failed = false;
+    for (const auto& change : plan.changes())
+      failed = failed || (change.job == delay.job && change.action == Plan::Action::kFail);
+    if (!failed) throw PlanError("plan: a restart delay for a job the plan does not fail");
+    if (!(delay.reschedule_s >= 0.0) || !std::isfinite(delay.reschedule_s) ||
+        !std::isfinite(delay.detected_at))
+      throw PlanError("plan: job '" + jobs_[delay.job].spec->id +
+                      "': a restart delay must be finite and >= 0");
+  }
+  if (owed_restarts_.size() < jobs_.size()) owed_restarts_.resize(jobs_.size());
+  for (const Plan::RestartDelay& delay : plan.restart_delays())
+    owed_restarts_[delay.job] = {delay.detected_at, delay.reschedule_s, true};
 }
 
 void Engine::stop_job(JobState& job, double checkpoint_seconds, bool lease_ends) {
@@ -340,9 +371,10 @@ void Engine::fail_job(JobState& job, std::span<const Grant> kept) {
   set_rate(job);
   // Restarted in place, as from the queue but without waiting: from its last save, if any.
   job.phase = JobPhase::kWaiting;
-  if (job.has_checkpoint) {
-    pause(job, OverheadKind::kRestore,
-          overheads_.seconds(OverheadKind::kRestore, job.index, *job.spec));
+  bool pays = false;
+  const double pause_s = restart_pause_s(job, pays);
+  if (pays) {
+    pause(job, OverheadKind::kRestore, pause_s);
   } else {
     begin_running(job.index);
   }

@@ -150,6 +150,11 @@ class Engine final : public View, public Host {
   void take_holding(JobState& job, std::span<const Grant> grants);
   void drop_holding(JobState& job);
   void start_job(JobState& job);
+  // A (re)start's pause: its restore when it has a save, plus what a failure's restart delay
+  // left it owing (Plan::delay_restart), which it pays off here. Sets `pays` when it pauses.
+  double restart_pause_s(JobState& job, bool& pays);
+  // The plan's restart delays, checked (each of a job the plan fails) and owed by their jobs.
+  void owe_restart_delays(const Plan& plan);
   // lease_ends: a time-share lease's end (plan.h's Plan::Lease), counted as a lease change.
   void stop_job(JobState& job, double checkpoint_seconds, bool lease_ends);
   // `kept`: what an elastic job shrinking on failure keeps (empty: it waits again).
@@ -286,6 +291,14 @@ class Engine final : public View, public Host {
     bool active = false;
   };
   std::vector<PendingWrite> writes_;
+  // Restart delays (Plan::delay_restart; empty until a plan carries one): by job, what its next
+  // start or in-place restore owes beside its restore.
+  struct OwedRestart {
+    Time detected_at = 0.0;
+    double reschedule_s = 0.0;
+    bool owed = false;
+  };
+  std::vector<OwedRestart> owed_restarts_;
   std::vector<double> stop_seconds_;  // scratch: each stop's checkpoint time, in plan order
   // Work conservation (all jobs, all time): GPU-seconds held by jobs, as the ledger saw them and
   // as the transitions summed them: held = progress + overheads.

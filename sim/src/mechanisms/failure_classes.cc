@@ -109,8 +109,8 @@ FailureClasses::FailureClasses(const SimOptions& options)
       lemon_seed_(stream_seed(options.seed, 0x1e407ULL)),
       job_rng_(stream_seed(options.seed, 0xc1a55e5ULL)),
       hot_spares_(options.mechanisms.hot_spares),
-      hand_over_delay_s_(options.mechanisms.restart_detect_s +
-                         options.mechanisms.restart_reschedule_s) {
+      detect_s_(options.mechanisms.restart_detect_s),
+      reschedule_s_(options.mechanisms.restart_reschedule_s) {
   if (hot_spares_ < 0 || hot_spares_ >= options.cluster.total_nodes())
     throw std::invalid_argument("mechanisms.hot_spares must be >= 0 and below the cluster's nodes");
   const MechanismOptions& m = options.mechanisms;
@@ -120,7 +120,8 @@ FailureClasses::FailureClasses(const SimOptions& options)
   if (m.quarantine_failures < 0 || !(m.quarantine_window_h >= 0.0) || !(m.quarantine_h >= 0.0))
     throw std::invalid_argument(
         "mechanisms.quarantine_failures, quarantine_window_h, quarantine_h must be >= 0");
-  if (!(hand_over_delay_s_ >= 0.0) || !std::isfinite(hand_over_delay_s_))
+  if (!(detect_s_ >= 0.0) || !std::isfinite(detect_s_) || !(reschedule_s_ >= 0.0) ||
+      !std::isfinite(reschedule_s_))
     throw std::invalid_argument("mechanisms.restart_detect_s, restart_reschedule_s must be >= 0");
   const std::uint64_t base = stream_seed(options.seed, 0xfa11c1a5ULL);
   for (const FailureClass& spec : options.mechanisms.failure_classes) {
@@ -155,7 +156,6 @@ void FailureClasses::attach(Host& host) {
   fail_ = host.add_timer_kind(*this, TimerPhase::kBeforeArrivals);
   up_ = host.add_timer_kind(*this, TimerPhase::kBeforeArrivals);
   job_fail_ = host.add_timer_kind(*this, TimerPhase::kBeforeArrivals);
-  hand_over_ = host.add_timer_kind(*this, TimerPhase::kBeforeArrivals);
   quarantine_end_ = host.add_timer_kind(*this, TimerPhase::kBeforeArrivals);
   lemon_.clear();
   recent_failures_.clear();
@@ -345,8 +345,6 @@ void FailureClasses::on_timer(const Timer& timer) {
     unit_fails(timer.tag, timer.subject);
   } else if (timer.kind == up_) {
     domain_repaired(timer.tag, timer.subject);
-  } else if (timer.kind == hand_over_) {
-    hand_over_spares(timer.tag);
   } else if (timer.kind == quarantine_end_) {
     plan_.clear();
     plan_.node_up(timer.subject);
@@ -362,6 +360,10 @@ void FailureClasses::interrupt(std::uint32_t job, FailureCause cause,
   if (stamp_[job] == plan_count_) return;  // already failed by this plan
   stamp_[job] = plan_count_;
   plan_.fail(job);
+  // Every restart of the job, on spares, on other free nodes or after a repair, pays detection
+  // (from now on) and rescheduling beside its restore.
+  if (detect_s_ > 0.0 || reschedule_s_ > 0.0)
+    plan_.delay_restart(job, host_->view().now() + detect_s_, reschedule_s_);
   if (options_.shrink_on_failure && !down.empty()) keep_grants_off(host_->view(), job, down, plan_);
   ++interruptions_[static_cast<int>(cause)];
   ++job_interruptions_[job];
@@ -402,8 +404,10 @@ void FailureClasses::unit_fails(std::size_t index, std::uint32_t unit) {
     }
   }
   host_->apply(plan_);
-  if (hot_spares_ > 0 && nodes_taken_from_jobs > 0)
-    host_->schedule(view.now() + hand_over_delay_s_, hand_over_, 0, nodes_taken_from_jobs);
+  // Spares go to the failed jobs at once: a gang's healthy nodes would stay allocated to it
+  // while the failure is detected, and its restart pays detection there (held, as restart). A
+  // later hand-over would let waiting jobs backfill the nodes the gang gave back meanwhile.
+  if (hot_spares_ > 0 && nodes_taken_from_jobs > 0) hand_over_spares(nodes_taken_from_jobs);
   double repair_s = spec.repair_h * 3600.0;
   if (spec.repair_exponential) repair_s *= unit_exponential(processes_[index].rng);
   host_->schedule(view.now() + repair_s, up_, unit, static_cast<std::uint32_t>(index));
@@ -523,9 +527,14 @@ void FailureClasses::report_jobs(std::span<const JobRecord> jobs, RunMetrics& me
   double* const mttf_by_size[] = {&metrics.mttf_h_size_1, &metrics.mttf_h_size_2_8,
                                   &metrics.mttf_h_size_9_64, &metrics.mttf_h_size_65_512,
                                   &metrics.mttf_h_size_over_512};
+  // No value (NaN: `null` in --json, as a job's unfinished jct) where a bucket has no job run to
+  // its end, or no interruption: an MTTF of 0 would read as failing at once. (0 when the
+  // mechanism is off, as the family's other metrics.)
+  constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
   for (int b = 0; b < kJobSizeBuckets; ++b) {
-    *ettr_by_size[b] = ettr_count[b] ? ettr_sum[b] / static_cast<double>(ettr_count[b]) : 0.0;
-    *mttf_by_size[b] = failures[b] ? run_s[b] / 3600.0 / static_cast<double>(failures[b]) : 0.0;
+    *ettr_by_size[b] = ettr_count[b] ? ettr_sum[b] / static_cast<double>(ettr_count[b]) : kNoValue;
+    *mttf_by_size[b] =
+        failures[b] ? run_s[b] / 3600.0 / static_cast<double>(failures[b]) : kNoValue;
   }
 }
 
@@ -581,18 +590,23 @@ void declare_failure_class_keys(KeyRegistry& keys) {
       .range(0, 1000000)
       .doc(
           "Nodes held back idle (the last ones); a class failure that takes nodes from jobs hands "
-          "as many over after `restart_detect_s` + `restart_reschedule_s`; repaired nodes "
-          "refill the pool.");
+          "as many over at once (the restart pays detection there); repaired nodes refill the "
+          "pool.");
   mechanism_key(
       keys, "failure_classes", "restart_detect_s",
       [](auto& o) -> auto& { return o.mechanisms.restart_detect_s; })
       .range(0.0, 1e9)
-      .doc("Hot spares: seconds until a failure is detected (before the spares are handed over).");
+      .doc(
+          "Seconds from a class failure until it is detected: every restart of a job it failed "
+          "(on spares, other free nodes or after a repair) pays what is left of it, charged as "
+          "restore.");
   mechanism_key(
       keys, "failure_classes", "restart_reschedule_s",
       [](auto& o) -> auto& { return o.mechanisms.restart_reschedule_s; })
       .range(0.0, 1e9)
-      .doc("Hot spares: seconds to reschedule the failed job onto them, after detection.");
+      .doc(
+          "Seconds to relaunch a job a class failed, after detection: paid by its every restart "
+          "beside its restore, charged as restore.");
   mechanism_key(
       keys, "failure_classes", "shrink_on_failure",
       [](auto& o) -> auto& { return o.mechanisms.shrink_on_failure; })

@@ -12,10 +12,11 @@
 // running job alone at its rate per hour of running (redrawn whenever the job begins running
 // again: exponential, so memoryless) and takes no node down.
 //
-// Recovery and node health (MechanismOptions says more): hot spares held back idle (their GPUs
-// held outside jobs) and handed over after detection + rescheduling when a failure takes nodes
-// from jobs, refilled by repaired nodes; lemon nodes whose GPU and node units fail faster; a
-// quarantine that drains a node failing too often (an outage nested in its repair).
+// Recovery and node health (MechanismOptions says more): every restart of a job a class failed
+// pays detection (overlapping any wait since the failure) + rescheduling + restore; hot spares
+// held back idle (their GPUs held outside jobs) and handed over when a failure takes nodes from
+// jobs, refilled by repaired nodes; lemon nodes whose GPU and node units fail
+// faster; a quarantine that drains a node failing too often (an outage nested in its repair).
 //
 // It counts interruptions (a job failed by a class) by cause, and from its side tables (sized by
 // job, only when on): the GPU-seconds a failed job waited from its failure to its next
@@ -115,9 +116,11 @@ class FailureClasses : public Mechanism {
   // switch in turn, leaf l's from leaf_first_[l] to leaf_first_[l + 1] (only with a leaf class).
   std::vector<std::uint32_t> node_ids_, leaf_nodes_, leaf_first_;
   Host* host_ = nullptr;
-  TimerKind fail_ = 0, up_ = 0, job_fail_ = 0, hand_over_ = 0;
-  int hot_spares_ = 0;                 // the pool's size
-  double hand_over_delay_s_ = 0.0;     // detection + rescheduling
+  TimerKind fail_ = 0, up_ = 0, job_fail_ = 0;
+  int hot_spares_ = 0;  // the pool's size
+  // Restarts: every restart of a job a class failed pays what is left of detection and
+  // rescheduling (Plan::delay_restart).
+  double detect_s_ = 0.0, reschedule_s_ = 0.0;
   std::vector<std::uint32_t> spares_;  // nodes held back now
   std::vector<char> is_spare_;         // by node (only with spares)
   // Spare utilisation: spares handed over whose place in the pool no repaired node has taken

@@ -16,6 +16,7 @@
 
 #include "clustersim/error.h"
 #include "clustersim/failure_mix.h"
+#include "clustersim/report.h"
 #include "clustersim/simulation.h"
 #include "mechanisms/checkpoints.h"
 #include "test_util.h"
@@ -192,11 +193,13 @@ TEST(FailureClasses, AJobLevelFailureRollsTheJobBackWithoutANodeOutage) {
 
 // Three nodes of 2 GPUs, the last held back as a hot spare; a 4-GPU job fills nodes 0 and 1,
 // saving every 40 s of running (5 s a save; restore 10 s). Node 1 fails at 100 (repair 1 h):
-// saves ended at 45 and 90, so 10 s are lost. The failure is detected 30 s later and the job
-// rescheduled in 20 s more: the spare is handed over at 150 and the job restarts on nodes 0 and
-// 2 at once, restores until 160, then runs its 920 s left with 22 saves: done at
-// 160 + 920 + 22 * 5 = 1190. Its 4 GPUs waited 50 s. Without the spare it waits for the repair.
-TEST(FailureClasses, AHotSpareRestartTakesDetectionReschedulingAndRestoreOnly) {
+// saves ended at 45 and 90, so 10 s are lost. The spare is handed over at once: the job
+// restarts on nodes 0 and 2 at 100 and pays detection (30 s), rescheduling (20 s) and its
+// restore (10 s) until 160, then runs its 920 s left with 22 saves: done at
+// 160 + 920 + 22 * 5 = 1190, without waiting; its 4 GPUs paused 60 s (restart). Without the
+// spare but with node 2 free (a cold restart) the same: 1190. With no node to spare it waits
+// for the repair (3,700), which overlaps detection: rescheduling + restore.
+TEST(FailureClasses, EveryRestartPaysDetectionReschedulingAndRestore) {
   SimOptions options = testing::small_cluster(3, 2, 4);
   options.mechanisms.checkpoint_interval_s = 40;
   options.scheduler.checkpoint_s = 5;
@@ -209,18 +212,84 @@ TEST(FailureClasses, AHotSpareRestartTakesDetectionReschedulingAndRestoreOnly) {
   EXPECT_EQ(spare.jobs[0].failures, 1);
   EXPECT_DOUBLE_EQ(spare.jobs[0].lost_gpu_seconds, 4 * 10.0);
   EXPECT_DOUBLE_EQ(spare.jobs[0].finish_time, 1190.0);
-  EXPECT_DOUBLE_EQ(spare.metrics.gpu_hours_lost_waiting, 4 * 50.0 / 3600);
+  EXPECT_DOUBLE_EQ(spare.metrics.gpu_hours_lost_waiting, 0.0);
+  EXPECT_DOUBLE_EQ(spare.metrics.gpu_hours_lost_restart, 4 * (30.0 + 20.0 + 10.0) / 3600);
   EXPECT_EQ(spare.metrics.interruptions_host, 1u);
 
   options.mechanisms.hot_spares = 0;  // cold: node 2 is free, so it restarts at once there
   const RunResult cold = run_scripted(options, {failure_class(FailureCause::kHost, 1.0)},
                                       {{{0, 1}, {100.0}}}, {job("a", 0, 4, 1000)});
-  EXPECT_DOUBLE_EQ(cold.jobs[0].finish_time, 100 + 10 + 920 + 22 * 5);
+  EXPECT_DOUBLE_EQ(cold.jobs[0].finish_time, 100 + 30 + 20 + 10 + 920 + 22 * 5);
+  EXPECT_DOUBLE_EQ(cold.metrics.gpu_hours_lost_waiting, 0.0);
+  EXPECT_DOUBLE_EQ(cold.metrics.gpu_hours_lost_restart, 4 * (30.0 + 20.0 + 10.0) / 3600);
   options.cluster.groups[0].nodes = 2;  // no node to spare: it waits for the repair
   const RunResult repair = run_scripted(options, {failure_class(FailureCause::kHost, 1.0)},
                                         {{{0, 1}, {100.0}}}, {job("a", 0, 4, 1000)});
-  EXPECT_DOUBLE_EQ(repair.jobs[0].finish_time, 3700 + 10 + 920 + 22 * 5);
+  EXPECT_DOUBLE_EQ(repair.jobs[0].finish_time, 3700 + 20 + 10 + 920 + 22 * 5);
   EXPECT_DOUBLE_EQ(repair.metrics.gpu_hours_lost_waiting, 4 * 3600.0 / 3600);
+  EXPECT_DOUBLE_EQ(repair.metrics.gpu_hours_lost_restart, 4 * (20.0 + 10.0) / 3600);
+
+  // A job without a save restarts from scratch but still pays detection + rescheduling; a
+  // software failure (no node down) too: the job-level case below, with 30 + 20 s more.
+  options.cluster.groups[0].nodes = 3;
+  options.mechanisms.checkpoint_interval_s = 0;
+  const RunResult unsaved = run_scripted(options, {failure_class(FailureCause::kHost, 1.0)},
+                                         {{{0, 1}, {100.0}}}, {job("a", 0, 4, 1000)});
+  EXPECT_DOUBLE_EQ(unsaved.jobs[0].lost_gpu_seconds, 4 * 100.0);
+  EXPECT_DOUBLE_EQ(unsaved.jobs[0].finish_time, 100 + 30 + 20 + 1000);
+  EXPECT_DOUBLE_EQ(unsaved.metrics.gpu_hours_lost_restart, 4 * 50.0 / 3600);
+}
+
+// The job-level failure above (AJobLevelFailureRollsTheJobBack...) with detection 30 s and
+// rescheduling 20 s: it restarts at once and pauses 30 + 20 + 10 s: done at 1118 + 50.
+TEST(FailureClasses, AJobLevelRestartPaysDetectionAndReschedulingToo) {
+  SimOptions options = testing::small_cluster(1, 1);
+  options.mechanisms.checkpoint_interval_s = 40;
+  options.scheduler.checkpoint_s = 4;
+  options.scheduler.restore_s = 10;
+  options.mechanisms.restart_detect_s = 30;
+  options.mechanisms.restart_reschedule_s = 20;
+  const RunResult result = run_scripted(options, {failure_class(FailureCause::kSoftware, 0.0)}, {},
+                                        {job("a", 0, 1, 1000)}, 100.0);
+  EXPECT_DOUBLE_EQ(result.jobs[0].finish_time, 1168.0);
+  EXPECT_DOUBLE_EQ(result.metrics.gpu_hours_lost_restart, 60.0 / 3600);
+}
+
+// A restart delay is part of a failure: a plan that carries one for a job it does not fail is
+// refused whole (PlanError), and the job runs on untouched.
+class DelayWithoutFailure final : public Mechanism {
+ public:
+  std::string_view name() const override { return "delay_without_failure"; }
+  void attach(Host& host) override {
+    host_ = &host;
+    kind_ = host.add_timer_kind(*this, TimerPhase::kBeforeArrivals);
+  }
+  void start() override { host_->schedule(10.0, kind_); }
+  void on_timer(const Timer&) override {
+    Plan plan;
+    plan.delay_restart(0, 20.0, 5.0);
+    try {
+      host_->apply(plan);
+    } catch (const PlanError& error) {
+      refused = error.what();
+    }
+  }
+  std::string refused;
+
+ private:
+  Host* host_ = nullptr;
+  TimerKind kind_ = 0;
+};
+
+TEST(FailureClasses, ARestartDelayWithoutItsFailureIsRefused) {
+  Simulation simulation(testing::small_cluster(1, 1), {job("a", 0, 1, 100)});
+  auto mechanism = std::make_unique<DelayWithoutFailure>();
+  DelayWithoutFailure& delay = *mechanism;
+  simulation.add_mechanism(std::move(mechanism));
+  const RunResult result = simulation.run();
+  EXPECT_NE(delay.refused.find("restart delay for a job the plan does not fail"),
+            std::string::npos);
+  EXPECT_DOUBLE_EQ(result.jobs[0].finish_time, 100.0);
 }
 
 // Four one-GPU nodes, half of them lemons that fail 4x as often: every node draws an up-time of
@@ -679,8 +748,9 @@ TEST(FailureDomains, LeafRatesCountLeaves) {
 // Three nodes of 8 GPUs: a 1-GPU and a 7-GPU job fill node 0, a 16-GPU job nodes 1 and 2, all
 // of 1,000 s. Node 1's host fails at 100 for 0.1 h: the 16-GPU job loses its 100 s, waits until
 // 460 and finishes at 1,460 (ETTR 1,000 / 1,460); the others keep ETTR 1. By bucket: size_1 and
-// size_2_8 1, size_9_64 1,000 / 1,460, the larger ones 0 (no job). MTTF of 9-64: it held its
-// GPUs 100 + 1,000 s for one interruption, 1,100 s; the buckets without one: 0.
+// size_2_8 1, size_9_64 1,000 / 1,460, the larger ones no value (NaN: no job). MTTF of 9-64: it
+// held its GPUs 100 + 1,000 s for one interruption, 1,100 s; the buckets without one: no value
+// (`null` in the JSON). Without failure classes every bucket reads 0, as the family's metrics.
 TEST(FailureMetrics, EttrAndMttfByJobSize) {
   SimOptions options = testing::small_cluster(3, 8);
   std::map<std::uint32_t, std::set<std::uint32_t>> where;
@@ -693,12 +763,19 @@ TEST(FailureMetrics, EttrAndMttfByJobSize) {
   EXPECT_DOUBLE_EQ(m.ettr_mean_size_1, 1.0);
   EXPECT_DOUBLE_EQ(m.ettr_mean_size_2_8, 1.0);
   EXPECT_DOUBLE_EQ(m.ettr_mean_size_9_64, 1000.0 / 1460.0);
-  EXPECT_EQ(m.ettr_mean_size_65_512, 0.0);
-  EXPECT_EQ(m.ettr_mean_size_over_512, 0.0);
+  EXPECT_TRUE(std::isnan(m.ettr_mean_size_65_512));
+  EXPECT_TRUE(std::isnan(m.ettr_mean_size_over_512));
   EXPECT_DOUBLE_EQ(m.ettr_mean, (2.0 + 1000.0 / 1460.0) / 3.0);
   EXPECT_DOUBLE_EQ(m.mttf_h_size_9_64, 1100.0 / 3600.0);
-  EXPECT_EQ(m.mttf_h_size_1, 0.0);
-  EXPECT_EQ(m.mttf_h_size_2_8, 0.0);
+  EXPECT_TRUE(std::isnan(m.mttf_h_size_1));
+  EXPECT_TRUE(std::isnan(m.mttf_h_size_2_8));
+  EXPECT_TRUE(std::isnan(m.mttf_h_size_65_512));
+  const std::string json = metrics_json(m);
+  EXPECT_NE(json.find("\"mttf_h.size_1\":null"), std::string::npos);
+  EXPECT_NE(json.find("\"ettr_mean.size_over_512\":null"), std::string::npos);
+  const RunMetrics off = simulate(options, {job("a", 0, 1, 1000)}).metrics;
+  EXPECT_EQ(off.mttf_h_size_1, 0.0);
+  EXPECT_EQ(off.ettr_mean_size_1, 0.0);
   EXPECT_EQ(internal::job_size_bucket(1), 0);
   EXPECT_EQ(internal::job_size_bucket(8), 1);
   EXPECT_EQ(internal::job_size_bucket(9), 2);
@@ -706,9 +783,10 @@ TEST(FailureMetrics, EttrAndMttfByJobSize) {
   EXPECT_EQ(internal::job_size_bucket(513), 4);
 }
 
-// The hot-spare case above with a 0.1 h repair: the spare idles 0..150, replaces node 1 from
-// its hand-over at 150 until node 1 is back at 460 and refills the pool, then idles until the
-// run ends at 1,190: 310 node-seconds replacing of 1,190. Without a failure it only idles: 0.
+// The hot-spare case above with a 0.1 h repair: the spare idles 0..100, replaces node 1 from
+// its hand-over at 100 until node 1 is back at 460 and refills the pool, then idles until the
+// run ends at 1,190: 360 node-seconds replacing of 1,190. Without a failure it only
+// idles: 0.
 TEST(FailureMetrics, SpareUtilisationIsTheShareOfPoolTimeReplacingFailedNodes) {
   SimOptions options = testing::small_cluster(3, 2, 4);
   options.mechanisms.checkpoint_interval_s = 40;
@@ -720,7 +798,7 @@ TEST(FailureMetrics, SpareUtilisationIsTheShareOfPoolTimeReplacingFailedNodes) {
   const RunResult spare = run_scripted(options, {failure_class(FailureCause::kHost, 0.1)},
                                        {{{0, 1}, {100.0}}}, {job("a", 0, 4, 1000)});
   EXPECT_DOUBLE_EQ(spare.jobs[0].finish_time, 1190.0);
-  EXPECT_DOUBLE_EQ(spare.metrics.spare_util, 310.0 / 1190.0);
+  EXPECT_DOUBLE_EQ(spare.metrics.spare_util, 360.0 / 1190.0);
   const RunResult idle =
       run_scripted(options, {failure_class(FailureCause::kHost, 0.1)}, {}, {job("a", 0, 4, 1000)});
   EXPECT_EQ(idle.metrics.spare_util, 0.0);

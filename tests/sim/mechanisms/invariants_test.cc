@@ -143,6 +143,7 @@ TEST(AllMechanismsUsed, FailureClassesKeepTheInvariants) {
   options.mechanisms.failure_trace.clear();
   options.mechanisms.hot_spares = 2;
   options.mechanisms.restart_detect_s = 30;
+  options.mechanisms.restart_reschedule_s = 20;
   options.mechanisms.lemon_share = 0.25;
   options.mechanisms.lemon_factor = 5;
   options.mechanisms.quarantine_failures = 2;

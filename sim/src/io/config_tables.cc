@@ -420,9 +420,17 @@ void parse_power(ConfigParse& parse, const toml::table& root, RunConfig& config)
   TableReader power(subtable(root, "power", source), "power", source);
   parse.read_section(power, "power", targets);
   PowerOptions& options = config.sim.power;
-  // Board power per GPU type: a table of the cluster's type names = W.
-  for (auto [key, out] : {std::pair{"gpu_idle_w", &options.gpu_idle_w},
-                          std::pair{"gpu_peak_w", &options.gpu_peak_w}}) {
+  // Board power, caps and the cap's speed curve per GPU type: tables of the cluster's type
+  // names = W (or the curve's exponent).
+  struct PerType {
+    const char* key;
+    std::vector<std::pair<std::string, double>>* out;
+    double most;
+  };
+  for (auto [key, out, most] : {PerType{"gpu_idle_w", &options.gpu_idle_w, 1e5},
+                                PerType{"gpu_peak_w", &options.gpu_peak_w, 1e5},
+                                PerType{"gpu_cap_w", &options.gpu_cap_w, 1e5},
+                                PerType{"gpu_cap_exponent", &options.gpu_cap_exponent, 10.0}}) {
     const toml::node* node = power.node(key);
     if (!node) continue;
     const toml::table* types = node->as_table();
@@ -436,7 +444,7 @@ void parse_power(ConfigParse& parse, const toml::table& root, RunConfig& config)
         throw InputError(source, value.source().begin.line,
                          std::string("power.") + key + "." + excerpt(type),
                          "no GPU type of that name in the cluster");
-      out->emplace_back(type, type_reader.number(type, 0.0, 1e5));
+      out->emplace_back(type, type_reader.number(type, 0.0, most));
     }
   }
   parse.check_section(power, "power", targets);

@@ -7,6 +7,13 @@ while a visible job can still start, and otherwise runs the simulation on to the
 point at which one can. The reward is what that time cost: by default minus the jobs in the
 system x the hours that passed (an episode's return is minus the sum of JCTs, in hours).
 
+Green datacenters ([power], [supply]): with [power] on, the observation has a "supply" array
+(ENV_SUPPLY_FEATURES: solar and facility power, the grid's cap, the battery's charge, the grid's
+carbon intensity, supply following's cap level; with forecast_h = H, then solar and carbon
+intensity 1..H hours on, read from the traces). reward={"value": 1, "jct": 0.1} is the value of
+the jobs finished within their deadline ([supply] job_values) minus a delay cost. wait_action=True
+adds action `window` (always allowed): start nothing now and let the run go on to its next event.
+
     env = clustersim.env.SchedulingEnv("config.toml")
     obs, info = env.reset(seed=1)
     while True:
@@ -29,9 +36,11 @@ from . import _core
 from ._api import _config, _overrides
 
 #: Per-job features (name, meaning) a window slot can carry; ENV_CLUSTER_FEATURES: the
-#: cluster's ("cluster" observation).
+#: cluster's ("cluster" observation); ENV_SUPPLY_FEATURES: the supply's ("supply", [power] on;
+#: forecast pairs follow them).
 ENV_FEATURES = [tuple(f) for f in _core.ENV_FEATURES]
 ENV_CLUSTER_FEATURES = list(_core.ENV_CLUSTER_FEATURES)
+ENV_SUPPLY_FEATURES = list(_core.ENV_SUPPLY_FEATURES)
 #: What an agent sees of each job by default (no oracle: durations are not among them).
 DEFAULT_FEATURES = ("gpus", "log_gpus", "age", "log_age", "attained")
 
@@ -110,26 +119,33 @@ class VectorSchedulingEnv:
 
     def __init__(self, config=None, set=None, *, num_envs: int = 8, window: int = 16,  # noqa: A002
                  features=DEFAULT_FEATURES, reward="jct", max_steps: int = 0, threads: int | None = None,
-                 autoreset: bool = True):
+                 autoreset: bool = True, wait_action: bool = False, forecast_h: int = 0):
         threads = threads or min(num_envs, os.cpu_count() or 1)
         self._batch = _core.EnvBatch(_episode_config(config, set), num_envs, window, list(features),
-                                     _reward_weights(reward), max_steps, threads, autoreset)
+                                     _reward_weights(reward), max_steps, threads, autoreset,
+                                     bool(wait_action), int(forecast_h))
         self.num_envs, self.window, self.features = num_envs, window, tuple(features)
-        f = len(self.features)
-        self.single_observation_space = Dict(
+        f, actions = len(self.features), self._batch.actions
+        spaces = dict(
             jobs=Box(-np.inf, np.inf, (window, f), np.float32),
             cluster=Box(-np.inf, np.inf, (len(ENV_CLUSTER_FEATURES),), np.float32),
-            action_mask=Box(0, 1, (window,), np.bool_),
+            action_mask=Box(0, 1, (actions,), np.bool_),
         )
+        if self._batch.supply_width:
+            spaces["supply"] = Box(-np.inf, np.inf, (self._batch.supply_width,), np.float32)
+        self.single_observation_space = Dict(spaces)
         self.observation_space = Dict({k: Box(s.low, s.high, (num_envs,) + s.shape, s.dtype)
                                        for k, s in self.single_observation_space.items()})
-        self.single_action_space = Discrete(window)
-        self.action_space = MultiDiscrete(window, num_envs)
+        self.single_action_space = Discrete(actions)
+        self.action_space = MultiDiscrete(actions, num_envs)
         self._next_seed = 0
 
     def _obs(self, raw):
-        jobs, cluster, mask, time = raw
-        return {"jobs": jobs, "cluster": cluster, "action_mask": mask}, {"action_mask": mask, "time": time}
+        jobs, cluster, mask, time = raw[:4]
+        obs = {"jobs": jobs, "cluster": cluster, "action_mask": mask}
+        if len(raw) > 4:
+            obs["supply"] = raw[4]
+        return obs, {"action_mask": mask, "time": time}
 
     def reset(self, *, seed=None, options=None):
         """seed: an int (environment i runs seed + i) or one seed per environment; None: the
@@ -160,15 +176,18 @@ class SchedulingEnv:
     (the action picks one). features: per-job features (ENV_FEATURES; DEFAULT_FEATURES has no
     oracle). reward: "jct" (minus jobs in the system x hours), "slowdown" (minus the growth of the
     jobs' slowdowns), "utilization" (busy GPU fraction x hours), or a dict of weights of these.
-    max_steps: truncate an episode after that many actions (0: never).
+    max_steps: truncate an episode after that many actions (0: never). reward "value" (with
+    [supply] job_values): the value of jobs finished within their deadline. wait_action: action
+    `window` starts nothing. forecast_h: hours of solar and carbon forecast in obs["supply"].
     """
 
     metadata = {"render_modes": []}
 
     def __init__(self, config=None, set=None, *, window: int = 16, features=DEFAULT_FEATURES,  # noqa: A002
-                 reward="jct", max_steps: int = 0):
+                 reward="jct", max_steps: int = 0, wait_action: bool = False, forecast_h: int = 0):
         self._vector = VectorSchedulingEnv(config, set, num_envs=1, window=window, features=features,
-                                           reward=reward, max_steps=max_steps, threads=1, autoreset=False)
+                                           reward=reward, max_steps=max_steps, threads=1, autoreset=False,
+                                           wait_action=wait_action, forecast_h=forecast_h)
         self.window, self.features = window, self._vector.features
         self.observation_space = self._vector.single_observation_space
         self.action_space = self._vector.single_action_space

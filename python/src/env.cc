@@ -12,6 +12,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <unordered_map>
 
 #include "binding.h"
 #include "clustersim/allocation_mechanism.h"
@@ -128,12 +129,27 @@ constexpr FeatureName kFeatures[] = {
 constexpr const char* kClusterFeatures[] = {"free_gpus / total_gpus", "waiting jobs / window",
                                             "holding jobs / total_gpus"};
 constexpr std::size_t kClusterWidth = 3;
+// With [power] on, the "supply" observation: these, then per forecast hour h = 1..forecast_h the
+// traces' solar (kW) and carbon intensity (kg/kWh) h hours on (the traces as a perfect forecast).
+constexpr const char* kSupplyFeatures[] = {"solar_kw",
+                                           "grid_cap_kw (-1: unlimited)",
+                                           "battery_soc (0 without a battery)",
+                                           "carbon_kg_per_kwh",
+                                           "facility_kw",
+                                           "cap_level (supply following's power cap)"};
+constexpr std::size_t kSupplyWidth = 6;
 
 struct EnvOptions {
   std::size_t window = 16;
   std::vector<Feature> features;
   double jct = 1.0, slowdown = 0.0, utilization = 0.0;  // reward weights
-  std::size_t max_steps = 0;                            // 0: episodes end with the run only
+  double value = 0.0;         // weight of the value ([supply] job_values) of jobs finished in time
+  std::size_t max_steps = 0;  // 0: episodes end with the run only
+  bool wait_action = false;   // action `window`: start nothing, run on to the next event
+  std::size_t forecast_h = 0;
+  bool supply = false;  // [power] is on: the "supply" observation
+  std::size_t supply_width() const { return supply ? kSupplyWidth + 2 * forecast_h : 0; }
+  std::size_t actions() const { return window + (wait_action ? 1 : 0); }
 };
 
 class Env {
@@ -143,7 +159,7 @@ class Env {
       : base_(std::move(base)), base_workload_(std::move(workload)), options_(options) {
     slots_.resize(options_.window);
     plans_.resize(options_.window);
-    mask_.resize(options_.window);
+    mask_.resize(options_.actions());
   }
 
   void reset(std::uint64_t seed) {
@@ -165,35 +181,46 @@ class Env {
     steps_ = 0;
     over_ = terminated_ = truncated_ = false;
     reward_ = 0.0;
+    value_of_.clear();
+    if (options_.value != 0.0)
+      for (const JobValue& value : config_.sim.supply.values)
+        value_of_.emplace(value.job_id, &value);
     refresh();
     if (!any_) advance();
   }
 
   // Starts the job in slot `action` (which the mask allows), then goes on to the next point at
-  // which a visible job can start.
+  // which a visible job can start. The wait action (`window`) starts nothing: the run goes on
+  // to its next event first.
   void step(std::int64_t action) {
     if (over_) throw std::logic_error("step: the episode is over (reset() first)");
-    if (action < 0 || static_cast<std::size_t>(action) >= options_.window || !mask_[action])
+    if (action < 0 || static_cast<std::size_t>(action) >= options_.actions() || !mask_[action])
       throw std::invalid_argument("step: action " + std::to_string(action) +
                                   " is not allowed now (the action mask says which are)");
     reward_ = 0.0;
-    simulation_->apply(plans_[action]);
     ++steps_;
-    refresh();
-    if (!any_) advance();
+    if (static_cast<std::size_t>(action) == options_.window) {
+      if (run_step() && !any_) advance();
+    } else {
+      simulation_->apply(plans_[action]);
+      refresh();
+      if (!any_) advance();
+    }
     if (!over_ && options_.max_steps > 0 && steps_ >= options_.max_steps) {
       truncated_ = true;
       over_ = true;
     }
   }
 
-  void write(float* jobs, float* cluster, bool* mask) const {
+  void write(float* jobs, float* cluster, bool* mask, float* supply) const {
     const std::size_t width = options_.features.size();
     std::fill(jobs, jobs + options_.window * width, 0.0f);
     const View& view = simulation_->view();
     const auto all = view.jobs();
     const Time now = view.now();
     const double node_gpus = std::max(1, view.cluster().max_gpus_per_node());
+    if (options_.wait_action) mask[options_.window] = mask_[options_.window];
+    if (options_.supply) write_supply(supply);
     for (std::size_t k = 0; k < options_.window; ++k) {
       mask[k] = mask_[k];
       if (slots_[k] == kNone) continue;
@@ -233,6 +260,26 @@ class Env {
     cluster[2] = static_cast<float>(static_cast<double>(view.holders().size()) / total);
   }
 
+  void write_supply(float* out) const {
+    const std::optional<SupplyState> state = simulation_->supply_state();
+    if (!state) return;
+    const SupplyOptions& supply = config_.sim.supply;
+    out[0] = static_cast<float>(state->solar_w / 1000.0);
+    out[1] = static_cast<float>(state->grid_cap_w < 0.0 ? -1.0 : state->grid_cap_w / 1000.0);
+    out[2] = static_cast<float>(
+        state->battery_capacity_kwh > 0.0 ? state->battery_kwh / state->battery_capacity_kwh : 0.0);
+    out[3] = static_cast<float>(state->carbon_g_per_kwh / 1000.0);
+    out[4] = static_cast<float>(state->facility_w / 1000.0);
+    out[5] = static_cast<float>(state->cap_level);
+    const Time now = simulation_->view().now();
+    for (std::size_t h = 1; h <= options_.forecast_h; ++h) {
+      const double t = now + 3600.0 * static_cast<double>(h);
+      out[kSupplyWidth + 2 * (h - 1)] = static_cast<float>(solar_w_at(supply, t) / 1000.0);
+      out[kSupplyWidth + 2 * (h - 1) + 1] =
+          static_cast<float>(carbon_g_per_kwh_at(supply, t) / 1000.0);
+    }
+  }
+
   double reward() const { return reward_; }
   bool terminated() const { return terminated_; }
   bool truncated() const { return truncated_; }
@@ -268,43 +315,67 @@ class Env {
       mask_[k] = allocation_->start(slots_[k], simulation_->context(), plans_[k]);
       any_ = any_ || mask_[k];
     }
+    if (options_.wait_action) mask_[options_.window] = !over_;
   }
 
-  // Runs to the next decision point at which a visible job can start (or the end), adding the
-  // reward of the time that passes: jobs in the system x time (JCT), their slowdown's growth,
-  // busy GPUs x time.
+  // Runs to the next decision point at which a visible job can start (or the end).
   void advance() {
-    const double total = std::max(1, simulation_->view().cluster().total_gpus());
-    while (true) {
-      const View& view = simulation_->view();
-      const auto all = view.jobs();
-      const Time before = view.now();
-      const double in_system = static_cast<double>(view.waiting().size() + view.holders().size());
-      double inverse_durations = 0.0;
-      if (options_.slowdown != 0.0) {
-        for (std::uint32_t job : view.waiting()) inverse_durations += 1.0 / all[job].work;
-        for (std::uint32_t job : view.holders()) inverse_durations += 1.0 / all[job].work;
-      }
-      const double busy = total - view.cluster().free_gpus();
-      const bool more = simulation_->step();
-      const double dt = simulation_->view().now() - before;
-      reward_ += -options_.jct * in_system * dt / 3600.0 -
-                 options_.slowdown * inverse_durations * dt +
-                 options_.utilization * busy / total * dt / 3600.0;
-      if (!more) {
-        over_ = terminated_ = true;
-        std::fill(slots_.begin(), slots_.end(), kNone);
-        std::fill(mask_.begin(), mask_.end(), false);
-        any_ = false;
-        return;
-      }
-      if (simulation_->jobs().size() > jobs_bound_) {
-        allocation_->jobs_added(simulation_->context());
-        jobs_bound_ = simulation_->jobs().size();
-      }
-      refresh();
-      if (any_) return;
+    while (run_step() && !any_) {
     }
+  }
+
+  // Runs the simulation to its next decision point, adding the reward of the time that passes
+  // (jobs in the system x time (JCT), their slowdown's growth, busy GPUs x time) and the value
+  // of the jobs that finished within their deadline; false at the end.
+  bool run_step() {
+    const View& view = simulation_->view();
+    const double total = std::max(1, view.cluster().total_gpus());
+    const Time before = view.now();
+    const double in_system = static_cast<double>(view.waiting().size() + view.holders().size());
+    double inverse_durations = 0.0;
+    if (options_.slowdown != 0.0) {
+      const auto all = view.jobs();
+      for (std::uint32_t job : view.waiting()) inverse_durations += 1.0 / all[job].work;
+      for (std::uint32_t job : view.holders()) inverse_durations += 1.0 / all[job].work;
+    }
+    if (options_.value != 0.0) holding_.assign(view.holders().begin(), view.holders().end());
+    const double busy = total - view.cluster().free_gpus();
+    const bool more = simulation_->step();
+    const double dt = simulation_->view().now() - before;
+    reward_ += -options_.jct * in_system * dt / 3600.0 -
+               options_.slowdown * inverse_durations * dt +
+               options_.utilization * busy / total * dt / 3600.0;
+    if (options_.value != 0.0) reward_ += options_.value * value_finished();
+    if (!more) {
+      over_ = terminated_ = true;
+      std::fill(slots_.begin(), slots_.end(), kNone);
+      std::fill(mask_.begin(), mask_.end(), false);
+      any_ = false;
+      return false;
+    }
+    if (simulation_->jobs().size() > jobs_bound_) {
+      allocation_->jobs_added(simulation_->context());
+      jobs_bound_ = simulation_->jobs().size();
+    }
+    refresh();
+    return true;
+  }
+
+  // The value of the jobs that held GPUs before the step and finished in it within their
+  // deadline (from submission; none: any time).
+  double value_finished() const {
+    const View& view = simulation_->view();
+    const auto all = view.jobs();
+    double value = 0.0;
+    for (std::uint32_t index : holding_) {
+      const JobState& job = all[index];
+      if (job.phase != JobPhase::kFinished) continue;
+      const auto at = value_of_.find(job.spec->id);
+      if (at == value_of_.end()) continue;
+      const JobValue& row = *at->second;
+      if (row.deadline_s <= 0.0 || view.now() - job.submit <= row.deadline_s) value += row.value;
+    }
+    return value;
   }
 
   std::shared_ptr<const RunConfig> base_;
@@ -318,6 +389,8 @@ class Env {
   std::vector<std::uint32_t> order_, slots_;
   std::vector<Plan> plans_;
   std::vector<char> mask_;
+  std::vector<std::uint32_t> holding_;  // scratch: the holders before a step
+  std::unordered_map<std::string, const JobValue*> value_of_;
   bool any_ = false;
   std::size_t steps_ = 0;
   bool over_ = false, terminated_ = false, truncated_ = false;
@@ -330,7 +403,7 @@ class EnvBatch {
  public:
   EnvBatch(const Config& config, std::size_t count, std::size_t window,
            const std::vector<std::string>& features, const py::dict& reward, std::size_t max_steps,
-           std::size_t threads, bool autoreset)
+           std::size_t threads, bool autoreset, bool wait_action, std::size_t forecast_h)
       : config_(config.config), autoreset_(autoreset) {
     if (count == 0) throw std::invalid_argument("num_envs must be at least 1");
     if (window == 0) throw std::invalid_argument("window must be at least 1");
@@ -358,11 +431,20 @@ class EnvBatch {
         options_.slowdown = weight;
       else if (name == "utilization")
         options_.utilization = weight;
+      else if (name == "value")
+        options_.value = weight;
       else
         throw std::invalid_argument("reward: unknown term '" + name +
-                                    "' (jct, slowdown, utilization)");
+                                    "' (jct, slowdown, utilization, value)");
     }
     options_.max_steps = max_steps;
+    options_.wait_action = wait_action;
+    options_.forecast_h = forecast_h;
+    options_.supply = config_->sim.power.enabled;
+    if (forecast_h > 0 && !options_.supply)
+      throw std::invalid_argument("forecast_h: no supply to forecast ([power] enabled is off)");
+    if (options_.value != 0.0 && config_->sim.supply.values.empty())
+      throw std::invalid_argument("reward: 'value' needs [supply] job_values");
     if (config_->workload.generator && config_->sim.window)
       throw std::invalid_argument(
           "an environment's episode is one run: a window on a generated workload is not "
@@ -380,6 +462,8 @@ class EnvBatch {
   std::size_t size() const { return envs_.size(); }
   std::size_t width() const { return options_.features.size(); }
   std::size_t window() const { return options_.window; }
+  std::size_t actions() const { return options_.actions(); }
+  std::size_t supply_width() const { return options_.supply_width(); }
 
   // Environment i runs seeds[i] (its next episodes: seeds[i] + k x num_envs).
   py::tuple reset(const std::vector<std::uint64_t>& seeds) {
@@ -452,17 +536,22 @@ class EnvBatch {
     const std::size_t count = envs_.size();
     const auto n = static_cast<py::ssize_t>(count);
     const auto k = static_cast<py::ssize_t>(options_.window);
+    const auto a = static_cast<py::ssize_t>(options_.actions());
     const auto w = static_cast<py::ssize_t>(options_.features.size());
+    const auto u = static_cast<py::ssize_t>(options_.supply_width());
     py::array_t<float> jobs({n, k, w});
     py::array_t<float> cluster({n, static_cast<py::ssize_t>(kClusterWidth)});
-    py::array_t<bool> mask({n, k});
+    py::array_t<bool> mask({n, a});
     py::array_t<double> time(n);
+    py::array_t<float> supply({n, u});
+    std::fill(supply.mutable_data(), supply.mutable_data() + n * u, 0.0f);
     for (std::size_t i = 0; i < count; ++i) {
       envs_[i].write(jobs.mutable_data() + i * k * w, cluster.mutable_data() + i * kClusterWidth,
-                     mask.mutable_data() + i * k);
+                     mask.mutable_data() + i * a, supply.mutable_data() + i * u);
       time.mutable_data()[i] = envs_[i].now();
     }
-    return py::make_tuple(jobs, cluster, mask, time);
+    if (u == 0) return py::make_tuple(jobs, cluster, mask, time);
+    return py::make_tuple(jobs, cluster, mask, time, supply);
   }
 
  private:
@@ -492,20 +581,25 @@ class EnvBatch {
 }  // namespace
 
 void bind_env(py::module_& m) {
-  py::list features, cluster;
+  py::list features, cluster, supply;
   for (const FeatureName& f : kFeatures) features.append(py::make_tuple(f.name, f.doc));
   for (const char* name : kClusterFeatures) cluster.append(name);
+  for (const char* name : kSupplyFeatures) supply.append(name);
   m.attr("ENV_FEATURES") = features;
   m.attr("ENV_CLUSTER_FEATURES") = cluster;
+  m.attr("ENV_SUPPLY_FEATURES") = supply;
   py::class_<EnvBatch>(m, "EnvBatch")
       .def(py::init<const Config&, std::size_t, std::size_t, const std::vector<std::string>&,
-                    const py::dict&, std::size_t, std::size_t, bool>(),
+                    const py::dict&, std::size_t, std::size_t, bool, bool, std::size_t>(),
            py::arg("config"), py::arg("num_envs"), py::arg("window"), py::arg("features"),
-           py::arg("reward"), py::arg("max_steps"), py::arg("threads"), py::arg("autoreset"))
+           py::arg("reward"), py::arg("max_steps"), py::arg("threads"), py::arg("autoreset"),
+           py::arg("wait_action") = false, py::arg("forecast_h") = 0)
       .def("reset", &EnvBatch::reset, py::arg("seeds"))
       .def("step", &EnvBatch::step, py::arg("actions"))
       .def_property_readonly("num_envs", &EnvBatch::size)
       .def_property_readonly("window", &EnvBatch::window)
+      .def_property_readonly("actions", &EnvBatch::actions)
+      .def_property_readonly("supply_width", &EnvBatch::supply_width)
       .def_property_readonly("width", &EnvBatch::width);
 }
 

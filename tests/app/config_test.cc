@@ -193,6 +193,22 @@ TEST(Config, SharingKeysAndTheirErrors) {
             "workload.cpu_only_pods");
 }
 
+// Power caps: a table per GPU type; a cap at or below the type's idle power is refused where it
+// is written (the cluster's type is "generic": an A100's figures, idle 60 W, unless given).
+TEST(Config, PowerCapsAndACapAtIdle) {
+  const std::string base = std::string(kMinimal) + "[power]\nenabled = true\n";
+  const RunConfig capped =
+      parse_run_config(base + "gpu_cap_w = { generic = 250 }\n", "test.toml", "/data");
+  ASSERT_EQ(capped.sim.power.gpu_cap_w.size(), 1u);
+  EXPECT_EQ(capped.sim.power.gpu_cap_w[0].second, 250.0);
+  const InputError at_idle = kTestToml.error(base + "gpu_cap_w = { generic = 60 }\n");
+  EXPECT_EQ(at_idle.field(), "power.gpu_cap_w.generic");
+  EXPECT_EQ(at_idle.line(), 12u);
+  const InputError below_given =
+      kTestToml.error(base + "gpu_idle_w = { generic = 100 }\ngpu_cap_w = { generic = 90 }\n");
+  EXPECT_EQ(below_given.field(), "power.gpu_cap_w.generic");
+}
+
 TEST(Config, SharingPairTableErrorsNameFileLineAndField) {
   const std::string dir = ::testing::TempDir();
   const auto error_of = [&](const std::string& table) {

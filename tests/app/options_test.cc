@@ -121,6 +121,8 @@ std::string custom_sample(const KeyDecl& key, const fs::path& dir) {
       {"mechanisms.checkpoint_gb", "{ resnet50 = 2 }"},
       {"power.gpu_idle_w", "{ generic = 50 }"},
       {"power.gpu_peak_w", "{ generic = 300 }"},
+      {"power.gpu_cap_w", "{ generic = 200 }"},
+      {"power.gpu_cap_exponent", "{ generic = 0.5 }"},
       {"mechanisms.failure_class", "{ gpu = { rate_per_h = 0.001, repair_h = 2 } }"},
       {"fleet.router", "\"home\""},
       {"fleet.home_column", "\"user\""},

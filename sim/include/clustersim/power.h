@@ -53,6 +53,19 @@ struct PowerOptions {
   // 8-GPU A100 server: 1.6 kW, AcmeTrace's GPU servers' p50 2.5 kW less GPUs near 100 W).
   std::optional<double> node_base_w;
   double pue = 1.2;  // facility power / IT power
+  // Power caps (off without a row): per GPU type, the board power limit, W (nvidia-smi -pl). A
+  // GPU whose draw idle + (peak - idle) x u exceeds its cap draws the cap and runs slower:
+  //   speed = ((cap - idle) / (draw - idle)) ^ exponent
+  // (the clock falls until the power above idle fits; exponent per type, gpu_cap_exponent,
+  // default kDefaultCapExponent). A job runs at the speed of its slowest GPU.
+  std::vector<std::pair<std::string, double>> gpu_cap_w;
+  std::vector<std::pair<std::string, double>> gpu_cap_exponent;
+  // Speed ~ (power above idle)^0.5: an assumption between DVFS's cubic power law (exponent 1/3)
+  // and a linear one (1), checked against two published points (sim/README.md, "Power caps"):
+  // an H100 at 600 of 700 W loses 10-15% of pretraining throughput (5-8% memory-bound inference;
+  // this curve: 8.3%); V100s capped at 150 of 250 W trained NLP models with 13.7% less energy
+  // (McDonald et al. 2022, arXiv:2205.09646; this curve, at a 200 W uncapped draw: 9.5%).
+  static constexpr double kDefaultCapExponent = 0.5;
 };
 
 // A series sampled every `step_s` seconds (held constant over each step), repeated when the
@@ -101,6 +114,13 @@ struct SupplyOptions {
   // running jobs stopped (deferrable first, lowest value density first) to free them; when the
   // budget rises they are given back and the paused jobs resume.
   bool follow = false;
+  // With follow: the lowest fraction of a GPU's power above idle that follow caps GPUs to
+  // before it holds GPUs or pauses jobs (1: it never caps). Between the budget of every GPU busy
+  // and that of every GPU at this fraction, every GPU's power above idle is scaled by the one
+  // fraction that fits the budget (speed: fraction ^ exponent); below it, GPUs run at this
+  // fraction and are held and jobs paused as without caps; on a rise, held GPUs are given back
+  // first, then the caps lifted.
+  double follow_cap_floor = 1.0;
   std::string job_values;        // CSV job_id,value[,deadline_s][,deferrable]
   std::vector<JobValue> values;  // read from job_values
   // Carbon-aware deferral (mechanism carbon_deferral): deferrable jobs wait at arrival, within
@@ -113,5 +133,22 @@ struct SupplyOptions {
   double defer_max_h = 24.0;
   bool has_solar() const { return !ghi.empty() && solar_capacity_w > 0.0; }
 };
+
+// The supply as a run sees it now ([power] on; Simulation::supply_state): for a learned
+// scheduler's observation.
+struct SupplyState {
+  double facility_w = 0.0;   // the facility's power now, PUE included
+  double solar_w = 0.0;      // solar output now (0 without solar)
+  double grid_cap_w = -1.0;  // the grid's cap (-1: unlimited)
+  double battery_kwh = 0.0;  // stored now
+  double battery_capacity_kwh = 0.0;
+  double carbon_g_per_kwh = 0.0;  // the grid's intensity now
+  double cap_level = 1.0;         // supply following's cap level (power.h, follow_cap_floor)
+};
+
+// Solar output (W) and the grid's carbon intensity (gCO2e/kWh) at run time `t` from the traces
+// (constant within each step; what a forecast from the traces would say).
+double solar_w_at(const SupplyOptions& supply, double t);
+double carbon_g_per_kwh_at(const SupplyOptions& supply, double t);
 
 }  // namespace clustersim

@@ -30,6 +30,7 @@
 #include "clustersim/mechanism.h"
 #include "clustersim/metrics.h"
 #include "clustersim/plan.h"
+#include "clustersim/power.h"
 #include "clustersim/rate_model.h"
 #include "clustersim/simulator.h"
 #include "clustersim/view.h"
@@ -89,6 +90,8 @@ class Simulation {
   // With no decider: applies a plan at the current decision point (several may be applied, each
   // checked whole: PlanError if it cannot be applied, nothing changed).
   void apply(const Plan& plan);
+  // The power supply now (power.h): nullopt unless [power] is on.
+  std::optional<SupplyState> supply_state();
   // Runs to the end (a decider is needed) and returns the results.
   RunResult run();
   // The results, once the run is over (std::logic_error before).

@@ -83,8 +83,16 @@ void power_warnings(const SimOptions& sim, const Warn& warn) {
         supply.grid_cap_w || !supply.solar_trace.empty() || supply.battery_kwh > 0.0 ||
         supply.follow || !supply.job_values.empty() || supply.defer != defaults.defer)
       warn("supply", "cannot act: [power] enabled is false, so nothing is metered");
+    if (!sim.power.gpu_cap_w.empty())
+      warn("power.gpu_cap_w", "cannot act: [power] enabled is false");
     return;
   }
+  if (supply.follow_cap_floor != defaults.follow_cap_floor && !supply.follow)
+    warn("supply.follow_cap_floor", "cannot act: supply.follow is off");
+  if (!sim.power.gpu_cap_exponent.empty() && sim.power.gpu_cap_w.empty() &&
+      !(supply.follow && supply.follow_cap_floor < 1.0))
+    warn("power.gpu_cap_exponent",
+         "cannot act: no power.gpu_cap_w and no supply.follow_cap_floor below 1 cap a GPU");
   if (supply.carbon_trace.empty() && supply.carbon_column != defaults.carbon_column)
     warn("supply.carbon_column", "cannot act: no supply.carbon_trace");
   if (!supply.solar_trace.empty() && supply.solar_capacity_w <= 0.0)

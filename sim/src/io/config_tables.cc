@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -21,6 +22,7 @@
 #include "clustersim/failure_trace.h"
 #include "clustersim/options.h"
 #include "clustersim/placement_study.h"
+#include "clustersim/power.h"
 #include "clustersim/serving_catalog.h"
 #include "io/internal/availability_trace.h"
 #include "io/internal/config_reader.h"
@@ -429,9 +431,17 @@ void parse_power(ConfigParse& parse, const toml::table& root, RunConfig& config)
   TableReader power(subtable(root, "power", source), "power", source);
   parse.read_section(power, "power", targets);
   PowerOptions& options = config.sim.power;
-  // Board power per GPU type: a table of the cluster's type names = W.
-  for (auto [key, out] : {std::pair{"gpu_idle_w", &options.gpu_idle_w},
-                          std::pair{"gpu_peak_w", &options.gpu_peak_w}}) {
+  // Board power, caps and the cap's speed curve per GPU type: tables of the cluster's type
+  // names = W (or the curve's exponent).
+  struct PerType {
+    const char* key;
+    std::vector<std::pair<std::string, double>>* out;
+    double most;
+  };
+  for (auto [key, out, most] : {PerType{"gpu_idle_w", &options.gpu_idle_w, 1e5},
+                                PerType{"gpu_peak_w", &options.gpu_peak_w, 1e5},
+                                PerType{"gpu_cap_w", &options.gpu_cap_w, 1e5},
+                                PerType{"gpu_cap_exponent", &options.gpu_cap_exponent, 10.0}}) {
     const toml::node* node = power.node(key);
     if (!node) continue;
     const toml::table* types = node->as_table();
@@ -445,7 +455,20 @@ void parse_power(ConfigParse& parse, const toml::table& root, RunConfig& config)
         throw InputError(source, value.source().begin.line,
                          std::string("power.") + key + "." + excerpt(type),
                          "no GPU type of that name in the cluster");
-      out->emplace_back(type, type_reader.number(type, 0.0, 1e5));
+      out->emplace_back(type, type_reader.number(type, 0.0, most));
+      if (out != &options.gpu_cap_w) continue;
+      // A cap at or below idle power leaves nothing to run on (the idle table is read first).
+      double idle = vendor_gpu_power(type).value_or(options.unknown_type).idle_w;
+      for (const auto& [given, watts] : options.gpu_idle_w)
+        if (given == type) idle = watts;
+      if (!(out->back().second > idle)) {
+        char text[160];
+        std::snprintf(text, sizeof text,
+                      "a cap of %g W is at or below the GPU's idle power, %g W: it could not run",
+                      out->back().second, idle);
+        throw InputError(source, value.source().begin.line, "power.gpu_cap_w." + excerpt(type),
+                         text);
+      }
     }
   }
   parse.check_section(power, "power", targets);

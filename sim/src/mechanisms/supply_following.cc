@@ -25,7 +25,10 @@ void SupplyFollowing::attach(Host& host) {
   for (std::size_t n = 0; n < nodes; ++n) {
     const auto& node = cluster.node(static_cast<std::uint32_t>(n));
     const GpuPower& gpu = gpus[static_cast<std::size_t>(node.gpu_type)];
-    dynamic_w_[n] = power.pue * (gpu.peak_w - gpu.idle_w) * power.intensity;
+    const std::optional<double> capped = capped_dynamic_w(
+        power, cluster.gpu_type_names()[static_cast<std::size_t>(node.gpu_type)], gpu);
+    dynamic_w_[n] =
+        capped ? power.pue * *capped : power.pue * (gpu.peak_w - gpu.idle_w) * power.intensity;
     static_w_ += power.pue * (node_base_w(power, node.gpus) + node.gpus * gpu.idle_w);
   }
 }
@@ -35,6 +38,8 @@ void SupplyFollowing::attach(Host& host) {
 // start, saying what the supply can power.
 void SupplyFollowing::start() {
   const SupplyOptions& supply = options_.supply;
+  if (caps() && !meter_)
+    throw std::logic_error("supply_following: supply.follow_cap_floor needs the power meter");
   double most = budget_w();
   if (supply.has_solar()) {
     const double peak = *std::max_element(supply.ghi.values.begin(), supply.ghi.values.end());
@@ -53,8 +58,8 @@ void SupplyFollowing::start() {
     double spare = most - static_w_;
     int powered = 0;
     for (double watts : per_gpu) {
-      if (watts > spare) break;
-      spare -= watts;
+      if (watts * supply.follow_cap_floor > spare) break;
+      spare -= watts * supply.follow_cap_floor;
       ++powered;
     }
     if (powered < largest) {
@@ -101,6 +106,12 @@ void SupplyFollowing::on_checkpointed(std::uint32_t job) {
   follow();  // its GPUs are free now: hold them if the budget still wants them held
 }
 
+bool SupplyFollowing::cap_at(double level) {
+  if (!meter_ || meter_->cap_level() == level) return false;
+  meter_->set_cap_level(level);
+  return true;
+}
+
 void SupplyFollowing::follow() {
   const View& view = host_->view();
   const ClusterState& cluster = view.cluster();
@@ -110,14 +121,18 @@ void SupplyFollowing::follow() {
     return view.jobs()[entry.first].phase != JobPhase::kCheckpointing;
   });
   const auto nodes = static_cast<std::uint32_t>(held_.size());
+  // What to hold and whom to stop is decided with busy GPUs at the caps' floor (1: uncapped).
+  const double floor = options_.supply.follow_cap_floor;
+  const auto busy_w = [&](std::uint32_t n) { return dynamic_w_[n] * floor; };
   // The facility's power with every GPU not held busy, less what jobs already stopping give back.
   double potential = static_w_;
   for (std::uint32_t n = 0; n < nodes; ++n)
-    potential += (cluster.node(n).gpus - held_[n]) * dynamic_w_[n];
+    potential += (cluster.node(n).gpus - held_[n]) * busy_w(n);
   for (const auto& entry : stopping_) potential -= entry.second;
 
   plan_.clear();
   if (potential > budget) {
+    const bool recapped = cap_at(floor);
     // Hold free GPUs, from the last node back.
     for (std::uint32_t n = nodes; n-- > 0 && potential > budget;) {
       if (view.node_offline(n)) continue;
@@ -125,26 +140,35 @@ void SupplyFollowing::follow() {
       const int free = cluster.node(n).free_gpus;
       while (take < free && potential > budget) {
         ++take;
-        potential -= dynamic_w_[n];
+        potential -= busy_w(n);
       }
       if (take == 0) continue;
       plan_.hold_gpus(n, take);
       held_[n] += take;
     }
-    if (!plan_.empty()) host_->apply(plan_);
+    // An empty plan still re-rates the running jobs when the caps changed.
+    if (!plan_.empty() || recapped) host_->apply(plan_);
   } else {
     // Give back what the budget can power, the last held first (from the first node on).
     for (std::uint32_t n = 0; n < nodes; ++n) {
       int give = 0;
-      while (give < held_[n] && potential + dynamic_w_[n] <= budget) {
+      while (give < held_[n] && potential + busy_w(n) <= budget) {
         ++give;
-        potential += dynamic_w_[n];
+        potential += busy_w(n);
       }
       if (give == 0) continue;
       plan_.release_gpus(n, give);
       held_[n] -= give;
     }
-    if (!plan_.empty()) host_->apply(plan_);
+    // With nothing held or saving, the caps lift as far as the budget allows.
+    double level = floor;
+    if (meter_ && stopping_.empty() &&
+        std::all_of(held_.begin(), held_.end(), [](int held) { return held == 0; })) {
+      double all_busy_w = 0.0;
+      for (std::uint32_t n = 0; n < nodes; ++n) all_busy_w += cluster.node(n).gpus * dynamic_w_[n];
+      level = all_busy_w > 0.0 ? std::clamp((budget - static_w_) / all_busy_w, floor, 1.0) : 1.0;
+    }
+    if (cap_at(level) || !plan_.empty()) host_->apply(plan_);
     return;
   }
   if (!(potential > budget)) return;
@@ -175,7 +199,7 @@ void SupplyFollowing::follow() {
   for (std::uint32_t job : order_) {
     if (!(potential > budget)) break;
     double gives = 0.0;
-    for (const Grant& grant : view.grants_of(job)) gives += grant.gpus * dynamic_w_[grant.node];
+    for (const Grant& grant : view.grants_of(job)) gives += grant.gpus * busy_w(grant.node);
     plan_.set(job);  // no grants: it stops, saves its state and waits again
     stopping_.emplace_back(job, gives);
     potential -= gives;

@@ -11,9 +11,15 @@
 // until enough GPUs will be free; those are held as the jobs give them back. When the budget
 // rises, held GPUs are given back (last held, first given), and the decider starts the waiting
 // jobs, the paused ones among them, on them. Held GPUs idle (they draw idle power).
+//
+// With supply.follow_cap_floor below 1 it caps before it sheds: the GPUs not held are taken at
+// that floor's power when it decides what to hold and whom to stop, and while nothing is held
+// or saving, every GPU's power above idle is scaled (through the power meter, which re-rates
+// the running jobs) by the one fraction in [floor, 1] that fits the budget.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -23,9 +29,14 @@
 
 namespace clustersim::internal {
 
+class PowerMeter;
+
 class SupplyFollowing final : public Mechanism {
  public:
   explicit SupplyFollowing(const SimOptions& options);
+  // Caps act through the run's power meter (needed when supply.follow_cap_floor < 1).
+  void cap_through(PowerMeter& meter) { meter_ = &meter; }
+  bool caps() const { return options_.supply.follow_cap_floor < 1.0; }
 
   std::string_view name() const override { return "supply_following"; }
   void attach(Host& host) override;
@@ -40,9 +51,12 @@ class SupplyFollowing final : public Mechanism {
   // few GPUs are free.
   void follow();
   double budget_w() const;
+  // Sets the meter's cap level; whether it changed (false without caps).
+  bool cap_at(double level);
 
   const SimOptions& options_;
   Host* host_ = nullptr;
+  PowerMeter* meter_ = nullptr;
   TimerKind step_ = 0;
   std::vector<double> dynamic_w_;  // by node: a busy GPU's power above idle, x PUE
   double static_w_ = 0.0;          // every node's base and GPUs' idle power, x PUE

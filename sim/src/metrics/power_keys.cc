@@ -33,6 +33,25 @@ void declare_power_keys(KeyRegistry& keys) {
       .doc(
           "Peak board power per GPU type, W; a type not given takes its model's TDP (A100 400, "
           "H100 700, V100 300, P100 250, K80 150 per GPU, T4 70, ...), else 400.");
+  custom(keys, "power.gpu_cap_w", KeyType::kTable)
+      .component("power")
+      .training_only()
+      .expected("a table of GPU type = W")
+      .default_note("none")
+      .doc(
+          "Board power cap per GPU type, W (`{ A100 = 250 }`; `nvidia-smi -pl`): a GPU that would "
+          "draw more draws the cap and runs at speed ((cap - idle) / (draw - idle)) ^ "
+          "`gpu_cap_exponent`; a job runs at its slowest GPU's speed "
+          "([`sim/README.md`](sim/README.md#power-energy-and-carbon)).");
+  custom(keys, "power.gpu_cap_exponent", KeyType::kTable)
+      .component("power")
+      .training_only()
+      .expected("a table of GPU type = exponent")
+      .default_note("0.5")
+      .doc(
+          "The exponent of a capped GPU's speed curve per GPU type: speed = (power above idle "
+          "under the cap / without it) ^ exponent (0.5: an assumption checked against published "
+          "H100 and V100 capping measurements; 1/3 is DVFS's cubic law, 1 linear).");
   field<SimOptions>(
       keys, "power.intensity", [](auto& o) -> auto& { return o.power.intensity; })
       .range(0.0, 1.0)
@@ -121,6 +140,19 @@ void declare_power_keys(KeyRegistry& keys) {
           "power at full use are held out of the ledger, running jobs stopped (checkpointed) "
           "to free them, deferrable and lowest value density first; when supply rises they are "
           "given back and the paused jobs resume.");
+  field<SimOptions>(
+      keys, "supply.follow_cap_floor", [](auto& o) -> auto& { return o.supply.follow_cap_floor; })
+      .range(0.0, 1.0)
+      .component("mechanism supply_following")
+      .training_only()
+      .check([](const OptionValue& value) -> std::string {
+        return std::get<double>(value) > 0.0 ? "" : "must be in (0, 1], got 0";
+      })
+      .doc(
+          "With `follow`: when the budget falls, every GPU's power above idle is first capped "
+          "down to this fraction (speed: fraction ^ `power.gpu_cap_exponent`), and only below "
+          "it are GPUs held and jobs paused; on a rise, held GPUs come back first, then the caps "
+          "lift (1: never caps).");
   field<SimOptions>(
       keys, "supply.job_values", [](auto& o) -> auto& { return o.supply.job_values; })
       .path()

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 
@@ -33,6 +34,17 @@ std::optional<GpuPower> vendor_gpu_power(std::string_view gpu_type) {
   return std::nullopt;
 }
 
+double solar_w_at(const SupplyOptions& supply, double t) {
+  if (!supply.has_solar()) return 0.0;
+  return internal::series_at(supply.ghi, supply.start_h * 3600.0, t) / 1000.0 *
+         supply.solar_capacity_w * supply.solar_derate;
+}
+
+double carbon_g_per_kwh_at(const SupplyOptions& supply, double t) {
+  if (supply.carbon.empty()) return supply.carbon_g_per_kwh;
+  return internal::series_at(supply.carbon, supply.start_h * 3600.0, t);
+}
+
 namespace internal {
 
 std::vector<GpuPower> gpu_power_by_type(const PowerOptions& options,
@@ -51,6 +63,20 @@ std::vector<GpuPower> gpu_power_by_type(const PowerOptions& options,
 
 double node_base_w(const PowerOptions& options, int gpus) {
   return options.node_base_w ? *options.node_base_w : 200.0 * gpus;
+}
+
+std::optional<double> capped_dynamic_w(const PowerOptions& options, const std::string& type,
+                                       const GpuPower& gpu) {
+  for (const auto& [name, cap] : options.gpu_cap_w) {
+    if (name != type) continue;
+    if (!(cap > gpu.idle_w))
+      throw std::invalid_argument("power.gpu_cap_w." + type + ": a cap of " + std::to_string(cap) +
+                                  " W is at or below the GPU's idle power, " +
+                                  std::to_string(gpu.idle_w) + " W: it could not run");
+    const double draw = gpu.idle_w + (gpu.peak_w - gpu.idle_w) * options.intensity;
+    if (cap < draw) return cap - gpu.idle_w;
+  }
+  return std::nullopt;
 }
 
 std::vector<std::int32_t> value_rows(const SupplyOptions& supply, std::span<const JobState> jobs,
@@ -97,6 +123,22 @@ void PowerMeter::attach(const View& view) {
   view_ = &view;
   const ClusterState& cluster = view.cluster();
   gpu_power_ = gpu_power_by_type(power_, cluster.gpu_type_names());
+  caps_ = !power_.gpu_cap_w.empty() || (supply_.follow && supply_.follow_cap_floor < 1.0);
+  for (std::size_t t = 0; t < gpu_power_.size(); ++t) {
+    const GpuPower& gpu = gpu_power_[t];
+    const std::string& type = cluster.gpu_type_names()[t];
+    double exponent = PowerOptions::kDefaultCapExponent;
+    for (const auto& [name, value] : power_.gpu_cap_exponent)
+      if (name == type) exponent = value;
+    const std::optional<double> capped = capped_dynamic_w(power_, type, gpu);
+    dynamic_unit_.push_back(capped ? *capped : gpu.peak_w - gpu.idle_w);
+    dynamic_use_.push_back(capped ? 1.0 : power_.intensity);
+    capped_speed_.push_back(
+        capped ? std::pow(*capped / ((gpu.peak_w - gpu.idle_w) * power_.intensity), exponent)
+               : 1.0);
+    cap_exponent_.push_back(exponent);
+  }
+  speed_ = capped_speed_;
   const std::size_t nodes = cluster.nodes().size();
   base_per_gpu_w_.assign(nodes, 0.0);
   for (std::size_t n = 0; n < nodes; ++n) {
@@ -155,17 +197,39 @@ double PowerMeter::factor(std::uint32_t index) {
   dynamic_w_ -= job.dynamic_w;
   job.attributed_w = job.dynamic_w = 0.0;
   const ClusterState& cluster = view_->cluster();
+  double slowest = 1.0;  // a job runs at its slowest GPU's speed
   for (const Grant& grant : view_->grants_of(index)) {
     // A share of a GPU (thousandths, or a MIG slice's compute slices) counts as that fraction.
     double gpus = grant.gpus + grant.milli / 1000.0;
     if (grant.mig_mask != 0) gpus += static_cast<double>(grant.mig_compute) / kMigComputeSlices;
-    const GpuPower& gpu = gpu_power_[static_cast<std::size_t>(cluster.node(grant.node).gpu_type)];
-    const double dynamic = gpus * (gpu.peak_w - gpu.idle_w) * power_.intensity;
+    const auto type = static_cast<std::size_t>(cluster.node(grant.node).gpu_type);
+    const GpuPower& gpu = gpu_power_[type];
+    double dynamic = gpus * dynamic_unit_[type] * dynamic_use_[type];
+    if (caps_) {
+      dynamic *= level_;
+      slowest = std::min(slowest, speed_[type]);
+    }
     job.dynamic_w += dynamic;
     job.attributed_w += dynamic + gpus * (gpu.idle_w + base_per_gpu_w_[grant.node]);
   }
   dynamic_w_ += job.dynamic_w;
-  return 1.0;
+  return slowest;
+}
+
+void PowerMeter::set_cap_level(double level) {
+  if (level == level_) return;
+  level_ = level;
+  level_changed_ = true;
+  for (std::size_t t = 0; t < speed_.size(); ++t)
+    speed_[t] = capped_speed_[t] * std::pow(level, cap_exponent_[t]);
+}
+
+void PowerMeter::take_affected(std::vector<std::uint32_t>& out) {
+  if (!level_changed_) return;
+  level_changed_ = false;
+  // Each holder's factor() folds its power at the old level and takes the new one.
+  const auto holders = view_->holders();
+  out.insert(out.end(), holders.begin(), holders.end());
 }
 
 void PowerMeter::on_released(std::uint32_t index) {

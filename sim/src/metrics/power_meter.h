@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -26,6 +28,10 @@ std::vector<GpuPower> gpu_power_by_type(const PowerOptions& options,
                                         const std::vector<std::string>& type_names);
 // A node's base power, W: power.node_base_w, else 200 W per GPU.
 double node_base_w(const PowerOptions& options, int gpus);
+// A busy GPU of `type`'s power above idle under its cap (power.gpu_cap_w), W: nullopt when no
+// cap binds (it draws idle + (peak - idle) x intensity). Throws for a cap at or below idle.
+std::optional<double> capped_dynamic_w(const PowerOptions& options, const std::string& type,
+                                       const GpuPower& gpu);
 // For jobs [from, jobs.size()): the row of supply.values with each one's id (-1: none).
 std::vector<std::int32_t> value_rows(const SupplyOptions& supply, std::span<const JobState> jobs,
                                      std::size_t from);
@@ -43,13 +49,25 @@ class PowerMeter final : public RateModel {
   void jobs_loaded(std::size_t from) override;
   double factor(std::uint32_t job) override;
   void on_released(std::uint32_t job) override;
+  void take_affected(std::vector<std::uint32_t>& out) override;
   void on_sample(Time now) override;
   void conclude(RunResult& result) override;
   void report(std::span<JobRecord> records, RunMetrics& metrics) const override;
 
+  // Caps (power.h): the fraction of every busy GPU's power above idle (under its own cap) that
+  // it may draw, as supply following sets it (1: uncapped); a change re-rates every holder.
+  void set_cap_level(double level);
+  double cap_level() const { return level_; }
   // Facility power now, W (PUE included).
   double facility_w() const { return power_.pue * (static_w_ + dynamic_w_); }
   const SupplyTotals& totals() const { return totals_; }
+  // Integrates up to `now` (once metering has begun, at the first change of holdings): for a
+  // reading of the battery between changes. Splitting a stretch moves sums by an ulp at most.
+  void advance_to(Time now) {
+    if (started_) advance(now);
+  }
+  // Energy stored in the battery, J, as of the last integration.
+  double stored_j() const { return dispatch_.stored_j(); }
 
  private:
   struct JobPower {
@@ -69,7 +87,14 @@ class PowerMeter final : public RateModel {
   const PowerOptions& power_;
   const SupplyOptions& supply_;
   const View* view_ = nullptr;
-  std::vector<GpuPower> gpu_power_;     // by GPU type
+  std::vector<GpuPower> gpu_power_;  // by GPU type
+  // By GPU type: a busy GPU's power above idle is dynamic_unit_ x dynamic_use_ (peak - idle and
+  // intensity, or cap - idle and 1 when its cap binds); its speed under its own cap, the
+  // exponent of its curve, and its speed now (the cap level's factor included).
+  std::vector<double> dynamic_unit_, dynamic_use_, capped_speed_, cap_exponent_, speed_;
+  bool caps_ = false;  // a cap can act: factor() returns the speed, not 1
+  double level_ = 1.0;
+  bool level_changed_ = false;
   std::vector<double> base_per_gpu_w_;  // by node
   double static_w_ = 0.0;               // every node's base and every GPU's idle power
   double dynamic_w_ = 0.0;              // the holders' power above idle

@@ -18,6 +18,8 @@
 #include "decider/placement_stage.h"
 #include "decider/time_share_decider.h"
 #include "mechanisms/registry.h"
+#include "mechanisms/supply_following.h"
+#include "metrics/power_meter.h"
 #include "throughput/job_speed.h"
 
 namespace clustersim {
@@ -45,6 +47,7 @@ struct Simulation::Parts {
   std::unique_ptr<internal::JobSpeed> speed;
   std::unique_ptr<internal::Engine> engine;
   std::vector<std::unique_ptr<RateModel>> rate_models;  // those the options turn on
+  internal::PowerMeter* meter = nullptr;                // among them, with [power]
   std::unique_ptr<MixedServing> serving;                // a mixed or DAG config's serving side
   std::unique_ptr<Host> checked;                        // a CheckedHost (file-local)
   std::unique_ptr<internal::Admission> admission;
@@ -140,6 +143,8 @@ void Simulation::assemble(Parts& parts) {
     if (d->factory.wanted(options_, MechanismContext{})) {
       parts.rate_models.push_back(d->factory.rate_model(options_));
       engine.add_rate_model(*parts.rate_models.back());
+      if (auto* meter = dynamic_cast<internal::PowerMeter*>(parts.rate_models.back().get()))
+        parts.meter = meter;
     }
   for (auto& model : user_rate_models_) engine.add_rate_model(*model);
   parts.checked = std::make_unique<CheckedHost>(engine);
@@ -151,6 +156,12 @@ void Simulation::assemble(Parts& parts) {
   const bool users_decisions = user_decider_ || external_;
   parts.mechanisms = internal::make_mechanisms(
       options_, MechanismContext{engine.any_job_checkpoint_interval(), users_decisions});
+  // Supply following caps GPUs through the power meter (supply.follow_cap_floor): the one
+  // decides the cap, the other meters it and re-rates the running jobs.
+  if (parts.meter && options_.supply.follow && options_.supply.follow_cap_floor < 1.0)
+    for (auto& mechanism : parts.mechanisms.owned)
+      if (auto* follow = dynamic_cast<internal::SupplyFollowing*>(mechanism.get()))
+        follow->cap_through(*parts.meter);
   if (make_serving_) parts.serving = make_serving_();
   if (user_decider_) {
     parts.decider = user_decider_.get();
@@ -282,6 +293,24 @@ bool Simulation::step() {
 const View& Simulation::view() {
   if (!parts_) start();
   return *parts_->engine;
+}
+
+std::optional<SupplyState> Simulation::supply_state() {
+  if (!parts_) start();
+  if (!parts_->meter) return std::nullopt;
+  internal::PowerMeter& meter = *parts_->meter;
+  const SupplyOptions& supply = options_.supply;
+  const Time now = parts_->engine->now();
+  meter.advance_to(now);
+  SupplyState state;
+  state.facility_w = meter.facility_w();
+  state.solar_w = solar_w_at(supply, now);
+  state.grid_cap_w = supply.grid_cap_w ? *supply.grid_cap_w : -1.0;
+  state.battery_kwh = meter.stored_j() / 3.6e6;
+  state.battery_capacity_kwh = supply.battery_kwh;
+  state.carbon_g_per_kwh = carbon_g_per_kwh_at(supply, now);
+  state.cap_level = meter.cap_level();
+  return state;
 }
 
 AllocationContext& Simulation::context() {

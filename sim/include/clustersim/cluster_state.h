@@ -92,6 +92,10 @@ class ClusterState {
   int free_gpus(int gpu_type) const;
   const std::vector<std::string>& gpu_type_names() const { return gpu_type_names_; }
   int find_gpu_type(const std::string& name) const;  // -1 if unknown
+  // The type of that name in a partition (NodeGroupSpec::partition; a fleet's cluster), -1 if
+  // none; and the partition a type belongs to (0 outside a fleet).
+  int find_gpu_type(const std::string& name, int partition) const;
+  int gpu_type_partition(int gpu_type) const { return type_partition_[gpu_type]; }
   bool models_cpus() const { return models_cpus_; }
   bool models_mem() const { return models_mem_; }
   double total_cpus() const { return total_cpus_; }
@@ -283,6 +287,7 @@ class ClusterState {
   int nodes_per_rack_ = 1;
   bool prefix_sums_ = false;
   std::vector<std::string> gpu_type_names_;
+  std::vector<int> type_partition_;  // by type: its groups' NodeGroupSpec::partition
   std::vector<int> total_by_type_;
   std::vector<int> free_by_type_;
   int num_racks_ = 0;

@@ -238,13 +238,9 @@ class ClusterState {
                                        static_cast<std::size_t>(free)];
   }
   int rack_free_gpus(int gpu_type, int rack) const { return types_[gpu_type].rack_room[rack]; }
-  std::uint32_t rack_begin(int rack) const {
-    return static_cast<std::uint32_t>(rack * nodes_per_rack_);
-  }
-  std::uint32_t rack_end(int rack) const {
-    return static_cast<std::uint32_t>(
-        std::min<std::size_t>(static_cast<std::size_t>(rack + 1) * nodes_per_rack_, nodes_.size()));
-  }
+  // A rack's nodes: [rack_begin, rack_end) (a table: a fleet's partitions restart racks).
+  std::uint32_t rack_begin(int rack) const { return rack_first_node_[rack]; }
+  std::uint32_t rack_end(int rack) const { return rack_first_node_[rack + 1]; }
   // The node holding the k-th free GPU of the type in node order (indexed nodes), and the free
   // GPUs before that node.
   std::uint32_t node_with_free_gpu(int gpu_type, int k, int* before) const {
@@ -285,6 +281,7 @@ class ClusterState {
   std::vector<char> counted_inconsistent_;  // by node
   int max_gpus_per_node_ = 0;
   int nodes_per_rack_ = 1;
+  std::vector<std::uint32_t> rack_first_node_;  // by rack, then the node count
   bool prefix_sums_ = false;
   std::vector<std::string> gpu_type_names_;
   std::vector<int> type_partition_;  // by type: its groups' NodeGroupSpec::partition

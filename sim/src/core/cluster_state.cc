@@ -72,6 +72,10 @@ ClusterState::ClusterState(const ClusterSpec& spec) {
   for (const Node& node : nodes_)
     if (node.mig >= 0) free_by_type_[node.gpu_type] -= node.gpus;
   nodes_per_rack_ = spec.nodes_per_rack;
+  rack_first_node_.assign(static_cast<std::size_t>(num_racks_) + 1,
+                          static_cast<std::uint32_t>(nodes_.size()));
+  for (std::size_t i = nodes_.size(); i-- > 0;)
+    rack_first_node_[static_cast<std::size_t>(nodes_[i].rack)] = static_cast<std::uint32_t>(i);
   for (const Node& node : nodes_) max_gpus_per_node_ = std::max(max_gpus_per_node_, node.gpus);
   types_.resize(gpu_type_names_.size());
   const auto node_count = static_cast<std::uint32_t>(nodes_.size());

@@ -259,6 +259,10 @@ TEST(Fleet, PartitionsHaveTheirOwnTypesAndRacks) {
   std::vector<int> racks;
   for (const auto& node : state.nodes()) racks.push_back(node.rack);
   EXPECT_EQ(racks, (std::vector<int>{0, 0, 1, 2, 2, 3}));
+  EXPECT_EQ(state.rack_begin(1), 2u);
+  EXPECT_EQ(state.rack_end(1), 3u);
+  EXPECT_EQ(state.rack_begin(2), 3u);
+  EXPECT_EQ(state.rack_end(3), 6u);
 }
 
 TEST(Fleet, BadSpecsNameTheirField) {

@@ -26,6 +26,10 @@ struct NodeGroupSpec {
   // Training runs: every GPU of the group is MIG-partitioned with this geometry (mig.h; e.g.
   // "a100-40gb"); empty = whole GPUs.
   std::string mig;
+  // A fleet's cluster in one run (fleet.h): groups of different partitions never share a GPU
+  // type index or a rack, so a job bound to one partition's types runs on its nodes only. 0 for
+  // every group outside a fleet (today's cluster).
+  int partition = 0;
 };
 
 // A virtual cluster (tenant) with a GPU quota.

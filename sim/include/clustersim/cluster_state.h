@@ -92,6 +92,10 @@ class ClusterState {
   int free_gpus(int gpu_type) const;
   const std::vector<std::string>& gpu_type_names() const { return gpu_type_names_; }
   int find_gpu_type(const std::string& name) const;  // -1 if unknown
+  // The type of that name in a partition (NodeGroupSpec::partition; a fleet's cluster), -1 if
+  // none; and the partition a type belongs to (0 outside a fleet).
+  int find_gpu_type(const std::string& name, int partition) const;
+  int gpu_type_partition(int gpu_type) const { return type_partition_[gpu_type]; }
   bool models_cpus() const { return models_cpus_; }
   bool models_mem() const { return models_mem_; }
   double total_cpus() const { return total_cpus_; }
@@ -234,13 +238,9 @@ class ClusterState {
                                        static_cast<std::size_t>(free)];
   }
   int rack_free_gpus(int gpu_type, int rack) const { return types_[gpu_type].rack_room[rack]; }
-  std::uint32_t rack_begin(int rack) const {
-    return static_cast<std::uint32_t>(rack * nodes_per_rack_);
-  }
-  std::uint32_t rack_end(int rack) const {
-    return static_cast<std::uint32_t>(
-        std::min<std::size_t>(static_cast<std::size_t>(rack + 1) * nodes_per_rack_, nodes_.size()));
-  }
+  // A rack's nodes: [rack_begin, rack_end) (a table: a fleet's partitions restart racks).
+  std::uint32_t rack_begin(int rack) const { return rack_first_node_[rack]; }
+  std::uint32_t rack_end(int rack) const { return rack_first_node_[rack + 1]; }
   // The node holding the k-th free GPU of the type in node order (indexed nodes), and the free
   // GPUs before that node.
   std::uint32_t node_with_free_gpu(int gpu_type, int k, int* before) const {
@@ -281,8 +281,10 @@ class ClusterState {
   std::vector<char> counted_inconsistent_;  // by node
   int max_gpus_per_node_ = 0;
   int nodes_per_rack_ = 1;
+  std::vector<std::uint32_t> rack_first_node_;  // by rack, then the node count
   bool prefix_sums_ = false;
   std::vector<std::string> gpu_type_names_;
+  std::vector<int> type_partition_;  // by type: its groups' NodeGroupSpec::partition
   std::vector<int> total_by_type_;
   std::vector<int> free_by_type_;
   int num_racks_ = 0;

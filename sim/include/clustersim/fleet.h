@@ -3,11 +3,14 @@
 // (ClusterSpec: nodes, GPU types, VCs) with its own decider; the router is a component
 // (component.h: ComponentKind::kRouter) chosen by name.
 //
-// This is the first slice: jobs are routed in arrival order on the router's view of the
-// clusters' load (FleetLoad), then every cluster runs its share of the jobs. The load a router
-// sees is an estimate (documented at FleetLoad), the same for every router; the design of the
-// one event loop that will give routers the clusters' live state (and move waiting jobs between
-// clusters over the wide-area links) is sim/README.md's "Fleet".
+// A fleet runs as one Simulation (sim/README.md, "Fleet"): the clusters' node groups one after
+// another, each cluster a partition of the nodes (NodeGroupSpec::partition: its own GPU types and
+// racks), one clock and one event queue for all; the router binds each job to a cluster as it
+// arrives, on the clusters' live load (FleetClusterLoad). Strict order and each cluster's
+// placement act per cluster, so the `home` router gives every cluster exactly its run alone. A
+// fleet that one run cannot yet hold (a cluster with VC quotas, clusters with different
+// nodes_per_rack, or a job of no GPU type bound for a cluster of several types) runs as the first
+// slice did: routed on an estimate, then cluster by cluster.
 #pragma once
 
 #include <cstddef>
@@ -66,12 +69,15 @@ struct FleetSpec {
 
 // What a router sees of one cluster when a job arrives.
 //
-// Estimate (this slice): each routed job is taken to start when the work routed to its cluster
-// before it has drained at the cluster's full GPU count (a fluid queue: backlog GPU-seconds /
-// GPUs after its arrival), and to run its duration from there. `demand_gpus` is the GPUs of the
-// routed jobs not yet finished by that estimate (queued + running), `backlog_gpu_seconds` the
-// work they have left. It never looks at a cluster's decider, so it is the same for every
-// policy and cheap (a heap per cluster); the one event loop will fill it from the live view.
+// In the one run (the usual case): the live load. `demand_gpus` is the GPUs of the jobs routed
+// to the cluster and not finished (waiting + running), `backlog_gpu_seconds` their work as
+// submitted (GPUs x duration; the progress of running jobs is not taken off).
+//
+// Cluster by cluster (the fleets the one run cannot hold, see above): an estimate. Each routed
+// job is taken to start when the work routed to its cluster before it has drained at the
+// cluster's full GPU count (a fluid queue: backlog GPU-seconds / GPUs after its arrival), and to
+// run its duration from there; `demand_gpus` is the GPUs of the routed jobs not yet finished by
+// that estimate, `backlog_gpu_seconds` the work they have left.
 struct FleetClusterLoad {
   std::string_view name;
   std::size_t region = 0;  // index into FleetSpec::regions
@@ -112,8 +118,13 @@ struct FleetResult {
   // with job_columns `cluster` (index into FleetSpec::clusters) and `migrations_wan` (0 until
   // the rebalancer moves jobs); metrics: the RunMetrics fields recomputed over the whole fleet
   // where they are defined here (jobs, jct_*, queue_mean, makespan, gpu_util), the rest 0.
+  // In the one run, `fleet.metrics` are the whole run's (every RunMetrics field over all the
+  // fleet's GPUs), and `fleet.job_columns` the run's own columns, then these two.
   RunResult fleet;
-  std::vector<RunResult> clusters;       // each cluster's own run, its jobs in workload order
+  // Each cluster's jobs in workload order (JobRecord::index: within the cluster). In the one run
+  // their metrics are those defined above, over the cluster's GPUs (the rest 0) and they have no
+  // job_columns; cluster by cluster, each is that cluster's own run.
+  std::vector<RunResult> clusters;
   std::vector<std::size_t> job_cluster;  // by workload job
   std::vector<std::size_t> routed;       // jobs routed to each cluster
   // Named metrics: fleet-wide ones, then per cluster `<cluster>.jobs`, `.jct_mean`,
@@ -126,9 +137,10 @@ struct FleetResult {
 // naming the field.
 void validate_fleet(const FleetSpec& spec);
 
-// Routes `jobs` (in submit order, ties in workload order) and runs each cluster's share under
-// `options` with options.cluster replaced by the cluster's spec (each cluster's decider, policy
-// and mechanisms are `options`'). A one-cluster fleet gives that cluster's run exactly.
+// Runs `jobs` on the fleet under `options`, with options.cluster replaced by the clusters' nodes
+// (every cluster's decider, policy and mechanisms are `options`'), routing each job as it arrives
+// (in submit order, ties in workload order). A one-cluster fleet gives that cluster's run
+// exactly. Errors (std::invalid_argument) name the field or the job.
 FleetResult simulate_fleet(const FleetSpec& spec, const SimOptions& options,
                            std::span<const JobSpec> jobs);
 

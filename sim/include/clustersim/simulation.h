@@ -39,6 +39,9 @@ namespace clustersim {
 
 struct RunConfig;
 class MixedServing;  // serving.h
+namespace internal {
+class ArrivalBinder;  // src/core/arrival_binder.h
+}
 
 class Simulation {
  public:
@@ -74,6 +77,9 @@ class Simulation {
   // A factor of every job's rate (rate_model.h), after the built-in ones ([sharing]'s
   // interference), in the order added. Before the run starts (or after reset()).
   void add_rate_model(std::unique_ptr<RateModel> model);
+  // A fleet's router (fleet.h; src/core/arrival_binder.h), before the run starts: each arriving
+  // job is bound to one cluster's partition of the nodes. Not owned; null: none (today's run).
+  void bind_arrivals(internal::ArrivalBinder* binder);
 
   // Back to the start. With a seed: the run's randomness (placement, drawn overheads, failures;
   // for a config with a generated workload, the workload too, as a sweep's seed does).
@@ -126,6 +132,7 @@ class Simulation {
   bool external_ = false;  // no decider: the caller decides
   std::vector<std::unique_ptr<Mechanism>> user_mechanisms_;
   std::vector<std::unique_ptr<RateModel>> user_rate_models_;
+  internal::ArrivalBinder* binder_ = nullptr;
   std::unique_ptr<Parts> parts_;
   bool in_point_ = false;
   bool over_ = false;

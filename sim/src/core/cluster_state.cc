@@ -11,7 +11,14 @@ namespace clustersim {
 ClusterState::ClusterState(const ClusterSpec& spec) {
   if (spec.groups.empty()) throw std::invalid_argument("cluster: no nodes");
   if (spec.nodes_per_rack <= 0) throw std::invalid_argument("cluster: nodes_per_rack must be > 0");
+  // A partition (a fleet's cluster) starts a new rack and numbers its racks from there.
+  int partition = spec.groups.front().partition, partition_rack = 0, partition_node = 0;
   for (const auto& group : spec.groups) {
+    if (group.partition != partition) {
+      partition = group.partition;
+      partition_rack = nodes_.back().rack + 1;
+      partition_node = static_cast<int>(nodes_.size());
+    }
     if (group.nodes <= 0)
       throw std::invalid_argument("cluster: group '" + group.name + "' has no nodes");
     if (group.gpus_per_node <= 0 || group.gpus_per_node > 64)
@@ -23,15 +30,17 @@ ClusterState::ClusterState(const ClusterSpec& spec) {
       throw std::invalid_argument("cluster: group '" + group.name + "': unknown MIG geometry '" +
                                   group.mig + "'");
     if (group.gpu_mem_gb < 0.0) throw std::invalid_argument("cluster: negative GPU memory");
-    int type = find_gpu_type(group.gpu_type);
+    int type = find_gpu_type(group.gpu_type, group.partition);
     if (type < 0) {
       type = static_cast<int>(gpu_type_names_.size());
       gpu_type_names_.push_back(group.gpu_type);
+      type_partition_.push_back(group.partition);
       total_by_type_.push_back(0);
     }
     for (int i = 0; i < group.nodes; ++i) {
       Node node;
-      node.rack = static_cast<int>(nodes_.size()) / spec.nodes_per_rack;
+      node.rack =
+          partition_rack + (static_cast<int>(nodes_.size()) - partition_node) / spec.nodes_per_rack;
       node.gpu_type = type;
       node.gpus = node.free_gpus = group.gpus_per_node;
       node.cpus = node.free_cpus = group.cpus_per_node;
@@ -63,6 +72,10 @@ ClusterState::ClusterState(const ClusterSpec& spec) {
   for (const Node& node : nodes_)
     if (node.mig >= 0) free_by_type_[node.gpu_type] -= node.gpus;
   nodes_per_rack_ = spec.nodes_per_rack;
+  rack_first_node_.assign(static_cast<std::size_t>(num_racks_) + 1,
+                          static_cast<std::uint32_t>(nodes_.size()));
+  for (std::size_t i = nodes_.size(); i-- > 0;)
+    rack_first_node_[static_cast<std::size_t>(nodes_[i].rack)] = static_cast<std::uint32_t>(i);
   for (const Node& node : nodes_) max_gpus_per_node_ = std::max(max_gpus_per_node_, node.gpus);
   types_.resize(gpu_type_names_.size());
   const auto node_count = static_cast<std::uint32_t>(nodes_.size());
@@ -207,6 +220,12 @@ int ClusterState::free_gpus(int gpu_type) const {
 int ClusterState::find_gpu_type(const std::string& name) const {
   for (std::size_t i = 0; i < gpu_type_names_.size(); ++i)
     if (gpu_type_names_[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+int ClusterState::find_gpu_type(const std::string& name, int partition) const {
+  for (std::size_t i = 0; i < gpu_type_names_.size(); ++i)
+    if (gpu_type_names_[i] == name && type_partition_[i] == partition) return static_cast<int>(i);
   return -1;
 }
 

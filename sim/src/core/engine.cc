@@ -439,6 +439,7 @@ void Engine::complete(std::uint32_t index) {
   ++job.epoch;
   measurement_.on_finish(index, now_, active_jobs_);
   --active_jobs_;
+  if (binder_) binder_->on_finished(job);
   if (!rate_models_.empty()) rerate_affected();
   if (decider_) {
     decider_->on_finished(index);
@@ -613,6 +614,7 @@ std::optional<DecisionPoint> Engine::advance() {
       job.phase = JobPhase::kWaiting;
       job.phase_since = now;
       ++job.epoch;
+      if (binder_) binder_->bind(job, now);
       enqueue_waiting(job);
       if (decider_) decider_->on_arrival(index);
       ++events_processed_;

@@ -32,6 +32,7 @@
 #include "clustersim/rate_model.h"
 #include "clustersim/simulator.h"
 #include "clustersim/view.h"
+#include "core/arrival_binder.h"
 #include "core/event_queue.h"
 #include "core/grant_store.h"
 #include "core/job_admission.h"
@@ -60,6 +61,9 @@ class Engine final : public View, public Host {
   // Who hears of jobs waiting, arriving and resources coming back (null: nobody, e.g. an external
   // controller that reads the view), and the mechanisms that hear of jobs beginning to run.
   void set_decider(Decider* decider) { decider_ = decider; }
+  // A fleet's router (arrival_binder.h), before load(): jobs get their cluster's GPU type as
+  // they arrive.
+  void set_arrival_binder(ArrivalBinder* binder) { binder_ = binder; }
   void add_mechanism(Mechanism& mechanism) { mechanisms_.push_back(&mechanism); }
   // A factor of every job's rate from now on (before load()).
   void add_rate_model(RateModel& model) {
@@ -196,6 +200,7 @@ class Engine final : public View, public Host {
   const JobSpeed& speed_;
   const bool resizing_;
   Decider* decider_ = nullptr;
+  ArrivalBinder* binder_ = nullptr;
   std::vector<Mechanism*> mechanisms_;
   std::function<bool()> extend_;
   std::function<void()> after_decision_;

@@ -230,7 +230,16 @@ void Engine::load_job(std::uint32_t i, JobAdmission& admission) {
   } else {
     job.vc = -1;
   }
-  if (job.vc >= 0 && !spec.gpu_type.empty()) job.gpu_type = cluster_.find_gpu_type(spec.gpu_type);
+  if (job.vc >= 0 && !spec.gpu_type.empty()) {
+    job.gpu_type = cluster_.find_gpu_type(spec.gpu_type);
+    // A fleet (arrival_binder.h): the job gets its cluster's type as it arrives; until then the
+    // largest type of that name, so that the load's checks ask whether any cluster could hold it.
+    if (binder_)
+      for (std::size_t t = 0; t < type_count_; ++t)
+        if (cluster_.gpu_type_names()[t] == spec.gpu_type &&
+            cluster_.total_gpus(static_cast<int>(t)) > cluster_.total_gpus(job.gpu_type))
+          job.gpu_type = static_cast<int>(t);
+  }
   if (auto rejection = admission.check(job, *this)) {
     if (job.vc < 0) job.vc = 0;
     reject_or_throw(job, rejection->field, rejection->why);

@@ -28,6 +28,14 @@ void DefaultDecider::attach(Host& host) {
   host_ = &host;
   view_ = &host.view();
   stages_.attach(host);
+  // A fleet in one run (fleet.h): strict order holds per cluster, so each partition has its
+  // own head; outside a fleet the table stays empty and the pass stops at the head as before.
+  partition_blocked_stamp_.clear();
+  const ClusterState& cluster = view().cluster();
+  int partitions = 1;
+  for (std::size_t t = 0; t < cluster.gpu_type_names().size(); ++t)
+    partitions = std::max(partitions, cluster.gpu_type_partition(static_cast<int>(t)) + 1);
+  if (partitions > 1) partition_blocked_stamp_.assign(static_cast<std::size_t>(partitions), 0);
   plan_timer_ = host.add_timer_kind(*this, TimerPhase::kAfterArrivals);
   jobs_added();
   allocation_->bind(placement_);
@@ -193,6 +201,10 @@ void DefaultDecider::scheduling_pass() {
           walk_.drop(less);
           continue;
         }
+      } else if (!partition_blocked_stamp_.empty() &&
+                 partition_blocked_stamp_[partition_of(job)] == pass_number_) {
+        walk_.drop(less);  // its cluster's head blocks it (and its bucket: one type, one cluster)
+        continue;
       } else if (vc_blocked_stamp_[job.vc] == pass_number_ || !quota_ok) {
         // Strict order: a VC at its quota blocks itself, and only itself.
         vc_blocked_stamp_[job.vc] = pass_number_;
@@ -240,6 +252,11 @@ void DefaultDecider::scheduling_pass() {
         continue;
       }
       if (!backfill) {
+        if (!partition_blocked_stamp_.empty()) {  // a fleet: the head blocks its own cluster
+          partition_blocked_stamp_[partition_of(job)] = pass_number_;
+          walk_.drop(less);
+          continue;
+        }
         stop = true;  // strict order: the head of the queue blocks everyone behind it
         break;
       }

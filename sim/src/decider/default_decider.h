@@ -96,6 +96,13 @@ class DefaultDecider final : public Decider, public TimerClient {
   MergedWalk walk_;
   std::vector<std::uint32_t> vc_blocked_stamp_;  // pass number at which a VC stopped (strict order)
   std::uint32_t pass_number_ = 0;
+  // A fleet in one run: pass number at which a cluster's (type partition's) head stopped.
+  std::vector<std::uint32_t> partition_blocked_stamp_;
+  std::size_t partition_of(const JobState& job) const {
+    return job.gpu_type < 0
+               ? 0
+               : static_cast<std::size_t>(view().cluster().gpu_type_partition(job.gpu_type));
+  }
   // (GPUs, type) shapes a mechanism could not make room for; retried once resources free.
   std::vector<std::pair<int, int>> no_room_;
 };

@@ -9,7 +9,10 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "clustersim/cluster_state.h"
 #include "clustersim/component.h"
+#include "clustersim/simulation.h"
+#include "core/arrival_binder.h"
 #include "metrics/power_meter.h"
 #include "metrics/summary_stats.h"
 
@@ -96,8 +99,8 @@ std::vector<std::size_t> route_fleet_jobs(const FleetSpec& spec, std::span<const
   return cluster_of;
 }
 
-// The fleet-wide metrics this slice defines (fleet.h): over every job that finished.
-RunMetrics fleet_wide_metrics(const FleetSpec& spec, const std::vector<JobRecord>& records) {
+// The metrics fleet.h defines for a set of jobs on `gpus` GPUs: over every job that finished.
+RunMetrics fleet_wide_metrics(int gpus, const std::vector<JobRecord>& records) {
   RunMetrics m;
   std::vector<double> jcts, queues;
   double first_submit = 0.0, last_finish = 0.0, gpu_seconds = 0.0;
@@ -114,10 +117,188 @@ RunMetrics fleet_wide_metrics(const FleetSpec& spec, const std::vector<JobRecord
   m.jobs = jcts.size();
   internal::summarize_jcts_and_queues(jcts, queues, m);
   m.makespan = last_finish - first_submit;
-  int gpus = 0;
-  for (const FleetClusterSpec& cluster : spec.clusters) gpus += cluster.cluster.total_gpus();
   if (m.makespan > 0) m.gpu_util = gpu_seconds / (gpus * m.makespan);
   return m;
+}
+
+// Whether the fleet runs as one Simulation (sim/README.md, "Fleet"). A job is kept on its
+// cluster's nodes through its GPU type (a type of the cluster's partition), so it needs one type
+// there: it names one, or every cluster has a single type. VCs are fleet-wide in one run (a
+// cluster's own VC quotas would need cluster-qualified VC names: not yet), and racks are
+// numbered with one nodes_per_rack. Other fleets run cluster by cluster on the estimate.
+bool fleet_fits_one_loop(const FleetSpec& spec, std::span<const JobSpec> jobs) {
+  const ClusterSpec& first = spec.clusters.front().cluster;
+  bool single_types = true;
+  for (const FleetClusterSpec& cluster : spec.clusters) {
+    if (!cluster.cluster.vcs.empty() || cluster.cluster.nodes_per_rack != first.nodes_per_rack)
+      return false;
+    for (const NodeGroupSpec& group : cluster.cluster.groups)
+      single_types = single_types && group.gpu_type == cluster.cluster.groups.front().gpu_type;
+  }
+  return single_types || std::all_of(jobs.begin(), jobs.end(),
+                                     [](const JobSpec& job) { return !job.gpu_type.empty(); });
+}
+
+// The router at each arrival of the one run, on the clusters' live load: per cluster, the GPUs
+// of the jobs routed there and not finished (waiting + running) and their GPU-seconds of work.
+class FleetArrivals final : public internal::ArrivalBinder {
+ public:
+  FleetArrivals(const FleetSpec& spec, std::vector<FleetClusterLoad>& loads,
+                const ClusterState& layout, std::size_t jobs)
+      : spec_(spec),
+        loads_(loads),
+        layout_(layout),
+        router_(make_fleet_router(spec.router)),
+        unfinished_(loads.size(), 0),
+        job_cluster_(jobs, 0),
+        routed_(loads.size(), 0) {
+    for (std::size_t c = 0; c < loads.size(); ++c) {
+      const std::string& type = spec.clusters[c].cluster.groups.front().gpu_type;
+      sole_type_.push_back(
+          loads[c].gpus_by_type.size() == 1 ? layout.find_gpu_type(type, static_cast<int>(c)) : -1);
+    }
+  }
+
+  void bind(JobState& job, double now) override {
+    const JobSpec& spec = *job.spec;
+    for (FleetClusterLoad& load : loads_) {
+      const FleetRegionSpec& region = spec_.regions[load.region];
+      load.carbon_g_per_kwh =
+          region.carbon.empty()
+              ? region.carbon_g_per_kwh
+              : internal::series_at(region.carbon, region.carbon_start_h * 3600, now);
+    }
+    const std::size_t c = router_->route(spec, FleetLoad{now, loads_, &spec_});
+    const int type = c >= loads_.size() ? -1
+                     : spec.gpu_type.empty()
+                         ? sole_type_[c]
+                         : layout_.find_gpu_type(spec.gpu_type, static_cast<int>(c));
+    if (type < 0)
+      throw std::logic_error("fleet router '" + spec_.router + "' chose no cluster of job '" +
+                             spec.id + "''s GPU type");
+    job.gpu_type = type;
+    job_cluster_[job.index] = c;
+    ++routed_[c];
+    ++unfinished_[c];
+    loads_[c].demand_gpus += spec.num_gpus;
+    loads_[c].backlog_gpu_seconds += spec.num_gpus * spec.duration;
+  }
+
+  void on_finished(const JobState& job) override {
+    const std::size_t c = job_cluster_[job.index];
+    FleetClusterLoad& load = loads_[c];
+    load.demand_gpus -= job.spec->num_gpus;
+    // An empty cluster's backlog is 0 exactly (not a rounding residue a tie would read).
+    load.backlog_gpu_seconds =
+        --unfinished_[c] == 0 ? 0.0
+                              : load.backlog_gpu_seconds - job.spec->num_gpus * job.spec->duration;
+  }
+
+  std::vector<std::size_t>& job_cluster() { return job_cluster_; }
+  std::vector<std::size_t>& routed() { return routed_; }
+
+ private:
+  const FleetSpec& spec_;
+  std::vector<FleetClusterLoad>& loads_;
+  const ClusterState& layout_;
+  std::unique_ptr<FleetRouter> router_;
+  std::vector<int> sole_type_;  // by cluster: its one GPU type's id in the run, -1 if several
+  std::vector<std::size_t> unfinished_;
+  std::vector<std::size_t> job_cluster_;
+  std::vector<std::size_t> routed_;
+};
+
+// The fleet as one Simulation: the clusters' node groups one after another, each cluster a
+// partition (its own GPU types and racks), each job bound to a cluster as it arrives.
+void run_fleet_in_one_loop(const FleetSpec& spec, const SimOptions& options,
+                           std::span<const JobSpec> jobs, std::vector<FleetClusterLoad>& loads,
+                           FleetResult& result) {
+  SimOptions fleet_options = options;
+  ClusterSpec& nodes = fleet_options.cluster;
+  nodes = ClusterSpec{};
+  nodes.nodes_per_rack = spec.clusters.front().cluster.nodes_per_rack;
+  for (std::size_t c = 0; c < spec.clusters.size(); ++c)
+    for (NodeGroupSpec group : spec.clusters[c].cluster.groups) {
+      group.partition = static_cast<int>(c);
+      nodes.groups.push_back(std::move(group));
+    }
+  // A job no cluster can hold is the router's error (std::invalid_argument naming it), as it is
+  // cluster by cluster, not the one run's load-time rejection of a job its nodes cannot hold.
+  for (const JobSpec& job : jobs)
+    if (std::none_of(loads.begin(), loads.end(), [&](const FleetClusterLoad& load) {
+          return fleet_gpus_of_type(load, job.gpu_type) >= job.num_gpus;
+        }))
+      throw std::invalid_argument("job '" + job.id + "' (" + std::to_string(job.num_gpus) +
+                                  " GPUs" + (job.gpu_type.empty() ? "" : " of " + job.gpu_type) +
+                                  "): no cluster of the fleet has them");
+  const ClusterState layout(nodes);  // the engine's type ids: built from the same groups
+  FleetArrivals arrivals(spec, loads, layout, jobs.size());
+  Simulation simulation(fleet_options, jobs);
+  simulation.bind_arrivals(&arrivals);
+  result.fleet = simulation.run();
+  result.job_cluster = std::move(arrivals.job_cluster());
+  result.routed = std::move(arrivals.routed());
+
+  // Each cluster's jobs (in workload order, indexed within the cluster) and what fleet.h defines
+  // for them.
+  result.clusters.resize(spec.clusters.size());
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    std::vector<JobRecord>& records = result.clusters[result.job_cluster[j]].jobs;
+    records.push_back(result.fleet.jobs[j]);
+    records.back().index = static_cast<std::uint32_t>(records.size() - 1);
+  }
+  for (std::size_t c = 0; c < spec.clusters.size(); ++c)
+    result.clusters[c].metrics =
+        fleet_wide_metrics(spec.clusters[c].cluster.total_gpus(), result.clusters[c].jobs);
+}
+
+// The first slice's way (fleet_fits_one_loop() false, or one cluster): jobs routed on the
+// estimate (FleetClusterLoad), then each cluster's share run as today's cluster.
+void run_fleet_cluster_by_cluster(const FleetSpec& spec, const SimOptions& options,
+                                  std::span<const JobSpec> jobs,
+                                  std::vector<FleetClusterLoad>& loads, FleetResult& result) {
+  result.job_cluster = route_fleet_jobs(spec, jobs, loads);
+
+  // Each cluster's share, in workload order, run as today's cluster.
+  std::vector<std::vector<std::size_t>> members(spec.clusters.size());
+  for (std::size_t j = 0; j < jobs.size(); ++j) members[result.job_cluster[j]].push_back(j);
+  for (std::size_t c = 0; c < spec.clusters.size(); ++c) {
+    SimOptions cluster_options = options;
+    cluster_options.cluster = spec.clusters[c].cluster;
+    std::vector<JobSpec> share;
+    share.reserve(members[c].size());
+    for (std::size_t j : members[c]) share.push_back(jobs[j]);
+    result.routed.push_back(share.size());
+    result.clusters.push_back(simulate(cluster_options, share));
+  }
+
+  // Fleet-wide: the records back in workload order, the clusters' per-job columns with them.
+  RunResult& fleet = result.fleet;
+  if (spec.clusters.size() == 1) {
+    fleet = result.clusters[0];  // one cluster: its run, exactly
+  } else {
+    fleet.jobs.resize(jobs.size());
+    for (std::size_t c = 0; c < spec.clusters.size(); ++c) {
+      const RunResult& run = result.clusters[c];
+      for (std::size_t k = 0; k < members[c].size(); ++k) {
+        fleet.jobs[members[c][k]] = run.jobs[k];
+        fleet.jobs[members[c][k]].index = static_cast<std::uint32_t>(members[c][k]);
+      }
+      for (const RunResult::Column& column : run.job_columns) {
+        auto at = std::find_if(fleet.job_columns.begin(), fleet.job_columns.end(),
+                               [&](const auto& have) { return have.name == column.name; });
+        if (at == fleet.job_columns.end()) {
+          fleet.job_columns.push_back({column.name, std::vector<double>(jobs.size(), 0.0)});
+          at = fleet.job_columns.end() - 1;
+        }
+        for (std::size_t k = 0; k < members[c].size(); ++k)
+          at->values[members[c][k]] = column.values[k];
+      }
+    }
+    int gpus = 0;
+    for (const FleetClusterSpec& cluster : spec.clusters) gpus += cluster.cluster.total_gpus();
+    fleet.metrics = fleet_wide_metrics(gpus, fleet.jobs);
+  }
 }
 
 }  // namespace
@@ -173,46 +354,12 @@ FleetResult simulate_fleet(const FleetSpec& spec, const SimOptions& options,
     }
   }
   FleetResult result;
-  result.job_cluster = route_fleet_jobs(spec, jobs, loads);
-
-  // Each cluster's share, in workload order, run as today's cluster.
-  std::vector<std::vector<std::size_t>> members(spec.clusters.size());
-  for (std::size_t j = 0; j < jobs.size(); ++j) members[result.job_cluster[j]].push_back(j);
-  for (std::size_t c = 0; c < spec.clusters.size(); ++c) {
-    SimOptions cluster_options = options;
-    cluster_options.cluster = spec.clusters[c].cluster;
-    std::vector<JobSpec> share;
-    share.reserve(members[c].size());
-    for (std::size_t j : members[c]) share.push_back(jobs[j]);
-    result.routed.push_back(share.size());
-    result.clusters.push_back(simulate(cluster_options, share));
-  }
-
-  // Fleet-wide: the records back in workload order, the clusters' per-job columns with them.
-  RunResult& fleet = result.fleet;
-  if (spec.clusters.size() == 1) {
-    fleet = result.clusters[0];  // one cluster: its run, exactly
+  if (spec.clusters.size() > 1 && fleet_fits_one_loop(spec, jobs)) {
+    run_fleet_in_one_loop(spec, options, jobs, loads, result);
   } else {
-    fleet.jobs.resize(jobs.size());
-    for (std::size_t c = 0; c < spec.clusters.size(); ++c) {
-      const RunResult& run = result.clusters[c];
-      for (std::size_t k = 0; k < members[c].size(); ++k) {
-        fleet.jobs[members[c][k]] = run.jobs[k];
-        fleet.jobs[members[c][k]].index = static_cast<std::uint32_t>(members[c][k]);
-      }
-      for (const RunResult::Column& column : run.job_columns) {
-        auto at = std::find_if(fleet.job_columns.begin(), fleet.job_columns.end(),
-                               [&](const auto& have) { return have.name == column.name; });
-        if (at == fleet.job_columns.end()) {
-          fleet.job_columns.push_back({column.name, std::vector<double>(jobs.size(), 0.0)});
-          at = fleet.job_columns.end() - 1;
-        }
-        for (std::size_t k = 0; k < members[c].size(); ++k)
-          at->values[members[c][k]] = column.values[k];
-      }
-    }
-    fleet.metrics = fleet_wide_metrics(spec, fleet.jobs);
+    run_fleet_cluster_by_cluster(spec, options, jobs, loads, result);
   }
+  RunResult& fleet = result.fleet;
   RunResult::Column cluster{"cluster", {}}, migrations{"migrations_wan", {}};
   for (std::size_t c : result.job_cluster) cluster.values.push_back(static_cast<double>(c));
   migrations.values.assign(jobs.size(), 0.0);  // no rebalancer yet

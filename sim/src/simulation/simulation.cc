@@ -102,6 +102,11 @@ void Simulation::add_rate_model(std::unique_ptr<RateModel> model) {
   user_rate_models_.push_back(std::move(model));
 }
 
+void Simulation::bind_arrivals(internal::ArrivalBinder* binder) {
+  if (parts_) throw std::logic_error("bind_arrivals: the simulation has started (reset() first)");
+  binder_ = binder;
+}
+
 void Simulation::reset(std::optional<std::uint64_t> seed) {
   parts_.reset();
   in_point_ = over_ = result_taken_ = false;
@@ -137,6 +142,7 @@ void Simulation::assemble(Parts& parts) {
   parts.engine =
       std::make_unique<internal::Engine>(options_, *parts.speed, options_.mechanisms.elastic);
   internal::Engine& engine = *parts.engine;
+  engine.set_arrival_binder(binder_);
   // Rate models (rate_model.h): those the options turn on, from their descriptors (the
   // built-in ones, then the registered ones), then the ones added here, in order.
   for (const ComponentDescriptor* d : components(ComponentKind::kRateModel))

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "clustersim/cluster_state.h"
 #include "clustersim/simulator.h"
 #include "test_util.h"
 
@@ -114,9 +115,9 @@ TEST(Fleet, HomeRouterNamesAJobWithoutAHome) {
 }
 
 // Two clusters of 4 GPUs. At 0: j0 (4 GPUs, 100 s) -> a (a tie: the first); j1 (2 GPUs,
-// 100 s) -> b (demand per GPU a 1, b 0); j2 (2 GPUs, 100 s) -> b (a 1, b 0.5): by the estimate
-// b drains j1's 200 GPU-s by 50 s, so j2 runs 50..150. At 120 s a's j0 (0..100) and b's j1
-// (0..100) are done, j2 is not: j3 (1 GPU) -> a (a 0, b 0.5). At 200 s both are empty: j4 -> a.
+// 100 s) -> b (demand per GPU a 1, b 0); j2 (2 GPUs, 100 s) -> b (a 1, b 0.5): b runs j1 and
+// j2 side by side, 0..100. At 120 s both clusters are empty: j3 (1 GPU) -> a (a tie), and
+// j3 is done by 200 s: j4 -> a.
 TEST(Fleet, LeastLoadedRoutesByEstimatedDemandPerGpu) {
   FleetSpec spec = two_region_fleet("least_loaded");
   spec.clusters = {{"a", "west", fleet_cluster(1, 4)}, {"b", "east", fleet_cluster(1, 4)}};
@@ -189,6 +190,79 @@ TEST(Fleet, OneClusterFleetIsTodaysRun) {
   EXPECT_EQ(fleet.fleet.metrics.jct_mean, today.metrics.jct_mean);
   EXPECT_EQ(fleet.fleet.metrics.gpu_util, today.metrics.gpu_util);
   EXPECT_EQ(fleet.fleet.metrics.queue_len_mean, today.metrics.queue_len_mean);
+}
+
+// The one run's router sees the live load, not the first slice's estimate. a and b have 2 GPUs
+// each. At 0: j0 (1 GPU, 100 s) -> a (a tie); b0 (1 GPU, 1,000 s) -> b (a 0.5, b 0); j1 (2 GPUs,
+// 10 s) -> a (0.5 each: a tie). j1 waits for j0 (1 GPU free of 2): it runs 100..110. At 70 s
+// a's live demand is j0 + j1 = 3 GPUs (1.5 per GPU), b's 1 (0.5): j3 (1 GPU, 10 s) -> b, on
+// b's free GPU 70..80. (The estimate would have drained j1 by 60 s, 10 GPU-s at 2 GPUs after
+// j0's 100 GPU-s, leaving a at 0.5: a tie, so a.)
+TEST(Fleet, LeastLoadedRoutesOnTheLiveLoad) {
+  FleetSpec spec = two_region_fleet("least_loaded");
+  spec.clusters = {{"a", "west", fleet_cluster(1, 2)}, {"b", "east", fleet_cluster(1, 2)}};
+  const std::vector<JobSpec> jobs = {job("j0", 0, 1, 100), job("b0", 0, 1, 1000),
+                                     job("j1", 0, 2, 10), job("j3", 70, 1, 10)};
+  const FleetResult result = simulate_fleet(spec, testing::small_cluster(1, 1), jobs);
+  EXPECT_EQ(result.job_cluster, (std::vector<std::size_t>{0, 1, 0, 1}));
+  EXPECT_DOUBLE_EQ(result.fleet.jobs[2].start_time, 100);
+  EXPECT_DOUBLE_EQ(result.fleet.jobs[3].start_time, 70);
+  EXPECT_DOUBLE_EQ(result.fleet.jobs[3].jct, 10);
+  EXPECT_EQ(result.routed, (std::vector<std::size_t>{2, 2}));
+}
+
+// Strict order (no backfill) holds per cluster in the one run: a's head a1 (2 GPUs) waits for
+// a0 (1 GPU, 0..100) and blocks a2 (1 GPU) behind it, but not b's b1, which arrived after both:
+// b1 runs 5..15 as on b alone, a1 100..110, a2 110..120. Each cluster's records are those of
+// the cluster run alone on its share.
+TEST(Fleet, StrictOrderBlocksOnlyTheHeadsCluster) {
+  FleetSpec spec = two_region_fleet("home");
+  spec.clusters = {{"a", "west", fleet_cluster(1, 2)}, {"b", "east", fleet_cluster(1, 2)}};
+  spec.homes = {{"a0", "a"}, {"a1", "a"}, {"a2", "a"}, {"b1", "b"}};
+  SimOptions options = testing::small_cluster(1, 1);
+  options.scheduler.backfill = false;
+  const std::vector<JobSpec> jobs = {job("a0", 0, 1, 100), job("a1", 1, 2, 10), job("a2", 2, 1, 10),
+                                     job("b1", 5, 1, 10)};
+  const FleetResult result = simulate_fleet(spec, options, jobs);
+  EXPECT_DOUBLE_EQ(result.fleet.jobs[3].start_time, 5);
+  EXPECT_DOUBLE_EQ(result.fleet.jobs[1].start_time, 100);
+  EXPECT_DOUBLE_EQ(result.fleet.jobs[2].start_time, 110);
+  for (std::size_t c = 0; c < 2; ++c) {
+    SimOptions alone = options;
+    alone.cluster = spec.clusters[c].cluster;
+    std::vector<JobSpec> share;
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+      if (result.job_cluster[j] == c) share.push_back(jobs[j]);
+    const RunResult run = simulate(alone, share);
+    ASSERT_EQ(result.clusters[c].jobs.size(), share.size());
+    for (std::size_t k = 0; k < share.size(); ++k) {
+      EXPECT_EQ(result.clusters[c].jobs[k].start_time, run.jobs[k].start_time) << share[k].id;
+      EXPECT_EQ(result.clusters[c].jobs[k].finish_time, run.jobs[k].finish_time) << share[k].id;
+    }
+  }
+}
+
+// A fleet's clusters as partitions of one run's nodes: groups of another partition start a new
+// rack and never share a GPU type index, even under the same type name. Nodes per rack 2:
+// partition 0's 3 nodes are racks 0, 0, 1; partition 1's 3 nodes racks 2, 2, 3.
+TEST(Fleet, PartitionsHaveTheirOwnTypesAndRacks) {
+  ClusterSpec nodes = fleet_cluster(3, 4, "a100");
+  nodes.nodes_per_rack = 2;
+  nodes.groups.push_back(nodes.groups.front());
+  nodes.groups.back().partition = 1;
+  const ClusterState state(nodes);
+  EXPECT_EQ(state.gpu_type_names().size(), 2u);
+  EXPECT_EQ(state.find_gpu_type("a100", 0), 0);
+  EXPECT_EQ(state.find_gpu_type("a100", 1), 1);
+  EXPECT_EQ(state.gpu_type_partition(1), 1);
+  EXPECT_EQ(state.total_gpus(1), 12);
+  std::vector<int> racks;
+  for (const auto& node : state.nodes()) racks.push_back(node.rack);
+  EXPECT_EQ(racks, (std::vector<int>{0, 0, 1, 2, 2, 3}));
+  EXPECT_EQ(state.rack_begin(1), 2u);
+  EXPECT_EQ(state.rack_end(1), 3u);
+  EXPECT_EQ(state.rack_begin(2), 3u);
+  EXPECT_EQ(state.rack_end(3), 6u);
 }
 
 TEST(Fleet, BadSpecsNameTheirField) {

@@ -117,9 +117,11 @@ struct FleetResult {
   // Fleet-wide: every job's record in workload order (JobRecord::index is the workload's),
   // with job_columns `cluster` (index into FleetSpec::clusters) and `migrations_wan` (0 until
   // the rebalancer moves jobs); metrics: the RunMetrics fields recomputed over the whole fleet
-  // where they are defined here (jobs, jct_*, queue_mean, makespan, gpu_util), the rest 0.
-  // In the one run, `fleet.metrics` are the whole run's (every RunMetrics field over all the
-  // fleet's GPUs), and `fleet.job_columns` the run's own columns, then these two.
+  // where they are defined here (jobs, jct_*, queue_mean, makespan, gpu_util) and the measured
+  // population (every job: window_first/last/jobs, measure_start/end, gpu_seconds, events summed
+  // over the clusters' runs), the rest 0. In the one run, `fleet.metrics` are the whole run's
+  // (every RunMetrics field over all the fleet's GPUs), and `fleet.job_columns` the run's own
+  // columns, then these two.
   RunResult fleet;
   // Each cluster's jobs in workload order (JobRecord::index: within the cluster). In the one run
   // their metrics are those defined above, over the cluster's GPUs (the rest 0) and they have no

@@ -48,28 +48,6 @@ ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workloa
       throw InputError(config.source_name, 0, "fleet", error.what());
     }
     run.result = std::move(fleet.fleet);
-    if (fleet.clusters.size() > 1) {
-      // simulate_fleet's fleet-wide metrics leave the measured population's bounds 0; a fleet
-      // measures every job, and the sweep's and the report's readers of /jobs keep the rows
-      // within [window_first, window_last]: the bounds, span and totals of the clusters' runs.
-      RunMetrics& m = run.result.metrics;
-      m.window_first = 0;
-      m.window_last = workload->jobs.empty() ? 0 : workload->jobs.size() - 1;
-      m.window_jobs = 0;
-      m.gpu_seconds = 0.0;
-      m.events = 0;
-      bool first = true;
-      for (const RunResult& cluster : fleet.clusters) {
-        const RunMetrics& c = cluster.metrics;
-        m.window_jobs += c.window_jobs;
-        m.gpu_seconds += c.gpu_seconds;
-        m.events += c.events;
-        if (cluster.jobs.empty()) continue;
-        m.measure_start = first ? c.measure_start : std::min(m.measure_start, c.measure_start);
-        m.measure_end = first ? c.measure_end : std::max(m.measure_end, c.measure_end);
-        first = false;
-      }
-    }
     // The fleet-wide named metrics are RunMetrics fields already: only the clusters' go beside.
     for (auto& [name, value] : fleet.metrics)
       if (name.find('.') != std::string::npos) run.cluster_metrics.emplace_back(name, value);

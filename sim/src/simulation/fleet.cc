@@ -298,6 +298,23 @@ void run_fleet_cluster_by_cluster(const FleetSpec& spec, const SimOptions& optio
     int gpus = 0;
     for (const FleetClusterSpec& cluster : spec.clusters) gpus += cluster.cluster.total_gpus();
     fleet.metrics = fleet_wide_metrics(gpus, fleet.jobs);
+    // A fleet run cluster by cluster measures every job: the measured population's bounds, span
+    // and totals are the clusters' runs' (the sweep's and the report's readers of /jobs keep the
+    // rows within [window_first, window_last]; the one run's metrics have them already).
+    RunMetrics& m = fleet.metrics;
+    m.window_first = 0;
+    m.window_last = jobs.empty() ? 0 : jobs.size() - 1;
+    bool first = true;
+    for (const RunResult& cluster : result.clusters) {
+      const RunMetrics& c = cluster.metrics;
+      m.window_jobs += c.window_jobs;
+      m.gpu_seconds += c.gpu_seconds;
+      m.events += c.events;
+      if (cluster.jobs.empty()) continue;
+      m.measure_start = first ? c.measure_start : std::min(m.measure_start, c.measure_start);
+      m.measure_end = first ? c.measure_end : std::max(m.measure_end, c.measure_end);
+      first = false;
+    }
   }
 }
 

@@ -118,10 +118,16 @@ JournalContents read_journal(const std::string& path) {
 
 JournalWriter::JournalWriter(const std::string& path, bool append, std::uint64_t valid_bytes)
     : path_(path) {
+  // A new journal is written beside its name and renamed onto it by the first flush, so it
+  // appears with its magic and first records whole: a sweep killed before (kill -9 in its first
+  // milliseconds) leaves no journal, and --resume starts afresh (it had journaled nothing),
+  // where an empty or header-less journal would stop every resume.
+  if (!append) unplaced_path_ = path + ".new";
+  const std::string& open_path = append ? path : unplaced_path_;
   // O_APPEND: every write lands whole at the end of the file, never over an earlier record.
   // 0666 less the umask: group-writable under umask 002, so a teammate can resume the sweep.
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | (append ? 0 : O_TRUNC) | O_CLOEXEC,
-               0666);
+  fd_ = ::open(open_path.c_str(),
+               O_WRONLY | O_CREAT | O_APPEND | (append ? 0 : O_TRUNC) | O_CLOEXEC, 0666);
   if (fd_ < 0) fail_errno(path, "cannot open the sweep journal for writing");
   if (append) {
     // Drop a torn tail so new records follow the last whole one.
@@ -138,6 +144,8 @@ JournalWriter::~JournalWriter() {
     // Destructors must not throw; whatever was not written is rerun on resume.
   }
   if (fd_ >= 0) ::close(fd_);
+  // A journal never put in place (its first write failed) holds nothing a resume needs.
+  if (!unplaced_path_.empty()) ::unlink(unplaced_path_.c_str());
 }
 
 void JournalWriter::add(RecordType type, std::string_view payload) {
@@ -174,6 +182,11 @@ void JournalWriter::flush() {
     written += static_cast<std::size_t>(n);
   }
   buffer_.clear();
+  if (!unplaced_path_.empty()) {
+    if (::rename(unplaced_path_.c_str(), path_.c_str()) != 0)
+      fail_errno(path_, "cannot put the new sweep journal in place");
+    unplaced_path_.clear();
+  }
 }
 
 void JournalWriter::sync() {

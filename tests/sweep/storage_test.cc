@@ -100,6 +100,22 @@ TEST(SweepPointResult, AddedColumnsRoundTrip) {
   EXPECT_THROW(decode_result(encode_result(original)), std::runtime_error);
 }
 
+// A sweep killed before its first flush must not leave an empty journal behind: every resume
+// would stop at it ("not a clustersim sweep journal"; seen in kill9_test at 303 ms).
+TEST(SweepJournal, ANewJournalAppearsWholeAtItsFirstFlush) {
+  TempDir dir;
+  const std::string path = dir.file("n.h5.journal");
+  JournalWriter writer(path, false);
+  writer.add(RecordType::kHeader, "grid_sha256=abc\n");
+  EXPECT_FALSE(fs::exists(path));
+  writer.flush();
+  EXPECT_TRUE(fs::exists(path));
+  EXPECT_FALSE(fs::exists(path + ".new"));
+  const JournalContents contents = read_journal(path);
+  ASSERT_EQ(contents.records.size(), 1u);
+  EXPECT_EQ(contents.records[0].type, RecordType::kHeader);
+}
+
 TEST(SweepJournal, KeepsWholeRecordsAndDropsATornTail) {
   TempDir dir;
   const std::string path = dir.file("r.h5.journal");

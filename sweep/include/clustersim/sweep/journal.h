@@ -48,7 +48,9 @@ JournalContents read_journal(const std::string& path);
 
 class JournalWriter {
  public:
-  // Creates `path` (truncating), or with `append` reopens it, cutting it to `valid_bytes` first.
+  // Creates `path` (truncating; written as `path`.new and renamed onto `path` by the first
+  // flush, so a journal never exists without its magic and first records), or with `append`
+  // reopens it, cutting it to `valid_bytes` first.
   JournalWriter(const std::string& path, bool append, std::uint64_t valid_bytes = 0);
   ~JournalWriter();
   JournalWriter(const JournalWriter&) = delete;
@@ -65,6 +67,7 @@ class JournalWriter {
 
  private:
   std::string path_;
+  std::string unplaced_path_;  // a new journal's file until its first flush renames it to path_
   int fd_ = -1;
   std::string buffer_;
 };

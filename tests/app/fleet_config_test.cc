@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -186,6 +187,50 @@ TEST_F(FleetConfigRun, RunWritesClusterMetricsAndJobColumns) {
   std::string header;
   std::getline(jobs, header);
   EXPECT_NE(header.find(",cluster,migrations_wan"), std::string::npos) << header;
+  // Both clusters are of one GPU type: no per-type GPU-seconds, as one cluster of it has none
+  // (the partitions' type ids share the type's name).
+  EXPECT_EQ(header.find("gpu_seconds."), std::string::npos) << header;
+}
+
+// A fleet of two GPU types writes one per-type GPU-seconds column per type name, and each job's
+// GPU-seconds are on its cluster's type.
+TEST_F(FleetConfigRun, JobsOutHasOneGpuSecondsColumnPerTypeName) {
+  std::string text = fleet("home");
+  const std::string east = "name = \"east\"\nregion = \"eu\"\n";
+  text.insert(text.find(east) + east.size(), "gpu_type = \"a100\"\n");
+  write("fleet.toml", text);
+  const auto run =
+      testing::run_clustersim("run " + path("fleet.toml") + " --jobs-out " + path("jobs.csv"));
+  ASSERT_EQ(run.exit_code, 0);
+  std::ifstream jobs(path("jobs.csv"));
+  std::string header, row;
+  std::getline(jobs, header);
+  const auto count = [&](const std::string& column) {
+    std::size_t n = 0;
+    for (auto at = header.find(column); at != std::string::npos; at = header.find(column, at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(count(",gpu_seconds.generic,"), 1u) << header;
+  EXPECT_EQ(count(",gpu_seconds.a100,"), 1u) << header;
+  EXPECT_EQ(count(",gpu_seconds."), 2u) << header;
+  // j1 ran on east (a100): 2 GPUs x 50 s there, none on generic; j0 on west: 4 x 100 s.
+  const auto fields = [](const std::string& line) {
+    std::vector<std::string> out;
+    std::stringstream in(line);
+    for (std::string field; std::getline(in, field, ',');) out.push_back(field);
+    return out;
+  };
+  const std::vector<std::string> names = fields(header);
+  const auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+  };
+  std::map<std::string, std::vector<std::string>> rows;
+  while (std::getline(jobs, row)) rows[fields(row)[0]] = fields(row);
+  EXPECT_EQ(std::stod(rows.at("j1").at(column("gpu_seconds.a100"))), 100.0);
+  EXPECT_EQ(std::stod(rows.at("j1").at(column("gpu_seconds.generic"))), 0.0);
+  EXPECT_EQ(std::stod(rows.at("j0").at(column("gpu_seconds.generic"))), 400.0);
+  EXPECT_EQ(std::stod(rows.at("j0").at(column("gpu_seconds.a100"))), 0.0);
 }
 
 TEST_F(FleetConfigRun, SettingsThatCannotActAreWarned) {

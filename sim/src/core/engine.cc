@@ -94,7 +94,9 @@ void Engine::apply(const Plan& plan) {
       const bool resized = gpus != job.gpus;
       // GPU-seconds at the old count, or on the old type.
       if (resized || (!type_gpu_seconds_.empty() &&
-                      cluster_.node(plan.grants(change)[0].node).gpu_type != type_held(job.index)))
+                      type_name_slot_[static_cast<std::size_t>(
+                          cluster_.node(plan.grants(change)[0].node).gpu_type)] !=
+                          type_name_slot_[static_cast<std::size_t>(type_held(job.index))]))
         fold_held(job);
       const auto held = grants_of(job.index);
       old_grants_.assign(held.begin(), held.end());
@@ -192,8 +194,8 @@ void Engine::fold_held(JobState& job) {
         mig_compute_slices(job.mig) * (now_ - job.held_since) / kMigComputeSlices;
   held_gpu_seconds_ += held;
   if (!type_gpu_seconds_.empty())
-    type_gpu_seconds_[job.index * type_count_ + static_cast<std::size_t>(type_held(job.index))] +=
-        held;
+    type_gpu_seconds_[job.index * type_slot_names_.size() +
+                      type_name_slot_[static_cast<std::size_t>(type_held(job.index))]] += held;
   job.held_since = now_;
 }
 
@@ -691,9 +693,10 @@ RunResult Engine::collect_results() {
   if (!type_gpu_seconds_.empty()) {
     for (std::size_t i = 0; i < jobs_.size(); ++i)
       if (jobs_[i].phase != JobPhase::kFinished)
-        std::fill_n(type_gpu_seconds_.begin() + static_cast<std::ptrdiff_t>(i * type_count_),
-                    type_count_, 0.0);
-    result.gpu_types = cluster_.gpu_type_names();
+        std::fill_n(
+            type_gpu_seconds_.begin() + static_cast<std::ptrdiff_t>(i * type_slot_names_.size()),
+            type_slot_names_.size(), 0.0);
+    result.gpu_types = type_slot_names_;
     result.type_gpu_seconds = std::move(type_gpu_seconds_);
   }
   m.events = events_processed_;

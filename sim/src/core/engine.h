@@ -207,10 +207,15 @@ class Engine final : public View, public Host {
   bool loaded_ = false;
   bool any_job_checkpoint_interval_ = false;
   std::size_t type_count_ = 1;
-  std::vector<const void*> resolved_;     // throughput model's lookup, by (job, GPU type)
-  std::vector<double> type_speeds_;       // typed models: speed by (job, GPU type); 0 = cannot
-  std::vector<double> type_gpu_seconds_;  // several GPU types: GPU-seconds held by (job, type)
-  std::vector<std::uint32_t> type_node_;  // a node of each type: its proportional shares
+  std::vector<const void*> resolved_;  // throughput model's lookup, by (job, GPU type)
+  std::vector<double> type_speeds_;    // typed models: speed by (job, GPU type); 0 = cannot
+  // Several GPU type names: GPU-seconds held by (job, name). A fleet's partitions have a type id
+  // each for one name (cluster_state.h); they share the name's slot, so a fleet of clusters of
+  // one type keeps no per-type table, as one cluster of that type does not.
+  std::vector<double> type_gpu_seconds_;
+  std::vector<std::uint16_t> type_name_slot_;  // by GPU type id: its name's slot
+  std::vector<std::string> type_slot_names_;   // by slot: the name
+  std::vector<std::uint32_t> type_node_;       // a node of each type: its proportional shares
   OverheadModel overheads_;
 
   Time now_ = 0.0;

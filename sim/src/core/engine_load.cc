@@ -44,6 +44,11 @@ void Engine::load(std::span<const JobSpec> specs, JobAdmission& admission) {
       vc_names_.push_back(vc.name);
     }
     type_count_ = cluster_.gpu_type_names().size();
+    for (const std::string& name : cluster_.gpu_type_names()) {
+      const auto slot = std::find(type_slot_names_.begin(), type_slot_names_.end(), name);
+      type_name_slot_.push_back(static_cast<std::uint16_t>(slot - type_slot_names_.begin()));
+      if (slot == type_slot_names_.end()) type_slot_names_.push_back(name);
+    }
     type_node_.assign(type_count_, 0);
     for (std::uint32_t i = static_cast<std::uint32_t>(cluster_.nodes().size()); i-- > 0;)
       type_node_[cluster_.node(i).gpu_type] = i;  // the first node of each type
@@ -154,7 +159,7 @@ void Engine::load(std::span<const JobSpec> specs, JobAdmission& admission) {
       if (jobs_[i].phase != JobPhase::kRejected) ++window_left_;
   }
 
-  if (type_count_ > 1) type_gpu_seconds_.resize(n * type_count_, 0.0);
+  if (type_slot_names_.size() > 1) type_gpu_seconds_.resize(n * type_slot_names_.size(), 0.0);
   resize_on_huge_pages(plan_stamp_, n, 0u);
   measurement_.resize(n);
   for (RateModel* model : rate_models_) model->jobs_loaded(before);

@@ -1,6 +1,7 @@
 // The global routers of a fleet (clustersim/fleet.h): which cluster an arriving job goes to.
 // Each reads only the FleetLoad it is given, so it works on the first slice's estimate and on
 // the one event loop's live state alike.
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -43,8 +44,21 @@ std::size_t cluster_with_smallest(const JobSpec& job, const FleetLoad& load, Key
 
 class LeastLoadedRouter final : public FleetRouter {
  public:
+  // demand_per_gpu's order without a division per cluster at every arrival: a/b < c/d as
+  // a*d < c*b in 64 bits. The same order as the quotients': distinct fractions of GPU counts
+  // differ by at least 1/(b*d), far above a double's rounding while a*d < 2^52.
   std::size_t route(const JobSpec& job, const FleetLoad& load) override {
-    return cluster_with_smallest(job, load, demand_per_gpu);
+    std::size_t best = load.clusters.size();
+    for (std::size_t c = 0; c < load.clusters.size(); ++c) {
+      const FleetClusterLoad& cluster = load.clusters[c];
+      if (!fits_in_cluster(job, cluster)) continue;
+      if (best == load.clusters.size() ||
+          std::int64_t{cluster.demand_gpus} * load.clusters[best].gpus <
+              std::int64_t{load.clusters[best].demand_gpus} * cluster.gpus)
+        best = c;
+    }
+    if (best == load.clusters.size()) throw no_cluster_for(job);
+    return best;
   }
 };
 

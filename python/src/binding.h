@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "clustersim/config.h"
+#include "clustersim/fleet.h"
 #include "clustersim/metrics.h"
 #include "clustersim/simulation.h"
 
@@ -49,6 +50,17 @@ struct Codes {
 // and impossible jobs raise here).
 std::shared_ptr<Simulation> make_simulation(const RunConfig& config,
                                             std::shared_ptr<const Workload> workload);
+
+// A [fleet] config's one simulation (fleet.h's FleetSimulation), built and started as
+// make_simulation's; it keeps its spec and the workload alive. A fleet that cannot be stepped
+// (FleetSimulation says why) raises InputError naming the config.
+std::shared_ptr<FleetSimulation> make_fleet_simulation(const RunConfig& config,
+                                                       std::shared_ptr<const Workload> workload);
+
+// A fleet's per-cluster named metrics (FleetResult::metrics with a '.', `<cluster>.jobs`, ...)
+// added to a result's metrics, as `clustersim run --json` writes them after the run's.
+void add_cluster_metrics(py::dict metrics,
+                         const std::vector<std::pair<std::string, double>>& named);
 
 void bind_simulation(py::module_& m);
 void bind_env(py::module_& m);

@@ -12,6 +12,7 @@
 
 #include "binding.h"
 #include "clustersim/error.h"
+#include "clustersim/fleet_config.h"
 #include "clustersim/host.h"
 #include "clustersim/steady_state.h"
 
@@ -147,11 +148,11 @@ void Codes::extend(std::span<const JobSpec> specs, std::string JobSpec::*member)
 
 std::shared_ptr<Simulation> make_simulation(const RunConfig& config,
                                             std::shared_ptr<const Workload> workload) {
-  // A fleet runs its clusters one after another (simulate_fleet): nothing to step yet.
+  // clustersim.Simulation steps a fleet (make_fleet_simulation); an environment takes one cluster.
   if (config.fleet)
     throw InputError(config.source_name, 0, "fleet",
-                     "a [fleet] config runs whole (clustersim.run); stepping a fleet comes with "
-                     "its one event loop");
+                     "a [fleet] config runs whole (clustersim.run) or steps in "
+                     "clustersim.Simulation; the RL environments take one cluster");
   auto simulation = std::make_shared<Simulation>(config, std::move(workload));
   simulation->set_decider(nullptr);
   try {
@@ -160,6 +161,35 @@ std::shared_ptr<Simulation> make_simulation(const RunConfig& config,
     throw_impossible(config, error);
   }
   return simulation;
+}
+
+std::shared_ptr<FleetSimulation> make_fleet_simulation(const RunConfig& config,
+                                                       std::shared_ptr<const Workload> workload) {
+  struct Owner {
+    FleetSpec spec;
+    std::shared_ptr<const Workload> workload;
+    std::optional<FleetSimulation> fleet;
+  };
+  auto owner = std::make_shared<Owner>();
+  owner->spec = fleet_for_workload(*config.fleet, *workload);
+  owner->workload = std::move(workload);
+  try {
+    owner->fleet.emplace(owner->spec, config.sim, owner->workload->jobs);
+    Simulation& simulation = owner->fleet->simulation();
+    simulation.set_decider(nullptr);
+    simulation.context();  // starts it: options are checked, jobs loaded
+  } catch (const ImpossibleJobError& error) {
+    throw_impossible(config, error);
+  } catch (const std::invalid_argument& error) {  // the fleet's own: a job no cluster takes, ...
+    throw InputError(config.source_name, 0, "fleet", error.what());
+  }
+  return std::shared_ptr<FleetSimulation>(owner, &*owner->fleet);
+}
+
+void add_cluster_metrics(py::dict metrics,
+                         const std::vector<std::pair<std::string, double>>& named) {
+  for (const auto& [name, value] : named)
+    if (name.find('.') != std::string::npos) metrics[py::str(name)] = py::float_(value);
 }
 
 py::dict metrics_dict(const RunMetrics& metrics) {
@@ -267,6 +297,7 @@ py::dict run(const Config& parsed, std::optional<std::uint64_t> seed) {
   // As `clustersim run` writes them: under the steady-state rule, the measured rows.
   if (config.workload.steady_plan) keep_measured_rows(done.result);
   py::dict out = result_dict(done.workload->jobs, done.result);
+  add_cluster_metrics(out["metrics"].cast<py::dict>(), done.cluster_metrics);
   out["skipped_rows"] = workload->skipped_rows;
   py::list reasons;
   for (const std::string& reason : workload->skip_reasons) reasons.append(reason);

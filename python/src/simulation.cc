@@ -28,6 +28,7 @@ struct State {
   RunConfig config;  // with the run's seed
   std::shared_ptr<const Workload> workload;
   std::shared_ptr<Simulation> simulation;
+  std::shared_ptr<FleetSimulation> fleet;  // a [fleet] config's; `simulation` is its
   std::unique_ptr<AllocationMechanism> allocation;
   std::size_t jobs_bound = 0;
   bool streams = false;  // the workload may grow (a window on a generated workload)
@@ -49,7 +50,12 @@ struct State {
 };
 
 void build(State& state) {
-  state.simulation = make_simulation(state.config, state.workload);
+  if (state.config.fleet) {
+    state.fleet = make_fleet_simulation(state.config, state.workload);
+    state.simulation = std::shared_ptr<Simulation>(state.fleet, &state.fleet->simulation());
+  } else {
+    state.simulation = make_simulation(state.config, state.workload);
+  }
   state.allocation = make_allocation_mechanism(state.config.sim.scheduler);
   state.allocation->bind(state.context());
   state.jobs_bound = state.simulation->jobs().size();
@@ -286,6 +292,18 @@ std::vector<Field>& fields() {
                    return codes_view(o.state().users.codes, o.view().jobs().size());
                  }});
 
+    f.push_back({"job_cluster", "snapshot", "int32",
+                 "a fleet's cluster it was routed to (`cluster_names`), -1 before it arrives; 0 "
+                 "outside a fleet",
+                 [](O& o) -> py::object {
+                   const std::size_t jobs = o.view().jobs().size();
+                   py::array_t<std::int32_t> out(static_cast<py::ssize_t>(jobs));
+                   const FleetSimulation* fleet = o.state().fleet.get();
+                   for (std::size_t j = 0; j < jobs; ++j)
+                     out.mutable_data()[j] = fleet ? fleet->job_cluster(j) : 0;
+                   return out;
+                 }});
+
     // Waiting jobs, in the engine's order (deterministic, not sorted).
     f.push_back({"waiting", "snapshot", "int64", "the waiting jobs (ids)",
                  [](O& o) -> py::object { return ids_array(o.waiting()); }});
@@ -369,6 +387,17 @@ std::vector<Field>& fields() {
         node_field<double>("node_mem_gb", "float64", "memory (GB; 0: not modelled)", &N::mem_gb));
     f.push_back(
         node_field<double>("node_free_mem_gb", "float64", "memory free (GB)", &N::free_mem_gb));
+
+    f.push_back({"node_cluster", "snapshot", "int32",
+                 "a fleet's cluster it belongs to (`cluster_names`); 0 outside a fleet",
+                 [](O& o) -> py::object {
+                   const ClusterState& cluster = o.view().cluster();
+                   const auto nodes = cluster.nodes();
+                   py::array_t<std::int32_t> out(static_cast<py::ssize_t>(nodes.size()));
+                   for (std::size_t n = 0; n < nodes.size(); ++n)
+                     out.mutable_data()[n] = cluster.gpu_type_partition(nodes[n].gpu_type);
+                   return out;
+                 }});
 
     // GPU types and VCs.
     const auto per_type = [](O& o, bool free) -> py::object {
@@ -520,11 +549,17 @@ class PySimulation {
     if (!state.result) {
       // As `clustersim run` writes them: under the steady-state rule, the measured rows.
       // The records' jobs are the workload's (a DAG config's tasks; jobs() are training jobs).
-      const std::span<const JobSpec> specs = state.simulation->workload()->jobs;
+      // A fleet's simulation runs on a span of the state's workload (it has none of its own).
+      const std::span<const JobSpec> specs =
+          state.fleet ? state.workload->jobs : state.simulation->workload()->jobs;
       if (state.config.workload.steady_plan) {
         RunResult measured = state.simulation->result();
         keep_measured_rows(measured);
         state.result = result_dict(specs, measured);
+      } else if (state.fleet) {  // as clustersim.run(): the fleet's columns, the clusters' metrics
+        const FleetResult fleet = state.fleet->finish(state.simulation->result());
+        state.result = result_dict(specs, fleet.fleet);
+        add_cluster_metrics((*state.result)["metrics"].cast<py::dict>(), fleet.metrics);
       } else {
         state.result = result_dict(specs, state.simulation->result());
       }
@@ -738,8 +773,17 @@ void bind_simulation(py::module_& m) {
                              [](PySimulation& s) { return names(s.state().users.names); })
       .def_property_readonly("vc_names",
                              [](PySimulation& s) { return names(s.state().view().vc_names()); })
-      .def_property_readonly("gpu_type_names", [](PySimulation& s) {
-        return names(s.state().view().cluster().gpu_type_names());
+      .def_property_readonly(
+          "gpu_type_names",
+          [](PySimulation& s) { return names(s.state().view().cluster().gpu_type_names()); })
+      .def_property_readonly("cluster_names", [](PySimulation& s) {
+        std::vector<std::string> out;
+        if (const FleetSimulation* fleet = s.state().fleet.get())
+          for (const FleetClusterSpec& cluster : fleet->spec().clusters)
+            out.push_back(cluster.name);
+        else
+          out.emplace_back();  // one cluster, unnamed
+        return names(out);
       });
 }
 

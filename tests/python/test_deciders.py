@@ -194,3 +194,56 @@ def test_a_dag_config_steps_in_python_as_the_command_runs_it(tmp_path, clustersi
     mine = sim.run(fifo)
     pd.testing.assert_frame_equal(mine.jobs, built_in.jobs, check_exact=True)
     assert mine.metrics == built_in.metrics
+
+
+def fleet_config(jobs, router="least_loaded"):
+    """Two clusters in two regions (64 and 32 GPUs) under `router`, the Philly-shaped workload's
+    load on all 96 GPUs."""
+    config = philly(jobs, policy="fifo")
+    del config["cluster"]
+    config["fleet"] = {
+        "router": router,
+        "regions": [{"name": "us", "carbon_g_per_kwh": 250}, {"name": "eu", "carbon_g_per_kwh": 350}],
+        "clusters": [
+            {"name": "west", "region": "us", "nodes": 8, "gpus_per_node": 8, "nodes_per_rack": 4},
+            {"name": "east", "region": "eu", "nodes": 4, "gpus_per_node": 8, "nodes_per_rack": 4},
+        ],
+        "links": [{"from": "us", "to": "eu", "bandwidth_gbps": 10, "latency_ms": 80}],
+    }
+    return config
+
+
+def test_a_fleet_steps_in_python_as_the_command_runs_it():
+    """A fleet is one simulation: a Python FIFO over all its waiting jobs gives clustersim.run's
+    records, job columns (cluster, migrations_wan) and metrics (the clusters' included), and the
+    observation says which cluster each node and each routed job belongs to."""
+    config = fleet_config(1500)
+    built_in = clustersim.run(config)
+    assert built_in.metrics["queue_mean"] > 0  # jobs did wait
+    assert 0 < built_in.metrics["east.routed"] < 1500  # both clusters took jobs
+    sim = clustersim.Simulation(config)
+    assert sim.cluster_names == ["west", "east"]
+    checked = 0
+    while sim.step():
+        obs = sim.observe()
+        if checked < 50:  # each running job holds nodes of the cluster it was routed to only
+            node_cluster = obs.node_cluster
+            assert list(node_cluster) == [0] * 8 + [1] * 4
+            for job, node in zip(obs.grant_job, obs.grant_node):
+                assert obs.job_cluster[job] == node_cluster[node]
+            arrived = obs.job_phase != clustersim.PHASES.index("pending")
+            assert (obs.job_cluster[~arrived] == -1).all()
+            assert set(obs.job_cluster[arrived]) <= {0, 1}
+            checked += 1
+        sim.apply(fifo(obs))
+    mine = sim.result()
+    pd.testing.assert_frame_equal(mine.jobs, built_in.jobs, check_exact=True)
+    assert mine.metrics == built_in.metrics
+    assert list(mine.jobs["cluster"].unique()) != [0.0]
+
+
+def test_a_one_cluster_fleet_is_refused_for_stepping_with_the_reason():
+    config = fleet_config(10)
+    config["fleet"]["clusters"].pop()
+    with pytest.raises(clustersim.InputError, match="one cluster"):
+        clustersim.Simulation(config)

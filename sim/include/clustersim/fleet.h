@@ -139,6 +139,34 @@ struct FleetResult {
 // naming the field.
 void validate_fleet(const FleetSpec& spec);
 
+class Simulation;
+
+// A fleet as one Simulation to step (Python's clustersim.Simulation on a [fleet] config): the one
+// event loop simulate_fleet runs, the router bound to it. `jobs` must outlive it. A fleet the one
+// loop cannot hold (see the top of this file) or of one cluster (step that cluster's config) is
+// std::invalid_argument saying why; so are simulate_fleet's errors.
+class FleetSimulation {
+ public:
+  FleetSimulation(const FleetSpec& spec, const SimOptions& options, std::span<const JobSpec> jobs);
+  ~FleetSimulation();
+  FleetSimulation(const FleetSimulation&) = delete;
+  FleetSimulation& operator=(const FleetSimulation&) = delete;
+
+  Simulation& simulation();
+  const FleetSpec& spec() const;
+  // The cluster (index into spec().clusters) a job was routed to; -1 before it arrives.
+  int job_cluster(std::size_t job) const;
+  // What simulate_fleet gives for the finished run (simulation().run() or its last step()).
+  FleetResult finish(RunResult run) const;
+
+  // Whether `spec` runs as one Simulation with these jobs (else cluster by cluster).
+  static bool fits_one_loop(const FleetSpec& spec, std::span<const JobSpec> jobs);
+
+ private:
+  struct Parts;
+  std::unique_ptr<Parts> parts_;
+};
+
 // Runs `jobs` on the fleet under `options`, with options.cluster replaced by the clusters' nodes
 // (every cluster's decider, policy and mechanisms are `options`'), routing each job as it arrives
 // (in submit order, ties in workload order). A one-cluster fleet gives that cluster's run

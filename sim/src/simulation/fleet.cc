@@ -1,5 +1,6 @@
-// A fleet's first slice (clustersim/fleet.h; sim/README.md, "Fleet"): jobs routed in arrival
-// order on an estimate of each cluster's load, then each cluster's share run as today's cluster.
+// A fleet (clustersim/fleet.h; sim/README.md, "Fleet"): one Simulation of all the clusters' nodes
+// with the router binding each job as it arrives (FleetSimulation), or, for the fleets it cannot
+// hold, jobs routed on an estimate and each cluster's share run as today's cluster.
 #include "clustersim/fleet.h"
 
 #include <algorithm>
@@ -194,8 +195,8 @@ class FleetArrivals final : public internal::ArrivalBinder {
                               : load.backlog_gpu_seconds - job.spec->num_gpus * job.spec->duration;
   }
 
-  std::vector<std::size_t>& job_cluster() { return job_cluster_; }
-  std::vector<std::size_t>& routed() { return routed_; }
+  const std::vector<std::size_t>& job_cluster() const { return job_cluster_; }
+  const std::vector<std::size_t>& routed() const { return routed_; }
 
  private:
   const FleetSpec& spec_;
@@ -208,11 +209,30 @@ class FleetArrivals final : public internal::ArrivalBinder {
   std::vector<std::size_t> routed_;
 };
 
-// The fleet as one Simulation: the clusters' node groups one after another, each cluster a
-// partition (its own GPU types and racks), each job bound to a cluster as it arrives.
-void run_fleet_in_one_loop(const FleetSpec& spec, const SimOptions& options,
-                           std::span<const JobSpec> jobs, std::vector<FleetClusterLoad>& loads,
-                           FleetResult& result) {
+// The clusters' loads as the router first sees them: names, regions, GPUs by type, nothing routed.
+std::vector<FleetClusterLoad> initial_cluster_loads(const FleetSpec& spec) {
+  std::vector<FleetClusterLoad> loads(spec.clusters.size());
+  for (std::size_t c = 0; c < spec.clusters.size(); ++c) {
+    const FleetClusterSpec& cluster = spec.clusters[c];
+    FleetClusterLoad& load = loads[c];
+    load.name = cluster.name;
+    load.region = fleet_region_index(spec, cluster.region);
+    load.gpus = cluster.cluster.total_gpus();
+    for (const NodeGroupSpec& group : cluster.cluster.groups) {
+      auto at = std::find_if(load.gpus_by_type.begin(), load.gpus_by_type.end(),
+                             [&](const auto& type) { return type.first == group.gpu_type; });
+      if (at == load.gpus_by_type.end()) at = load.gpus_by_type.insert(at, {group.gpu_type, 0});
+      at->second += group.nodes * group.gpus_per_node;
+    }
+  }
+  return loads;
+}
+
+// The one run's options: the clusters' node groups one after another, each cluster a partition
+// (its own GPU types and racks).
+SimOptions one_loop_options(const FleetSpec& spec, const SimOptions& options,
+                            std::span<const JobSpec> jobs,
+                            const std::vector<FleetClusterLoad>& loads) {
   SimOptions fleet_options = options;
   ClusterSpec& nodes = fleet_options.cluster;
   nodes = ClusterSpec{};
@@ -231,25 +251,41 @@ void run_fleet_in_one_loop(const FleetSpec& spec, const SimOptions& options,
       throw std::invalid_argument("job '" + job.id + "' (" + std::to_string(job.num_gpus) +
                                   " GPUs" + (job.gpu_type.empty() ? "" : " of " + job.gpu_type) +
                                   "): no cluster of the fleet has them");
-  const ClusterState layout(nodes);  // the engine's type ids: built from the same groups
-  FleetArrivals arrivals(spec, loads, layout, jobs.size());
-  Simulation simulation(fleet_options, jobs);
-  simulation.bind_arrivals(&arrivals);
-  result.fleet = simulation.run();
-  result.job_cluster = std::move(arrivals.job_cluster());
-  result.routed = std::move(arrivals.routed());
+  return fleet_options;
+}
 
-  // Each cluster's jobs (in workload order, indexed within the cluster) and what fleet.h defines
-  // for them.
-  result.clusters.resize(spec.clusters.size());
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
-    std::vector<JobRecord>& records = result.clusters[result.job_cluster[j]].jobs;
-    records.push_back(result.fleet.jobs[j]);
-    records.back().index = static_cast<std::uint32_t>(records.size() - 1);
+// What every fleet run checks before it starts.
+void check_fleet_run(const FleetSpec& spec, const SimOptions& options) {
+  validate_fleet(spec);
+  if (options.window)
+    throw std::invalid_argument(
+        "fleet: a measurement window is not supported yet (the fleet measures every job)");
+}
+
+// The fleet's job columns (`cluster`, `migrations_wan`) and named metrics (fleet.h), once the
+// records and the clusters' results are in.
+void add_fleet_columns_and_metrics(const FleetSpec& spec, std::size_t jobs, FleetResult& result) {
+  RunResult& fleet = result.fleet;
+  RunResult::Column cluster{"cluster", {}}, migrations{"migrations_wan", {}};
+  for (std::size_t c : result.job_cluster) cluster.values.push_back(static_cast<double>(c));
+  migrations.values.assign(jobs, 0.0);  // no rebalancer yet
+  fleet.job_columns.push_back(std::move(cluster));
+  fleet.job_columns.push_back(std::move(migrations));
+
+  const RunMetrics& all = fleet.metrics;
+  result.metrics = {{"jobs", static_cast<double>(all.jobs)},
+                    {"jct_mean", all.jct_mean},
+                    {"queueing_delay_mean", all.queue_mean},
+                    {"gpu_util", all.gpu_util}};
+  for (std::size_t c = 0; c < spec.clusters.size(); ++c) {
+    const RunMetrics& m = result.clusters[c].metrics;
+    const std::string& name = spec.clusters[c].name;
+    result.metrics.emplace_back(name + ".jobs", static_cast<double>(m.jobs));
+    result.metrics.emplace_back(name + ".jct_mean", m.jct_mean);
+    result.metrics.emplace_back(name + ".queueing_delay_mean", m.queue_mean);
+    result.metrics.emplace_back(name + ".gpu_util", m.gpu_util);
+    result.metrics.emplace_back(name + ".routed", static_cast<double>(result.routed[c]));
   }
-  for (std::size_t c = 0; c < spec.clusters.size(); ++c)
-    result.clusters[c].metrics =
-        fleet_wide_metrics(spec.clusters[c].cluster.total_gpus(), result.clusters[c].jobs);
 }
 
 // The first slice's way (fleet_fits_one_loop() false, or one cluster): jobs routed on the
@@ -350,53 +386,94 @@ void validate_fleet(const FleetSpec& spec) {
   make_fleet_router(spec.router);  // names the known ones when unknown
 }
 
+// The fleet as one Simulation: the clusters' node groups one after another, each cluster a
+// partition, each job bound to a cluster as it arrives. Members in construction order: the
+// loads name the spec's clusters, the arrivals read the layout.
+struct FleetSimulation::Parts {
+  Parts(const FleetSpec& fleet, const SimOptions& options, std::span<const JobSpec> jobs)
+      : spec(fleet),
+        loads(initial_cluster_loads(spec)),
+        nodes(one_loop_options(spec, options, jobs, loads)),
+        layout(nodes.cluster),  // the engine's type ids: built from the same groups
+        arrivals(spec, loads, layout, jobs.size()),
+        simulation(nodes, jobs) {
+    simulation.bind_arrivals(&arrivals);
+  }
+  const FleetSpec& spec;
+  std::vector<FleetClusterLoad> loads;
+  SimOptions nodes;
+  ClusterState layout;
+  FleetArrivals arrivals;
+  Simulation simulation;
+};
+
+FleetSimulation::FleetSimulation(const FleetSpec& spec, const SimOptions& options,
+                                 std::span<const JobSpec> jobs) {
+  check_fleet_run(spec, options);
+  if (spec.clusters.size() == 1)
+    throw std::invalid_argument(
+        "fleet: a fleet of one cluster is that cluster's run: step the cluster's own config");
+  if (!fleet_fits_one_loop(spec, jobs))
+    throw std::invalid_argument(
+        "fleet: this fleet runs cluster by cluster, not as one simulation to step (a cluster "
+        "with VC quotas, clusters with different nodes_per_rack, or a job of no GPU type bound "
+        "for a cluster of several types)");
+  parts_ = std::make_unique<Parts>(spec, options, jobs);
+}
+
+FleetSimulation::~FleetSimulation() = default;
+
+Simulation& FleetSimulation::simulation() { return parts_->simulation; }
+
+const FleetSpec& FleetSimulation::spec() const { return parts_->spec; }
+
+int FleetSimulation::job_cluster(std::size_t job) const {
+  const JobPhase phase = parts_->simulation.view().jobs()[job].phase;
+  if (phase == JobPhase::kPending || phase == JobPhase::kRejected) return -1;
+  return static_cast<int>(parts_->arrivals.job_cluster()[job]);
+}
+
+bool FleetSimulation::fits_one_loop(const FleetSpec& spec, std::span<const JobSpec> jobs) {
+  return fleet_fits_one_loop(spec, jobs);
+}
+
+FleetResult FleetSimulation::finish(RunResult run) const {
+  const FleetSpec& spec = parts_->spec;
+  FleetResult result;
+  result.fleet = std::move(run);
+  result.job_cluster = parts_->arrivals.job_cluster();
+  result.routed = parts_->arrivals.routed();
+
+  // Each cluster's jobs (in workload order, indexed within the cluster) and what fleet.h defines
+  // for them.
+  result.clusters.resize(spec.clusters.size());
+  std::vector<std::size_t> members(spec.clusters.size(), 0);
+  for (std::size_t c : result.job_cluster) ++members[c];
+  for (std::size_t c = 0; c < spec.clusters.size(); ++c)
+    result.clusters[c].jobs.reserve(members[c]);
+  for (std::size_t j = 0; j < result.job_cluster.size(); ++j) {
+    std::vector<JobRecord>& records = result.clusters[result.job_cluster[j]].jobs;
+    records.push_back(result.fleet.jobs[j]);
+    records.back().index = static_cast<std::uint32_t>(records.size() - 1);
+  }
+  for (std::size_t c = 0; c < spec.clusters.size(); ++c)
+    result.clusters[c].metrics =
+        fleet_wide_metrics(spec.clusters[c].cluster.total_gpus(), result.clusters[c].jobs);
+  add_fleet_columns_and_metrics(spec, result.job_cluster.size(), result);
+  return result;
+}
+
 FleetResult simulate_fleet(const FleetSpec& spec, const SimOptions& options,
                            std::span<const JobSpec> jobs) {
-  validate_fleet(spec);
-  if (options.window)
-    throw std::invalid_argument(
-        "fleet: a measurement window is not supported yet (the fleet measures every job)");
-  std::vector<FleetClusterLoad> loads(spec.clusters.size());
-  for (std::size_t c = 0; c < spec.clusters.size(); ++c) {
-    const FleetClusterSpec& cluster = spec.clusters[c];
-    FleetClusterLoad& load = loads[c];
-    load.name = cluster.name;
-    load.region = fleet_region_index(spec, cluster.region);
-    load.gpus = cluster.cluster.total_gpus();
-    for (const NodeGroupSpec& group : cluster.cluster.groups) {
-      auto at = std::find_if(load.gpus_by_type.begin(), load.gpus_by_type.end(),
-                             [&](const auto& type) { return type.first == group.gpu_type; });
-      if (at == load.gpus_by_type.end()) at = load.gpus_by_type.insert(at, {group.gpu_type, 0});
-      at->second += group.nodes * group.gpus_per_node;
-    }
-  }
-  FleetResult result;
+  check_fleet_run(spec, options);
   if (spec.clusters.size() > 1 && fleet_fits_one_loop(spec, jobs)) {
-    run_fleet_in_one_loop(spec, options, jobs, loads, result);
-  } else {
-    run_fleet_cluster_by_cluster(spec, options, jobs, loads, result);
+    FleetSimulation fleet(spec, options, jobs);
+    return fleet.finish(fleet.simulation().run());
   }
-  RunResult& fleet = result.fleet;
-  RunResult::Column cluster{"cluster", {}}, migrations{"migrations_wan", {}};
-  for (std::size_t c : result.job_cluster) cluster.values.push_back(static_cast<double>(c));
-  migrations.values.assign(jobs.size(), 0.0);  // no rebalancer yet
-  fleet.job_columns.push_back(std::move(cluster));
-  fleet.job_columns.push_back(std::move(migrations));
-
-  const RunMetrics& all = fleet.metrics;
-  result.metrics = {{"jobs", static_cast<double>(all.jobs)},
-                    {"jct_mean", all.jct_mean},
-                    {"queueing_delay_mean", all.queue_mean},
-                    {"gpu_util", all.gpu_util}};
-  for (std::size_t c = 0; c < spec.clusters.size(); ++c) {
-    const RunMetrics& m = result.clusters[c].metrics;
-    const std::string& name = spec.clusters[c].name;
-    result.metrics.emplace_back(name + ".jobs", static_cast<double>(m.jobs));
-    result.metrics.emplace_back(name + ".jct_mean", m.jct_mean);
-    result.metrics.emplace_back(name + ".queueing_delay_mean", m.queue_mean);
-    result.metrics.emplace_back(name + ".gpu_util", m.gpu_util);
-    result.metrics.emplace_back(name + ".routed", static_cast<double>(result.routed[c]));
-  }
+  std::vector<FleetClusterLoad> loads = initial_cluster_loads(spec);
+  FleetResult result;
+  run_fleet_cluster_by_cluster(spec, options, jobs, loads, result);
+  add_fleet_columns_and_metrics(spec, jobs.size(), result);
   return result;
 }
 

@@ -7,6 +7,7 @@
 
 #include "clustersim/error.h"
 #include "clustersim/input_file.h"
+#include "io/internal/headed_csv.h"
 #include "workload/internal/text_parsing.h"
 
 namespace clustersim::io_internal {
@@ -15,7 +16,8 @@ namespace {
 
 using workload_internal::trim;
 
-constexpr std::array<std::string_view, 3> kAvailabilityColumns = {"nodes", "down", "up"};
+enum AvailabilityColumn { kOutageNodes, kOutageDown, kOutageUp };
+constexpr std::array<CsvColumn, 3> kAvailabilityColumns = {{{"nodes"}, {"down"}, {"up"}}};
 
 // "K" or "A-B" (both ends included) within [0, count); nullopt when malformed or outside.
 std::optional<std::pair<long long, long long>> index_range(std::string_view text, long long count) {
@@ -54,61 +56,31 @@ std::optional<std::pair<long long, long long>> node_range(std::string_view text,
 std::vector<NodeOutage> read_availability_trace(std::istream& in, const std::string& source_name,
                                                 const ClusterSpec& cluster) {
   std::vector<NodeOutage> outages;
-  std::string line;
-  std::vector<std::string> fields;
-  std::size_t line_number = 0;
-  std::array<int, 3> column_of{-1, -1, -1};  // by kAvailabilityColumns: position in a row
-  std::size_t columns = 0;
-  const auto fail = [&](std::string_view field, const std::string& message) {
-    throw InputError(source_name, line_number, std::string(field), message);
-  };
-  while (workload_internal::read_line(in, line)) {
-    ++line_number;
-    const std::string_view text = trim(line);
-    if (text.empty() || text.front() == '#') continue;
-    if (auto error = workload_internal::split_csv(line, ',', fields)) fail("", *error);
-    if (columns == 0) {  // the header
-      for (std::size_t i = 0; i < fields.size(); ++i) {
-        std::size_t c = 0;
-        while (c < kAvailabilityColumns.size() && kAvailabilityColumns[c] != trim(fields[i])) ++c;
-        if (c == kAvailabilityColumns.size())
-          fail(fields[i], "unknown column (expected nodes,down,up)");
-        if (column_of[c] >= 0) fail(fields[i], "column appears twice in header");
-        column_of[c] = static_cast<int>(i);
-      }
-      for (std::size_t c = 0; c < kAvailabilityColumns.size(); ++c)
-        if (column_of[c] < 0) fail(kAvailabilityColumns[c], "required column missing");
-      columns = fields.size();
-      continue;
-    }
-    if (fields.size() != columns)
-      fail("", "row has " + std::to_string(fields.size()) + " fields, header has " +
-                   std::to_string(columns));
-    const std::string& nodes = fields[column_of[0]];
+  HeadedCsv csv(in, source_name, kAvailabilityColumns, "nodes,down,up");
+  while (csv.next_row()) {
+    const std::string& nodes = csv[kOutageNodes];
     const auto range = node_range(nodes, cluster);
     if (!range)
-      fail("nodes", "no nodes '" + excerpt(nodes) + "' in the cluster (" +
-                        std::to_string(cluster.total_nodes()) +
-                        " nodes: K or A-B from 0, GROUP, GROUP/K or GROUP/A-B)");
-    const auto time = [&](int column) {
-      const auto value = workload_internal::parse_finite_double(fields[column_of[column]]);
+      csv.fail("nodes", "no nodes '" + excerpt(nodes) + "' in the cluster (" +
+                            std::to_string(cluster.total_nodes()) +
+                            " nodes: K or A-B from 0, GROUP, GROUP/K or GROUP/A-B)");
+    const auto time = [&](AvailabilityColumn column) {
+      const auto value = workload_internal::parse_finite_double(csv[column]);
       if (!value || *value < 0.0)
-        fail(kAvailabilityColumns[column],
-             "expected seconds >= 0, got '" + excerpt(fields[column_of[column]]) + "'");
+        csv.fail(kAvailabilityColumns[column].name,
+                 "expected seconds >= 0, got '" + excerpt(csv[column]) + "'");
       return *value;
     };
     NodeOutage outage;
-    outage.source_line = line_number;
-    outage.down = time(1);
-    outage.up = time(2);
-    if (!(outage.up > outage.down)) fail("up", "nodes must come back after they went away");
+    outage.source_line = csv.line();
+    outage.down = time(kOutageDown);
+    outage.up = time(kOutageUp);
+    if (!(outage.up > outage.down)) csv.fail("up", "nodes must come back after they went away");
     for (long long node = range->first; node <= range->second; ++node) {
       outage.node = static_cast<std::uint32_t>(node);
       outages.push_back(outage);
     }
   }
-  if (in.bad()) throw InputError(source_name, 0, "", "read error");
-  if (columns == 0) throw InputError(source_name, 0, "", "no header (expected nodes,down,up)");
   return outages;
 }
 

@@ -4,12 +4,14 @@
 // time: its first row, 00:00 at UTC-7, is trace time 7 h).
 #include "io/internal/energy_traces.h"
 
+#include <array>
 #include <charconv>
 #include <sstream>
 #include <unordered_set>
 
 #include "clustersim/error.h"
 #include "clustersim/input_file.h"
+#include "io/internal/headed_csv.h"
 #include "workload/internal/text_parsing.h"
 
 namespace clustersim::io_internal {
@@ -131,63 +133,38 @@ StepSeries read_series(const std::string& path, std::string_view what, std::stri
 
 std::vector<JobValue> read_job_values(const std::string& path) {
   std::istringstream in(read_input_file(path, "job values table"));
+  enum Column { kJobId, kValue, kDeadline, kDeferrable };
+  constexpr std::array<CsvColumn, 4> kColumns = {
+      {{"job_id"}, {"value"}, {"deadline_s", false}, {"deferrable", false}}};
   std::vector<JobValue> values;
-  std::string line;
-  std::vector<std::string> fields;
-  std::size_t line_number = 0;
-  int id_at = -1, value_at = -1, deadline_at = -1, deferrable_at = -1;
-  std::size_t columns = 0;
   std::unordered_set<std::string> seen;
-  const auto fail = [&](std::string_view field, const std::string& message) {
-    throw InputError(path, line_number, std::string(field), message);
-  };
-  while (workload_internal::read_line(in, line)) {
-    ++line_number;
-    if (trim(line).empty() || trim(line).front() == '#') continue;
-    if (auto error = workload_internal::split_csv(line, ',', fields)) fail("", *error);
-    if (columns == 0) {
-      for (std::size_t i = 0; i < fields.size(); ++i) {
-        const std::string_view name = trim(fields[i]);
-        int* slot = name == "job_id"       ? &id_at
-                    : name == "value"      ? &value_at
-                    : name == "deadline_s" ? &deadline_at
-                    : name == "deferrable" ? &deferrable_at
-                                           : nullptr;
-        if (!slot) fail(name, "unknown column (expected job_id,value[,deadline_s][,deferrable])");
-        if (*slot >= 0) fail(name, "column appears twice in header");
-        *slot = static_cast<int>(i);
-      }
-      if (id_at < 0) fail("job_id", "required column missing");
-      if (value_at < 0) fail("value", "required column missing");
-      columns = fields.size();
-      continue;
-    }
-    if (fields.size() != columns)
-      fail("", "row has " + std::to_string(fields.size()) + " fields, header has " +
-                   std::to_string(columns));
+  HeadedCsv csv(in, path, kColumns, "job_id,value[,deadline_s][,deferrable]");
+  while (csv.next_row()) {
     JobValue row;
-    row.job_id = std::string(trim(fields[id_at]));
-    if (!seen.insert(row.job_id).second) fail("job_id", "job '" + excerpt(row.job_id) + "' twice");
-    const auto number = [&](int at, std::string_view name) {
-      const auto v = workload_internal::parse_finite_double(fields[at]);
-      if (!v || *v < 0.0) fail(name, "expected a number >= 0, got '" + excerpt(fields[at]) + "'");
+    row.job_id = std::string(trim(csv[kJobId]));
+    if (!seen.insert(row.job_id).second)
+      csv.fail("job_id", "job '" + excerpt(row.job_id) + "' twice");
+    const auto number = [&](Column column) {
+      const auto v = workload_internal::parse_finite_double(csv[column]);
+      if (!v || *v < 0.0)
+        csv.fail(kColumns[column].name,
+                 "expected a number >= 0, got '" + excerpt(csv[column]) + "'");
       return *v;
     };
-    row.value = number(value_at, "value");
-    if (deadline_at >= 0) row.deadline_s = number(deadline_at, "deadline_s");
-    if (deferrable_at >= 0) {
-      const std::string_view text = trim(fields[deferrable_at]);
+    row.value = number(kValue);
+    if (csv.has(kDeadline)) row.deadline_s = number(kDeadline);
+    if (csv.has(kDeferrable)) {
+      const std::string_view text = trim(csv[kDeferrable]);
       if (text == "true" || text == "1") {
         row.deferrable = true;
       } else if (text == "false" || text == "0") {
         row.deferrable = false;
       } else {
-        fail("deferrable", "expected true or false, got '" + excerpt(fields[deferrable_at]) + "'");
+        csv.fail("deferrable", "expected true or false, got '" + excerpt(csv[kDeferrable]) + "'");
       }
     }
     values.push_back(std::move(row));
   }
-  if (columns == 0) throw InputError(path, 0, "", "no header (expected job_id,value,...)");
   return values;
 }
 

@@ -8,6 +8,7 @@
 
 #include "clustersim/error.h"
 #include "clustersim/input_file.h"
+#include "io/internal/headed_csv.h"
 #include "workload/internal/text_parsing.h"
 
 namespace clustersim {
@@ -79,71 +80,42 @@ std::optional<FailureCause> classify_failure_component(std::string_view componen
 
 std::vector<FailureMixRow> read_failure_mix(std::istream& in, const std::string& source_name) {
   enum Column { kComponent, kCategory, kCount, kPercent, kCause };
-  constexpr std::array<std::string_view, 5> kColumns = {"component", "category", "interruptions",
-                                                        "percent", "cause"};
+  constexpr std::array<io_internal::CsvColumn, 5> kColumns = {{{"component"},
+                                                               {"category", false},
+                                                               {"interruptions"},
+                                                               {"percent", false},
+                                                               {"cause", false}}};
   std::vector<FailureMixRow> rows;
-  std::string line;
-  std::vector<std::string> fields;
-  std::size_t line_number = 0;
-  std::array<int, 5> column_of{-1, -1, -1, -1, -1};
-  std::size_t columns = 0;
-  const auto fail = [&](std::string_view field, const std::string& message) {
-    throw InputError(source_name, line_number, std::string(field), message);
-  };
-  while (workload_internal::read_line(in, line)) {
-    ++line_number;
-    const std::string_view text = trim(line);
-    if (text.empty() || text.front() == '#') continue;
-    if (auto error = workload_internal::split_csv(line, ',', fields)) fail("", *error);
-    if (columns == 0) {  // the header
-      for (std::size_t i = 0; i < fields.size(); ++i) {
-        std::size_t c = 0;
-        while (c < kColumns.size() && kColumns[c] != trim(fields[i])) ++c;
-        if (c == kColumns.size())
-          fail(fields[i],
-               "unknown column (expected component,category,interruptions"
-               "[,percent][,cause])");
-        if (column_of[c] >= 0) fail(fields[i], "column appears twice in header");
-        column_of[c] = static_cast<int>(i);
-      }
-      for (Column c : {kComponent, kCount})
-        if (column_of[c] < 0) fail(kColumns[c], "required column missing");
-      columns = fields.size();
-      continue;
-    }
-    if (fields.size() != columns)
-      fail("", "row has " + std::to_string(fields.size()) + " fields, header has " +
-                   std::to_string(columns));
+  io_internal::HeadedCsv csv(in, source_name, kColumns,
+                             "component,category,interruptions[,percent][,cause]");
+  while (csv.next_row()) {
     FailureMixRow row;
-    row.source_line = line_number;
-    row.component = std::string(trim(fields[column_of[kComponent]]));
-    const std::string_view count = trim(fields[column_of[kCount]]);
+    row.source_line = csv.line();
+    row.component = std::string(trim(csv[kComponent]));
+    const std::string_view count = trim(csv[kCount]);
     const auto value = workload_internal::parse_finite_double(count);
     if (!value || *value < 0.0)
-      fail("interruptions", "expected a count >= 0, got '" + excerpt(std::string(count)) + "'");
+      csv.fail("interruptions", "expected a count >= 0, got '" + excerpt(std::string(count)) + "'");
     row.count = *value;
     const std::string_view category =
-        column_of[kCategory] >= 0 ? trim(fields[column_of[kCategory]]) : std::string_view();
+        csv.has(kCategory) ? trim(csv[kCategory]) : std::string_view();
     std::optional<FailureCause> cause;
-    if (column_of[kCause] >= 0 && !trim(fields[column_of[kCause]]).empty()) {
-      const std::string_view name = trim(fields[column_of[kCause]]);
+    if (csv.has(kCause) && !trim(csv[kCause]).empty()) {
+      const std::string_view name = trim(csv[kCause]);
       cause = cause_named(name);
       if (!cause)
-        fail("cause",
-             "unknown cause '" + excerpt(std::string(name)) + "' (one of " + cause_list() + ")");
+        csv.fail("cause", "unknown cause '" + excerpt(std::string(name)) + "' (one of " +
+                              cause_list() + ")");
     } else {
       cause = classify_failure_component(row.component, category);
       if (!cause)
-        fail("component", "no cause fits '" + excerpt(row.component) + "' (category '" +
-                              excerpt(std::string(category)) + "'): add a cause column (one of " +
-                              cause_list() + ")");
+        csv.fail("component", "no cause fits '" + excerpt(row.component) + "' (category '" +
+                                  excerpt(std::string(category)) +
+                                  "'): add a cause column (one of " + cause_list() + ")");
     }
     row.cause = *cause;
     rows.push_back(std::move(row));
   }
-  if (in.bad()) throw InputError(source_name, 0, "", "read error");
-  if (columns == 0)
-    throw InputError(source_name, 0, "", "no header (expected component,category,interruptions)");
   return rows;
 }
 

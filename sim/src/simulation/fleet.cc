@@ -3,6 +3,7 @@
 #include "clustersim/fleet.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <numeric>
 #include <queue>
@@ -15,6 +16,7 @@
 #include "core/arrival_binder.h"
 #include "metrics/power_meter.h"
 #include "metrics/summary_stats.h"
+#include "simulation/fleet_rebalancer.h"
 
 namespace clustersim {
 
@@ -141,23 +143,47 @@ bool fleet_fits_one_loop(const FleetSpec& spec, std::span<const JobSpec> jobs) {
 
 // The router at each arrival of the one run, on the clusters' live load: per cluster, the GPUs
 // of the jobs routed there and not finished (waiting + running) and their GPU-seconds of work.
+// With the rebalancer on, a job it moves counts in its new cluster's load from the move on.
 class FleetArrivals final : public internal::ArrivalBinder {
  public:
-  FleetArrivals(const FleetSpec& spec, std::vector<FleetClusterLoad>& loads,
-                const ClusterState& layout, std::size_t jobs)
+  FleetArrivals(const FleetSpec& spec, const SimOptions& options,
+                std::vector<FleetClusterLoad>& loads, const ClusterState& layout,
+                std::span<const JobSpec> jobs)
       : spec_(spec),
         loads_(loads),
         layout_(layout),
         router_(make_fleet_router(spec.router)),
         unfinished_(loads.size(), 0),
-        job_cluster_(jobs, 0),
+        job_cluster_(jobs.size(), 0),
         routed_(loads.size(), 0) {
     for (std::size_t c = 0; c < loads.size(); ++c) {
       const std::string& type = spec.clusters[c].cluster.groups.front().gpu_type;
       sole_type_.push_back(
           loads[c].gpus_by_type.size() == 1 ? layout.find_gpu_type(type, static_cast<int>(c)) : -1);
     }
+    if (spec.rebalance.enabled)
+      rebalancer_ = std::make_unique<internal::FleetRebalancer>(
+          spec, options.mechanisms, jobs.size(),
+          [this, jobs](std::uint32_t job, std::size_t from, std::size_t to) {
+            const JobSpec& moved = jobs[job];
+            --unfinished_[from];
+            ++unfinished_[to];
+            loads_[from].demand_gpus -= moved.num_gpus;
+            loads_[to].demand_gpus += moved.num_gpus;
+            loads_[from].backlog_gpu_seconds =
+                unfinished_[from] == 0
+                    ? 0.0
+                    : loads_[from].backlog_gpu_seconds - moved.num_gpus * moved.duration;
+            loads_[to].backlog_gpu_seconds += moved.num_gpus * moved.duration;
+            job_cluster_[job] = to;
+          });
   }
+
+  void attach(internal::WaitingJobs& jobs) override {
+    if (rebalancer_) rebalancer_->set_waiting_jobs(jobs);
+  }
+  internal::DecisionMechanism* decision_mechanism() override { return rebalancer_.get(); }
+  const internal::FleetRebalancer* rebalancer() const { return rebalancer_.get(); }
 
   void bind(JobState& job, double now) override {
     const JobSpec& spec = *job.spec;
@@ -206,13 +232,15 @@ class FleetArrivals final : public internal::ArrivalBinder {
   std::vector<std::size_t> unfinished_;
   std::vector<std::size_t> job_cluster_;
   std::vector<std::size_t> routed_;
+  std::unique_ptr<internal::FleetRebalancer> rebalancer_;  // null: off
 };
 
 // The fleet as one Simulation: the clusters' node groups one after another, each cluster a
 // partition (its own GPU types and racks), each job bound to a cluster as it arrives.
 void run_fleet_in_one_loop(const FleetSpec& spec, const SimOptions& options,
                            std::span<const JobSpec> jobs, std::vector<FleetClusterLoad>& loads,
-                           FleetResult& result) {
+                           FleetResult& result,
+                           std::vector<std::pair<std::string, double>>& rebalance_metrics) {
   SimOptions fleet_options = options;
   ClusterSpec& nodes = fleet_options.cluster;
   nodes = ClusterSpec{};
@@ -232,12 +260,17 @@ void run_fleet_in_one_loop(const FleetSpec& spec, const SimOptions& options,
                                   " GPUs" + (job.gpu_type.empty() ? "" : " of " + job.gpu_type) +
                                   "): no cluster of the fleet has them");
   const ClusterState layout(nodes);  // the engine's type ids: built from the same groups
-  FleetArrivals arrivals(spec, loads, layout, jobs.size());
+  FleetArrivals arrivals(spec, options, loads, layout, jobs);
   Simulation simulation(fleet_options, jobs);
   simulation.bind_arrivals(&arrivals);
   result.fleet = simulation.run();
   result.job_cluster = std::move(arrivals.job_cluster());
   result.routed = std::move(arrivals.routed());
+  if (const internal::FleetRebalancer* rebalancer = arrivals.rebalancer()) {
+    result.migrations_wan.assign(rebalancer->moves_by_job().begin(),
+                                 rebalancer->moves_by_job().end());
+    rebalancer->add_metrics(rebalance_metrics);
+  }
 
   // Each cluster's jobs (in workload order, indexed within the cluster) and what fleet.h defines
   // for them.
@@ -347,6 +380,13 @@ void validate_fleet(const FleetSpec& spec) {
     if (!(link.bandwidth_gbps > 0)) fail(what + ".bandwidth_gbps: must be > 0");
     if (!(link.latency_ms >= 0)) fail(what + ".latency_ms: must be >= 0");
   }
+  const FleetRebalanceSpec& rebalance = spec.rebalance;
+  if (!(rebalance.threshold >= 0) || !std::isfinite(rebalance.threshold))
+    fail("fleet.rebalance.threshold: must be >= 0");
+  if (!(rebalance.interval_s > 0) || !std::isfinite(rebalance.interval_s))
+    fail("fleet.rebalance.interval_s: must be > 0");
+  if (!(rebalance.input_gb >= 0) || !std::isfinite(rebalance.input_gb))
+    fail("fleet.rebalance.input_gb: must be >= 0");
   make_fleet_router(spec.router);  // names the known ones when unknown
 }
 
@@ -371,15 +411,24 @@ FleetResult simulate_fleet(const FleetSpec& spec, const SimOptions& options,
     }
   }
   FleetResult result;
-  if (spec.clusters.size() > 1 && fleet_fits_one_loop(spec, jobs)) {
-    run_fleet_in_one_loop(spec, options, jobs, loads, result);
+  std::vector<std::pair<std::string, double>> rebalance_metrics;
+  const bool one_loop = spec.clusters.size() > 1 && fleet_fits_one_loop(spec, jobs);
+  if (spec.rebalance.enabled && spec.clusters.size() > 1 && !one_loop)
+    throw std::invalid_argument(
+        "fleet.rebalance: not with a fleet run cluster by cluster yet (a cluster with VC quotas, "
+        "clusters with different nodes_per_rack, or untyped jobs on a cluster of several "
+        "types): its clusters do not share one run for jobs to move between");
+  if (one_loop) {
+    run_fleet_in_one_loop(spec, options, jobs, loads, result, rebalance_metrics);
   } else {
     run_fleet_cluster_by_cluster(spec, options, jobs, loads, result);
   }
+  if (result.migrations_wan.empty()) result.migrations_wan.assign(jobs.size(), 0);
   RunResult& fleet = result.fleet;
   RunResult::Column cluster{"cluster", {}}, migrations{"migrations_wan", {}};
   for (std::size_t c : result.job_cluster) cluster.values.push_back(static_cast<double>(c));
-  migrations.values.assign(jobs.size(), 0.0);  // no rebalancer yet
+  for (std::uint32_t moves : result.migrations_wan)
+    migrations.values.push_back(static_cast<double>(moves));
   fleet.job_columns.push_back(std::move(cluster));
   fleet.job_columns.push_back(std::move(migrations));
 
@@ -397,6 +446,7 @@ FleetResult simulate_fleet(const FleetSpec& spec, const SimOptions& options,
     result.metrics.emplace_back(name + ".gpu_util", m.gpu_util);
     result.metrics.emplace_back(name + ".routed", static_cast<double>(result.routed[c]));
   }
+  for (auto& metric : rebalance_metrics) result.metrics.push_back(std::move(metric));
   return result;
 }
 

@@ -48,6 +48,18 @@ FleetRebalancer::FleetRebalancer(const FleetSpec& spec, const MechanismOptions& 
 
 void FleetRebalancer::attach(Host& host) {
   host_ = &host;
+  // Afresh for every run of the simulation (a reset() attaches it again).
+  const std::size_t jobs = in_transit_.size();
+  in_transit_.assign(jobs, 0);
+  job_link_.assign(jobs, -1);
+  moved_at_.assign(jobs, 0.0);
+  moves_.assign(jobs, 0);
+  for (Link& link : links_) link = Link{link.bytes_per_s, link.latency_s, {}, 0.0, 0, 0, 0, 0};
+  std::fill(migrated_in_.begin(), migrated_in_.end(), 0);
+  std::fill(migrated_out_.begin(), migrated_out_.end(), 0);
+  std::fill(incoming_gpus_.begin(), incoming_gpus_.end(), 0);
+  in_flight_ = 0;
+  check_scheduled_ = false;
   // All ask for a decision: a transfer's end re-times the link, an arrival lets its job start,
   // a check moves jobs.
   sent_timer_ = host.add_timer_kind(*this, TimerPhase::kAfterArrivals);

@@ -172,6 +172,11 @@ std::shared_ptr<FleetSimulation> make_fleet_simulation(const RunConfig& config,
   };
   auto owner = std::make_shared<Owner>();
   owner->spec = fleet_for_workload(*config.fleet, *workload);
+  // The rebalancer is a decision mechanism of the built-in decider; a Python decider decides here.
+  if (owner->spec.rebalance.enabled)
+    throw InputError(config.source_name, 0, "fleet.rebalance.enabled",
+                     "the rebalancer acts under the built-in decider (clustersim.run); a fleet "
+                     "stepped in clustersim.Simulation has the Python decider's moves only");
   owner->workload = std::move(workload);
   try {
     owner->fleet.emplace(owner->spec, config.sim, owner->workload->jobs);

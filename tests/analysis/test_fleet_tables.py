@@ -48,3 +48,23 @@ def test_no_tables_without_the_cluster_column():
     # Without carbon: no carbon column.
     overall, _ = fleet.sections(_results(_jobs().drop(columns=["carbon_kg"])))
     assert "carbon (kgCO2e per run)" not in overall.header
+
+
+def test_rebalancing_on_off_beside_the_routers():
+    # The same four points as two configurations of rebalancing (off: points 0, 1; on: 2, 3),
+    # one router; the on points moved 3 jobs in all over 2 seeds.
+    points = pd.DataFrame({
+        "point_id": [0, 1, 2, 3], "config_id": [0, 0, 1, 1], "replicate": [0, 1, 0, 1], "seed": [1, 2, 1, 2],
+        "status": ["ok"] * 4, "fleet.router": ["home"] * 4,
+        "fleet.rebalance.enabled": [False, False, True, True], "jct_mean": [1.0, 2.0, 3.0, 4.0]})
+    attrs = {"points_total": 4, "paired_seeds": True, "replicates": 2, "warnings": "[]"}
+    jobs = _jobs().drop(columns=["carbon_kg"]).assign(migrations_wan=[0, 0, 0, 0, 1, 0, 2, 0])
+    results = Results("made.h5", points, ["fleet.router", "fleet.rebalance.enabled"], ["jct_mean"], attrs, jobs,
+                      None)
+    overall, by_cluster = fleet.sections(results)
+    assert overall.header[:2] == ["fleet.router", "fleet.rebalance.enabled"]
+    assert overall.header[5] == "moves between clusters per run"
+    off, on = overall.rows
+    assert off[1] == "false" and off[5] == "0.000" and on[5] == "1.500"
+    rows = {(r[1], r[2]): r[3:] for r in by_cluster.rows}
+    assert rows[("true", "1")][-1] == "1.000"  # on, cluster 1: point 3's first job moved twice

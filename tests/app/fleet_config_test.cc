@@ -246,6 +246,41 @@ TEST_F(FleetConfigRun, SettingsThatCannotActAreWarned) {
   std::string with_home = fleet("least_loaded");
   with_home.insert(with_home.find("\n\n"), "\nhome_column = \"vc\"");
   EXPECT_EQ(warned(with_home), (std::vector<std::string>{"fleet.home_column", "fleet.links"}));
+  // The rebalancer moves jobs over the links; off, its settings cannot act.
+  std::string rebalanced = fleet("home");
+  rebalanced.insert(rebalanced.find("[workload]"), "[fleet.rebalance]\nenabled = true\n\n");
+  EXPECT_EQ(warned(rebalanced), std::vector<std::string>{});
+  std::string idle = fleet("home");
+  idle.insert(idle.find("[workload]"), "[fleet.rebalance]\nthreshold = 0.2\n\n");
+  EXPECT_EQ(warned(idle), (std::vector<std::string>{"fleet.links", "fleet.rebalance.threshold"}));
+}
+
+// [fleet.rebalance] from a config: `clustersim run --json` writes the moves in all, per cluster
+// and per link, and the job column counts the same moves.
+TEST_F(FleetConfigRun, RebalancerRunWritesItsMetrics) {
+  std::string text = fleet("home");
+  text.insert(
+      text.find("[workload]"),
+      "[fleet.rebalance]\nenabled = true\nthreshold = 0.1\ninterval_s = 5\ninput_gb = 2\n\n");
+  write("fleet.toml", text);
+  const auto json = testing::run_clustersim("run " + path("fleet.toml") + " --json --jobs-out " +
+                                            path("jobs.csv"));
+  ASSERT_EQ(json.exit_code, 0);
+  const auto metrics = nlohmann::json::parse(json.out);
+  const double moves = metrics.at("migrations_wan").get<double>();
+  EXPECT_EQ(
+      metrics.at("west.migrated_out").get<double>() + metrics.at("east.migrated_out").get<double>(),
+      moves);
+  EXPECT_EQ(metrics.at("wan.us.eu.migrated").get<double>(), moves);
+  // FIFO preempts none: every moved job never ran and moves its input, 2 GB.
+  EXPECT_EQ(metrics.at("wan.us.eu.bytes_gb").get<double>(), 2 * moves);
+  const ConfigRun run_again = run("fleet.toml");
+  double column_moves = 0;
+  for (const RunResult::Column& column : run_again.result.job_columns)
+    if (column.name == "migrations_wan")
+      for (double value : column.values) column_moves += value;
+  EXPECT_EQ(column_moves, moves);
+  EXPECT_GT(moves, 0.0);  // west's 4 GPUs queue behind j0 while east has room
 }
 
 std::string fleet_error_of(const std::string& text, const std::string& source) {
@@ -281,6 +316,11 @@ TEST_F(FleetConfigRun, BadFleetInputNamesFileLineAndField) {
                "field 'fleet.links.r-r': a link joins two known regions");
   expect_error(base + "region = \"r\"\nnodes = 1\n[[fleet.links]]\nfrom = \"r\"\n" + kFleetRest,
                "f.toml:8: field 'fleet.links[0].to': missing");
+  expect_error(base + "region = \"r\"\nnodes = 1\n[fleet.rebalance]\nthreshold = -1\n" + kFleetRest,
+               "f.toml:9: field 'fleet.rebalance.threshold'");
+  expect_error(base + "region = \"r\"\nnodes = 1\n[fleet.rebalance]\nintervl_s = 5\n" + kFleetRest,
+               "f.toml:9: field 'fleet.rebalance.intervl_s': unknown key (did you mean "
+               "'interval_s'?)");
 }
 
 }  // namespace

@@ -129,6 +129,10 @@ std::string custom_sample(const KeyDecl& key, const fs::path& dir) {
       {"fleet.regions", "[{ name = \"r\", carbon_g_per_kwh = 100 }, { name = \"s\" }]"},
       {"fleet.clusters", "[{ name = \"c\", region = \"s\", nodes = 3 }]"},
       {"fleet.links", "[{ from = \"r\", to = \"s\", bandwidth_gbps = 10 }]"},
+      {"fleet.rebalance.enabled", "true"},
+      {"fleet.rebalance.threshold", "0.2"},
+      {"fleet.rebalance.interval_s", "60"},
+      {"fleet.rebalance.input_gb", "5"},
   };
   if (key.name == "workload.catalog") return "\"" + kSource + "/profiles/serving/models.json\"";
   if (key.name == "throughput.profiles") return "\"" + kSource + "/profiles/v100\"";
@@ -190,7 +194,7 @@ void meet_condition(const KeyDecl& key, Tables& tables) {
 // The config a key is read from: the base of its workload kind, its condition met.
 // A fleet's keys need a fleet: its clusters instead of [cluster] (fleet_config.cc).
 void make_fleet(const KeyDecl& key, Tables& tables) {
-  if (key.section() != "fleet") return;
+  if (key.section() != "fleet" && key.section() != "fleet.rebalance") return;
   tables.erase("cluster");
   tables["fleet"]["regions"] = "[{ name = \"r\" }, { name = \"s\" }]";
   tables["fleet"]["clusters"] = "[{ name = \"c\", region = \"r\", nodes = 2 }]";
@@ -378,7 +382,8 @@ TEST(Options, KeysOfTheOtherWorkloadKindAreErrorsNamingThem) {
     make_fleet(key, tables);
     std::string section(key.section()), field = key.name;
     // A fleet's tables come together: the first present in declaration order is named.
-    if (key.name == "fleet.clusters" || key.name == "fleet.links") field = "fleet.regions";
+    if (key.name == "fleet.clusters" || key.name == "fleet.links" || section == "fleet.rebalance")
+      field = "fleet.regions";
     if (section == "cluster.node_group[]") {
       tables[section]["nodes"] = "1";
       field = "cluster.node_group[0]." + std::string(key.key());

@@ -247,3 +247,12 @@ def test_a_one_cluster_fleet_is_refused_for_stepping_with_the_reason():
     config["fleet"]["clusters"].pop()
     with pytest.raises(clustersim.InputError, match="one cluster"):
         clustersim.Simulation(config)
+
+
+def test_a_fleet_with_the_rebalancer_is_refused_for_stepping():
+    """The rebalancer is a decision mechanism of the built-in decider: a Python decider would
+    silently run without it."""
+    config = fleet_config(10)
+    config["fleet"]["rebalance"] = {"enabled": True}
+    with pytest.raises(clustersim.InputError, match="rebalancer"):
+        clustersim.Simulation(config)

@@ -37,6 +37,13 @@ class Decider {
   // own queue must not start jobs it has not heard of as waiting.
   virtual void on_waiting(std::uint32_t job) { (void)job; }
   virtual void on_arrival(std::uint32_t job) { (void)job; }
+  // A waiting job's GPU type changed while it waited (a fleet's rebalancer bound it to another
+  // cluster: fleet.h); `old_gpu_type` is the type it waited under. A decider that keeps waiting
+  // jobs by type moves it.
+  virtual void on_rebound(std::uint32_t job, int old_gpu_type) {
+    (void)job;
+    (void)old_gpu_type;
+  }
   // A job finished (before on_released for what it gave back).
   virtual void on_finished(std::uint32_t job) { (void)job; }
   virtual void on_released() {}

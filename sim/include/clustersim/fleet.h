@@ -10,10 +10,12 @@
 // placement act per cluster, so the `home` router gives every cluster exactly its run alone. A
 // fleet that one run cannot yet hold (a cluster with VC quotas, clusters with different
 // nodes_per_rack, or a job of no GPU type bound for a cluster of several types) runs as the first
-// slice did: routed on an estimate, then cluster by cluster.
+// slice did: routed on an estimate, then cluster by cluster. In the one run, a rebalancer
+// (FleetRebalanceSpec) may move waiting jobs between clusters over the wide-area links.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -57,10 +59,30 @@ struct WanLinkSpec {
   double latency_ms = 0.0;
 };
 
+// The rebalancer (sim/README.md, "Fleet", "Migration between clusters"): off by default. Every
+// `interval_s` while jobs wait and some run, it moves waiting jobs (never started, or stopped
+// and saved) from a cluster to another whose region a link joins to its own, while their
+// waiting GPU demand per GPU differs by more than `threshold`: the fuller cluster's first
+// waiting job in policy order that the other can hold, unless the move would open the reverse
+// gap beyond `threshold` while the other has not the job's GPUs free (it would be moved back,
+// not start there). Each job moves at most once per check. A moving
+// job cannot start until its state has crossed the link: its bytes (its checkpoint, as the
+// [mechanisms] size model has it: checkpoint_gb by model, else default_checkpoint_gb; a job with
+// no saved state moves its input, `input_gb`) at the link's bandwidth shared equally by the
+// transfers on it, then the latency; it then restores at its new cluster (a migration's
+// overhead, OverheadKind::kMigration).
+struct FleetRebalanceSpec {
+  bool enabled = false;
+  double threshold = 0.5;     // waiting GPUs per GPU, between two clusters
+  double interval_s = 300.0;  // seconds between checks
+  double input_gb = 0.0;      // what a job with no saved state moves
+};
+
 struct FleetSpec {
   std::vector<FleetRegionSpec> regions;
   std::vector<FleetClusterSpec> clusters;
   std::vector<WanLinkSpec> links;
+  FleetRebalanceSpec rebalance;
   std::string router = "least_loaded";  // a ComponentKind::kRouter component's name
   // The `home` router: each job's home, by job id: a cluster's name or a region's (its first
   // cluster then). A job without one is an error naming it.
@@ -115,22 +137,27 @@ std::vector<std::string> fleet_router_names();
 // The results of a fleet run.
 struct FleetResult {
   // Fleet-wide: every job's record in workload order (JobRecord::index is the workload's),
-  // with job_columns `cluster` (index into FleetSpec::clusters) and `migrations_wan` (0 until
-  // the rebalancer moves jobs); metrics: the RunMetrics fields recomputed over the whole fleet
-  // where they are defined here (jobs, jct_*, queue_mean, makespan, gpu_util) and the measured
-  // population (every job: window_first/last/jobs, measure_start/end, gpu_seconds, events summed
-  // over the clusters' runs), the rest 0. In the one run, `fleet.metrics` are the whole run's
-  // (every RunMetrics field over all the fleet's GPUs), and `fleet.job_columns` the run's own
-  // columns, then these two.
+  // with job_columns `cluster` (index into FleetSpec::clusters, where it finished) and
+  // `migrations_wan` (the rebalancer's moves of it); metrics: the RunMetrics fields recomputed over
+  // the whole fleet where they are defined here (jobs, jct_*, queue_mean, makespan, gpu_util) and
+  // the measured population (every job: window_first/last/jobs, measure_start/end, gpu_seconds,
+  // events summed over the clusters' runs), the rest 0. In the one run, `fleet.metrics` are the
+  // whole run's (every RunMetrics field over all the fleet's GPUs), and `fleet.job_columns` the
+  // run's own columns, then these two.
   RunResult fleet;
   // Each cluster's jobs in workload order (JobRecord::index: within the cluster). In the one run
   // their metrics are those defined above, over the cluster's GPUs (the rest 0) and they have no
   // job_columns; cluster by cluster, each is that cluster's own run.
   std::vector<RunResult> clusters;
-  std::vector<std::size_t> job_cluster;  // by workload job
-  std::vector<std::size_t> routed;       // jobs routed to each cluster
+  std::vector<std::size_t> job_cluster;       // by workload job: where it finished
+  std::vector<std::size_t> routed;            // jobs routed to each cluster
+  std::vector<std::uint32_t> migrations_wan;  // by workload job: the rebalancer's moves of it
   // Named metrics: fleet-wide ones, then per cluster `<cluster>.jobs`, `.jct_mean`,
-  // `.queueing_delay_mean`, `.gpu_util`, `.routed`.
+  // `.queueing_delay_mean`, `.gpu_util`, `.routed`. With the rebalancer on, then
+  // `migrations_wan` (moves in all), per cluster `<cluster>.migrated_in`, `.migrated_out`, and
+  // per link (in [[fleet.links]] order, both directions) `wan.<from>.<to>.migrated`,
+  // `.bytes_gb` (what crossed it), `.transfer_s` (its transfers' seconds, start to arrival,
+  // summed).
   std::vector<std::pair<std::string, double>> metrics;
 };
 

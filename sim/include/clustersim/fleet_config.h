@@ -4,6 +4,7 @@
 // tables ([workload], [scheduler], [mechanisms], ...) are the fleet's, every cluster's.
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "clustersim/fleet.h"
@@ -15,7 +16,9 @@ struct FleetConfig {
   FleetSpec spec;  // homes empty: filled per workload (fleet_for_workload)
   // The job field naming each job's home cluster or region: "vc" or "user".
   std::string home_column = "vc";
-  bool home_column_set = false;  // given in the config (else the default): warned if idle
+  bool home_column_set = false;          // given in the config (else the default): warned if idle
+  bool rebalance_set = false;            // a [fleet.rebalance] table: warned where it cannot act
+  std::set<std::string> rebalance_keys;  // the keys it gives
 };
 
 // Whether `spec`'s router reads the jobs' homes (the `home` router; said here once, beside the

@@ -281,10 +281,30 @@ void Engine::start_job(JobState& job) {
   bool pays = false;
   const double pause_s = restart_pause_s(job, pays);
   if (pays) {
-    pause(job, OverheadKind::kRestore, pause_s);
+    // A job a fleet's rebalancer moved restores at its new cluster: a migration's restore.
+    OverheadKind kind = OverheadKind::kRestore;
+    if (job.index < moved_between_clusters_.size() && moved_between_clusters_[job.index]) {
+      moved_between_clusters_[job.index] = 0;
+      kind = OverheadKind::kMigration;
+    }
+    pause(job, kind, pause_s);
   } else {
     begin_running(job.index);
   }
+}
+
+void Engine::rebind_waiting(std::uint32_t index, int gpu_type) {
+  if (index >= jobs_.size() || jobs_[index].phase != JobPhase::kWaiting)
+    throw std::logic_error("rebind_waiting: the job does not wait");
+  if (gpu_type < 0 || static_cast<std::size_t>(gpu_type) >= cluster_.gpu_type_names().size())
+    throw std::logic_error("rebind_waiting: unknown GPU type");
+  JobState& job = jobs_[index];
+  const int old_type = job.gpu_type;
+  job.gpu_type = gpu_type;
+  if (moved_between_clusters_.size() < jobs_.size()) moved_between_clusters_.resize(jobs_.size());
+  // Only a saved state is restored; a job that never saved starts afresh there, as anywhere.
+  moved_between_clusters_[index] = job.has_checkpoint ? 1 : 0;
+  if (decider_) decider_->on_rebound(index, old_type);
 }
 
 double Engine::restart_pause_s(JobState& job, bool& pays) {

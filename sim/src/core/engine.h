@@ -42,7 +42,7 @@
 
 namespace clustersim::internal {
 
-class Engine final : public View, public Host {
+class Engine final : public View, public Host, public WaitingJobs {
  public:
   // `speed` gives every rate (throughput model and elastic scaling); `resizing`: plans may give
   // elastic jobs other GPU counts ([mechanisms] elastic).
@@ -124,6 +124,9 @@ class Engine final : public View, public Host {
   void node_up(std::uint32_t node) override;
   void hold_gpus(std::uint32_t node, int gpus) override;
   void release_gpus(std::uint32_t node, int gpus) override;
+
+  // ---- WaitingJobs (a fleet's rebalancer: arrival_binder.h) -------------------------------------
+  void rebind_waiting(std::uint32_t job, int gpu_type) override;
 
  private:
   void load_job(std::uint32_t index, JobAdmission& admission);
@@ -309,6 +312,9 @@ class Engine final : public View, public Host {
     bool owed = false;
   };
   std::vector<OwedRestart> owed_restarts_;
+  // Jobs a fleet's rebalancer moved to another cluster (rebind_waiting; empty until one moves):
+  // by job, 1 while its next start owes its restore as a migration.
+  std::vector<std::uint8_t> moved_between_clusters_;
   std::vector<double> stop_seconds_;  // scratch: each stop's checkpoint time, in plan order
   // Work conservation (all jobs, all time): GPU-seconds held by jobs, as the ledger saw them and
   // as the transitions summed them: held = progress + overheads.

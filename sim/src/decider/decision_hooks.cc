@@ -33,6 +33,11 @@ void DecisionHooks::on_waiting(std::uint32_t job) {
   if (inner_) inner_->on_waiting(job);
 }
 
+void DecisionHooks::on_rebound(std::uint32_t job, int old_gpu_type) {
+  ordering_.rebucket(job, old_gpu_type);
+  if (inner_) inner_->on_rebound(job, old_gpu_type);
+}
+
 void DecisionHooks::on_arrival(std::uint32_t job) {
   for (DecisionMechanism* mechanism : hooks_.on_arrival) mechanism->on_arrival(job);
   if (inner_) inner_->on_arrival(job);

@@ -49,6 +49,7 @@ class DecisionHooks final : public Decider {
   void attach(Host& host) override;
   void jobs_added() override;
   void on_waiting(std::uint32_t job) override;
+  void on_rebound(std::uint32_t job, int old_gpu_type) override;
   void on_arrival(std::uint32_t job) override;
   void on_finished(std::uint32_t job) override;
   void on_released() override;

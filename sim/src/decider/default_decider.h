@@ -44,6 +44,9 @@ class DefaultDecider final : public Decider, public TimerClient {
   void attach(Host& host) override;
   void jobs_added() override;
   void on_waiting(std::uint32_t job) override { ordering_.enqueue(job, view_->now()); }
+  void on_rebound(std::uint32_t job, int old_gpu_type) override {
+    ordering_.rebucket(job, old_gpu_type);
+  }
   void on_arrival(std::uint32_t job) override;
   void on_finished(std::uint32_t job) override {
     if (ordering_.rekeys()) ordering_.finished(job, view_->now());

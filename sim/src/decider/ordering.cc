@@ -37,6 +37,13 @@ void Ordering::enqueue(std::uint32_t index, Time now) {
   queue_.insert_sorted(index, job.vc, job.gpus, job.gpu_type, job.milli, order());
 }
 
+void Ordering::rebucket(std::uint32_t index, int old_gpu_type) {
+  const JobState& job = view_.jobs()[index];
+  if (!queue_.erase(index, job.vc, job.gpus, old_gpu_type, job.milli, order()))
+    throw std::logic_error("ordering: a rebound job is not in its old type's bucket");
+  queue_.insert_sorted(index, job.vc, job.gpus, job.gpu_type, job.milli, order());
+}
+
 void Ordering::finished(std::uint32_t job, Time now) {
   rekey_.clear();
   policy_->on_finished(job, policy_context(now), rekey_);
@@ -158,7 +165,8 @@ void Ordering::check_invariants() const {
       for (std::size_t i = 0; i < size; ++i) {
         const std::uint32_t index = chunk[i];
         if (all[index].phase != JobPhase::kWaiting || all[index].vc != bucket.vc ||
-            all[index].gpus != bucket.gpus || all[index].milli != bucket.milli)
+            all[index].gpus != bucket.gpus || all[index].milli != bucket.milli ||
+            all[index].gpu_type != bucket.gpu_type)
           throw std::logic_error(
               "invariant: the queue holds a job that is not waiting in that bucket");
         const std::uint32_t previous =

@@ -39,6 +39,9 @@ class Ordering {
 
   // A job starts waiting: its key, and its place in its bucket.
   void enqueue(std::uint32_t job, Time now);
+  // A waiting job's GPU type changed (Decider::on_rebound): from its old type's bucket to its
+  // new one's, keeping its key.
+  void rebucket(std::uint32_t job, int old_gpu_type);
   // A job finished: the policy may re-key waiting jobs (they move within their buckets).
   void finished(std::uint32_t job, Time now);
   // A preemption round begins: a policy whose waiting jobs' keys change as they wait

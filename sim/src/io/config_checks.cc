@@ -142,14 +142,25 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
     warnings.push_back({std::move(key), std::move(message)});
   };
 
-  // [fleet]: the home column is read by the `home` router only; the links carry nothing until
-  // the rebalancer moves jobs between clusters.
+  // [fleet]: the home column is read by the `home` router only; the links carry only what the
+  // rebalancer moves, and it moves jobs only over links between clusters.
   if (const FleetConfig* fleet = config.fleet.get()) {
-    if (fleet->home_column_set && !fleet_router_reads_homes(fleet->spec))
+    const FleetSpec& spec = fleet->spec;
+    if (fleet->home_column_set && !fleet_router_reads_homes(spec))
       warn("fleet.home_column",
-           "cannot act: only the `home` router reads it (router = \"" + fleet->spec.router + "\")");
-    if (!fleet->spec.links.empty())
-      warn("fleet.links", "cannot act yet: no job moves between clusters until the rebalancer");
+           "cannot act: only the `home` router reads it (router = \"" + spec.router + "\")");
+    if (!spec.links.empty() && !spec.rebalance.enabled)
+      warn("fleet.links",
+           "cannot act: no job moves between clusters with the rebalancer off "
+           "([fleet.rebalance] enabled = false)");
+    if (spec.rebalance.enabled && spec.clusters.size() < 2)
+      warn("fleet.rebalance.enabled", "cannot act: one cluster, nowhere to move a job");
+    else if (spec.rebalance.enabled && spec.links.empty())
+      warn("fleet.rebalance.enabled", "cannot act: no [[fleet.links]] to move jobs over");
+    else if (fleet->rebalance_set && !spec.rebalance.enabled)
+      for (const char* key : {"threshold", "interval_s", "input_gb"})
+        if (fleet->rebalance_keys.count(key))
+          warn(std::string("fleet.rebalance.") + key, "cannot act: the rebalancer is off");
   }
 
   // The placement study's keys, in time (departures = "trace"): nothing to drop, shuffle or

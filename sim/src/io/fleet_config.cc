@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "clustersim/error.h"
@@ -64,6 +65,40 @@ void declare_fleet_keys(KeyRegistry& keys) {
       .doc(
           "`[[fleet.links]]`: a wide-area link between two regions, `from`, `to`, "
           "`bandwidth_gbps` (> 0, shared equally by concurrent transfers), `latency_ms`.");
+  custom(keys, "fleet.rebalance.enabled", KeyType::kBool)
+      .component("fleet")
+      .training_only()
+      .default_note("false")
+      .doc(
+          "The rebalancer (sim/README.md, \"Fleet\"): moves waiting jobs (never started, or "
+          "stopped and saved) between clusters whose regions a `[[fleet.links]]` link joins, "
+          "each unable to start until its checkpoint (`[mechanisms]` `checkpoint_gb` by model, "
+          "else `default_checkpoint_gb`) has crossed the link, then restoring there (a "
+          "migration's overhead).");
+  custom(keys, "fleet.rebalance.threshold", KeyType::kNumber)
+      .range(0.0, 1e9)
+      .component("fleet")
+      .training_only()
+      .default_note("0.5")
+      .doc(
+          "Moves a job while two linked clusters' waiting GPU demand per GPU differs by more "
+          "than this: the fuller one's first waiting job in policy order that the other can "
+          "hold, unless the move would open the reverse gap beyond this while the other has not "
+          "the job's GPUs free.");
+  custom(keys, "fleet.rebalance.interval_s", KeyType::kNumber)
+      .range(1e-9, 1e12)
+      .component("fleet")
+      .training_only()
+      .default_note("300")
+      .doc("Seconds between the rebalancer's checks (while jobs wait and others run).");
+  custom(keys, "fleet.rebalance.input_gb", KeyType::kNumber)
+      .range(0.0, 1e12)
+      .component("fleet")
+      .training_only()
+      .default_note("0")
+      .doc(
+          "What a job with no saved state (it never ran) moves over the link, GB: its input "
+          "(0: only the link's latency).");
 }
 
 namespace {
@@ -223,6 +258,31 @@ void parse_fleet(ConfigParse& parse, const toml::table& root, RunConfig& config)
         throw InputError(source, array->get(i)->source().begin.line, where, "expected a table");
       spec.links.push_back(parse_link(*link, where, source));
     }
+  }
+  if (const toml::table* rebalance = subtable(*table, "rebalance", source)) {
+    reader.node("rebalance");
+    TableReader rebalance_reader(rebalance, "fleet.rebalance", source);
+    parse.declare(rebalance_reader, "fleet.rebalance");
+    FleetRebalanceSpec& r = spec.rebalance;
+    for (const auto& [key, value] : *rebalance) {
+      (void)value;
+      fleet->rebalance_keys.insert(std::string(key.str()));
+    }
+    const auto number = [&](const char* key, double& into) {
+      const OptionValue value =
+          parse.value(rebalance_reader, parse.decl(std::string("fleet.rebalance.") + key));
+      if (const double* read = std::get_if<double>(&value)) into = *read;
+      if (const std::int64_t* read = std::get_if<std::int64_t>(&value))
+        into = static_cast<double>(*read);
+    };
+    const OptionValue enabled =
+        parse.value(rebalance_reader, parse.decl("fleet.rebalance.enabled"));
+    if (const bool* on = std::get_if<bool>(&enabled)) r.enabled = *on;
+    number("threshold", r.threshold);
+    number("interval_s", r.interval_s);
+    number("input_gb", r.input_gb);
+    rebalance_reader.reject_unknown_keys();
+    fleet->rebalance_set = true;
   }
   reader.reject_unknown_keys();
   try {

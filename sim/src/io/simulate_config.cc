@@ -48,9 +48,11 @@ ConfigRun simulate_config(const RunConfig& config, std::shared_ptr<const Workloa
       throw InputError(config.source_name, 0, "fleet", error.what());
     }
     run.result = std::move(fleet.fleet);
-    // The fleet-wide named metrics are RunMetrics fields already: only the clusters' go beside.
+    // The fleet-wide named metrics are RunMetrics fields already, but for the rebalancer's
+    // `migrations_wan`: it goes beside, with the clusters' and the links'.
     for (auto& [name, value] : fleet.metrics)
-      if (name.find('.') != std::string::npos) run.cluster_metrics.emplace_back(name, value);
+      if (name.find('.') != std::string::npos || name == "migrations_wan")
+        run.cluster_metrics.emplace_back(name, value);
     run.workload = std::move(workload);
     count_row_changes(*run.workload, run.result.metrics);
     return run;

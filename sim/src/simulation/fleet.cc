@@ -4,6 +4,7 @@
 #include "clustersim/fleet.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <numeric>
 #include <queue>
@@ -16,6 +17,7 @@
 #include "core/arrival_binder.h"
 #include "metrics/power_meter.h"
 #include "metrics/summary_stats.h"
+#include "simulation/fleet_rebalancer.h"
 
 namespace clustersim {
 
@@ -140,75 +142,6 @@ bool fleet_fits_one_loop(const FleetSpec& spec, std::span<const JobSpec> jobs) {
                                      [](const JobSpec& job) { return !job.gpu_type.empty(); });
 }
 
-// The router at each arrival of the one run, on the clusters' live load: per cluster, the GPUs
-// of the jobs routed there and not finished (waiting + running) and their GPU-seconds of work.
-class FleetArrivals final : public internal::ArrivalBinder {
- public:
-  FleetArrivals(const FleetSpec& spec, std::vector<FleetClusterLoad>& loads,
-                const ClusterState& layout, std::size_t jobs)
-      : spec_(spec),
-        loads_(loads),
-        layout_(layout),
-        router_(make_fleet_router(spec.router)),
-        unfinished_(loads.size(), 0),
-        job_cluster_(jobs, 0),
-        routed_(loads.size(), 0) {
-    for (std::size_t c = 0; c < loads.size(); ++c) {
-      const std::string& type = spec.clusters[c].cluster.groups.front().gpu_type;
-      sole_type_.push_back(
-          loads[c].gpus_by_type.size() == 1 ? layout.find_gpu_type(type, static_cast<int>(c)) : -1);
-    }
-  }
-
-  void bind(JobState& job, double now) override {
-    const JobSpec& spec = *job.spec;
-    for (FleetClusterLoad& load : loads_) {
-      const FleetRegionSpec& region = spec_.regions[load.region];
-      load.carbon_g_per_kwh =
-          region.carbon.empty()
-              ? region.carbon_g_per_kwh
-              : internal::series_at(region.carbon, region.carbon_start_h * 3600, now);
-    }
-    const std::size_t c = router_->route(spec, FleetLoad{now, loads_, &spec_});
-    const int type = c >= loads_.size() ? -1
-                     : spec.gpu_type.empty()
-                         ? sole_type_[c]
-                         : layout_.find_gpu_type(spec.gpu_type, static_cast<int>(c));
-    if (type < 0)
-      throw std::logic_error("fleet router '" + spec_.router + "' chose no cluster of job '" +
-                             spec.id + "''s GPU type");
-    job.gpu_type = type;
-    job_cluster_[job.index] = c;
-    ++routed_[c];
-    ++unfinished_[c];
-    loads_[c].demand_gpus += spec.num_gpus;
-    loads_[c].backlog_gpu_seconds += spec.num_gpus * spec.duration;
-  }
-
-  void on_finished(const JobState& job) override {
-    const std::size_t c = job_cluster_[job.index];
-    FleetClusterLoad& load = loads_[c];
-    load.demand_gpus -= job.spec->num_gpus;
-    // An empty cluster's backlog is 0 exactly (not a rounding residue a tie would read).
-    load.backlog_gpu_seconds =
-        --unfinished_[c] == 0 ? 0.0
-                              : load.backlog_gpu_seconds - job.spec->num_gpus * job.spec->duration;
-  }
-
-  const std::vector<std::size_t>& job_cluster() const { return job_cluster_; }
-  const std::vector<std::size_t>& routed() const { return routed_; }
-
- private:
-  const FleetSpec& spec_;
-  std::vector<FleetClusterLoad>& loads_;
-  const ClusterState& layout_;
-  std::unique_ptr<FleetRouter> router_;
-  std::vector<int> sole_type_;  // by cluster: its one GPU type's id in the run, -1 if several
-  std::vector<std::size_t> unfinished_;
-  std::vector<std::size_t> job_cluster_;
-  std::vector<std::size_t> routed_;
-};
-
 // The clusters' loads as the router first sees them: names, regions, GPUs by type, nothing routed.
 std::vector<FleetClusterLoad> initial_cluster_loads(const FleetSpec& spec) {
   std::vector<FleetClusterLoad> loads(spec.clusters.size());
@@ -264,11 +197,15 @@ void check_fleet_run(const FleetSpec& spec, const SimOptions& options) {
 
 // The fleet's job columns (`cluster`, `migrations_wan`) and named metrics (fleet.h), once the
 // records and the clusters' results are in.
-void add_fleet_columns_and_metrics(const FleetSpec& spec, std::size_t jobs, FleetResult& result) {
+void add_fleet_columns_and_metrics(
+    const FleetSpec& spec, std::size_t jobs, FleetResult& result,
+    std::vector<std::pair<std::string, double>> rebalance_metrics = {}) {
+  if (result.migrations_wan.empty()) result.migrations_wan.assign(jobs, 0);
   RunResult& fleet = result.fleet;
   RunResult::Column cluster{"cluster", {}}, migrations{"migrations_wan", {}};
   for (std::size_t c : result.job_cluster) cluster.values.push_back(static_cast<double>(c));
-  migrations.values.assign(jobs, 0.0);  // no rebalancer yet
+  for (std::uint32_t moves : result.migrations_wan)
+    migrations.values.push_back(static_cast<double>(moves));
   fleet.job_columns.push_back(std::move(cluster));
   fleet.job_columns.push_back(std::move(migrations));
 
@@ -286,6 +223,7 @@ void add_fleet_columns_and_metrics(const FleetSpec& spec, std::size_t jobs, Flee
     result.metrics.emplace_back(name + ".gpu_util", m.gpu_util);
     result.metrics.emplace_back(name + ".routed", static_cast<double>(result.routed[c]));
   }
+  for (auto& metric : rebalance_metrics) result.metrics.push_back(std::move(metric));
 }
 
 // The first slice's way (fleet_fits_one_loop() false, or one cluster): jobs routed on the
@@ -356,6 +294,105 @@ void run_fleet_cluster_by_cluster(const FleetSpec& spec, const SimOptions& optio
 
 }  // namespace
 
+namespace internal {
+
+// Not in the anonymous namespace: FleetSimulation::Parts holds one.
+// The router at each arrival of the one run, on the clusters' live load: per cluster, the GPUs
+// of the jobs routed there and not finished (waiting + running) and their GPU-seconds of work.
+// With the rebalancer on, a job it moves counts in its new cluster's load from the move on.
+class FleetArrivals final : public ArrivalBinder {
+ public:
+  FleetArrivals(const FleetSpec& spec, const SimOptions& options,
+                std::vector<FleetClusterLoad>& loads, const ClusterState& layout,
+                std::span<const JobSpec> jobs)
+      : spec_(spec),
+        loads_(loads),
+        layout_(layout),
+        router_(make_fleet_router(spec.router)),
+        unfinished_(loads.size(), 0),
+        job_cluster_(jobs.size(), 0),
+        routed_(loads.size(), 0) {
+    for (std::size_t c = 0; c < loads.size(); ++c) {
+      const std::string& type = spec.clusters[c].cluster.groups.front().gpu_type;
+      sole_type_.push_back(
+          loads[c].gpus_by_type.size() == 1 ? layout.find_gpu_type(type, static_cast<int>(c)) : -1);
+    }
+    if (spec.rebalance.enabled)
+      rebalancer_ = std::make_unique<internal::FleetRebalancer>(
+          spec, options.mechanisms, jobs.size(),
+          [this, jobs](std::uint32_t job, std::size_t from, std::size_t to) {
+            const JobSpec& moved = jobs[job];
+            --unfinished_[from];
+            ++unfinished_[to];
+            loads_[from].demand_gpus -= moved.num_gpus;
+            loads_[to].demand_gpus += moved.num_gpus;
+            loads_[from].backlog_gpu_seconds =
+                unfinished_[from] == 0
+                    ? 0.0
+                    : loads_[from].backlog_gpu_seconds - moved.num_gpus * moved.duration;
+            loads_[to].backlog_gpu_seconds += moved.num_gpus * moved.duration;
+            job_cluster_[job] = to;
+          });
+  }
+
+  void attach(internal::WaitingJobs& jobs) override {
+    if (rebalancer_) rebalancer_->set_waiting_jobs(jobs);
+  }
+  internal::DecisionMechanism* decision_mechanism() override { return rebalancer_.get(); }
+  const internal::FleetRebalancer* rebalancer() const { return rebalancer_.get(); }
+
+  void bind(JobState& job, double now) override {
+    const JobSpec& spec = *job.spec;
+    for (FleetClusterLoad& load : loads_) {
+      const FleetRegionSpec& region = spec_.regions[load.region];
+      load.carbon_g_per_kwh =
+          region.carbon.empty()
+              ? region.carbon_g_per_kwh
+              : internal::series_at(region.carbon, region.carbon_start_h * 3600, now);
+    }
+    const std::size_t c = router_->route(spec, FleetLoad{now, loads_, &spec_});
+    const int type = c >= loads_.size() ? -1
+                     : spec.gpu_type.empty()
+                         ? sole_type_[c]
+                         : layout_.find_gpu_type(spec.gpu_type, static_cast<int>(c));
+    if (type < 0)
+      throw std::logic_error("fleet router '" + spec_.router + "' chose no cluster of job '" +
+                             spec.id + "''s GPU type");
+    job.gpu_type = type;
+    job_cluster_[job.index] = c;
+    ++routed_[c];
+    ++unfinished_[c];
+    loads_[c].demand_gpus += spec.num_gpus;
+    loads_[c].backlog_gpu_seconds += spec.num_gpus * spec.duration;
+  }
+
+  void on_finished(const JobState& job) override {
+    const std::size_t c = job_cluster_[job.index];
+    FleetClusterLoad& load = loads_[c];
+    load.demand_gpus -= job.spec->num_gpus;
+    // An empty cluster's backlog is 0 exactly (not a rounding residue a tie would read).
+    load.backlog_gpu_seconds =
+        --unfinished_[c] == 0 ? 0.0
+                              : load.backlog_gpu_seconds - job.spec->num_gpus * job.spec->duration;
+  }
+
+  const std::vector<std::size_t>& job_cluster() const { return job_cluster_; }
+  const std::vector<std::size_t>& routed() const { return routed_; }
+
+ private:
+  const FleetSpec& spec_;
+  std::vector<FleetClusterLoad>& loads_;
+  const ClusterState& layout_;
+  std::unique_ptr<FleetRouter> router_;
+  std::vector<int> sole_type_;  // by cluster: its one GPU type's id in the run, -1 if several
+  std::vector<std::size_t> unfinished_;
+  std::vector<std::size_t> job_cluster_;
+  std::vector<std::size_t> routed_;
+  std::unique_ptr<internal::FleetRebalancer> rebalancer_;  // null: off
+};
+
+}  // namespace internal
+
 void validate_fleet(const FleetSpec& spec) {
   const auto fail = [](const std::string& message) { throw std::invalid_argument(message); };
   if (spec.clusters.empty()) fail("fleet.clusters: a fleet needs at least one cluster");
@@ -383,6 +420,13 @@ void validate_fleet(const FleetSpec& spec) {
     if (!(link.bandwidth_gbps > 0)) fail(what + ".bandwidth_gbps: must be > 0");
     if (!(link.latency_ms >= 0)) fail(what + ".latency_ms: must be >= 0");
   }
+  const FleetRebalanceSpec& rebalance = spec.rebalance;
+  if (!(rebalance.threshold >= 0) || !std::isfinite(rebalance.threshold))
+    fail("fleet.rebalance.threshold: must be >= 0");
+  if (!(rebalance.interval_s > 0) || !std::isfinite(rebalance.interval_s))
+    fail("fleet.rebalance.interval_s: must be > 0");
+  if (!(rebalance.input_gb >= 0) || !std::isfinite(rebalance.input_gb))
+    fail("fleet.rebalance.input_gb: must be >= 0");
   make_fleet_router(spec.router);  // names the known ones when unknown
 }
 
@@ -395,7 +439,7 @@ struct FleetSimulation::Parts {
         loads(initial_cluster_loads(spec)),
         nodes(one_loop_options(spec, options, jobs, loads)),
         layout(nodes.cluster),  // the engine's type ids: built from the same groups
-        arrivals(spec, loads, layout, jobs.size()),
+        arrivals(spec, options, loads, layout, jobs),
         simulation(nodes, jobs) {
     simulation.bind_arrivals(&arrivals);
   }
@@ -403,7 +447,7 @@ struct FleetSimulation::Parts {
   std::vector<FleetClusterLoad> loads;
   SimOptions nodes;
   ClusterState layout;
-  FleetArrivals arrivals;
+  internal::FleetArrivals arrivals;
   Simulation simulation;
 };
 
@@ -443,6 +487,12 @@ FleetResult FleetSimulation::finish(RunResult run) const {
   result.fleet = std::move(run);
   result.job_cluster = parts_->arrivals.job_cluster();
   result.routed = parts_->arrivals.routed();
+  std::vector<std::pair<std::string, double>> rebalance_metrics;
+  if (const internal::FleetRebalancer* rebalancer = parts_->arrivals.rebalancer()) {
+    result.migrations_wan.assign(rebalancer->moves_by_job().begin(),
+                                 rebalancer->moves_by_job().end());
+    rebalancer->add_metrics(rebalance_metrics);
+  }
 
   // Each cluster's jobs (in workload order, indexed within the cluster) and what fleet.h defines
   // for them.
@@ -459,14 +509,21 @@ FleetResult FleetSimulation::finish(RunResult run) const {
   for (std::size_t c = 0; c < spec.clusters.size(); ++c)
     result.clusters[c].metrics =
         fleet_wide_metrics(spec.clusters[c].cluster.total_gpus(), result.clusters[c].jobs);
-  add_fleet_columns_and_metrics(spec, result.job_cluster.size(), result);
+  add_fleet_columns_and_metrics(spec, result.job_cluster.size(), result,
+                                std::move(rebalance_metrics));
   return result;
 }
 
 FleetResult simulate_fleet(const FleetSpec& spec, const SimOptions& options,
                            std::span<const JobSpec> jobs) {
   check_fleet_run(spec, options);
-  if (spec.clusters.size() > 1 && fleet_fits_one_loop(spec, jobs)) {
+  const bool one_loop = spec.clusters.size() > 1 && fleet_fits_one_loop(spec, jobs);
+  if (spec.rebalance.enabled && spec.clusters.size() > 1 && !one_loop)
+    throw std::invalid_argument(
+        "fleet.rebalance: not with a fleet run cluster by cluster yet (a cluster with VC quotas, "
+        "clusters with different nodes_per_rack, or untyped jobs on a cluster of several "
+        "types): its clusters do not share one run for jobs to move between");
+  if (one_loop) {
     FleetSimulation fleet(spec, options, jobs);
     return fleet.finish(fleet.simulation().run());
   }

@@ -162,6 +162,16 @@ void Simulation::assemble(Parts& parts) {
   const bool users_decisions = user_decider_ || external_;
   parts.mechanisms = internal::make_mechanisms(
       options_, MechanismContext{engine.any_job_checkpoint_interval(), users_decisions});
+  if (binder_) {  // a fleet: its rebalancer, if on, decides with the built-in decider
+    binder_->attach(engine);
+    if (internal::DecisionMechanism* own = binder_->decision_mechanism()) {
+      if (users_decisions || has_own_decider(options_.scheduler))
+        throw std::invalid_argument(
+            "fleet.rebalance: needs the built-in decider (not a time-share policy, nor an "
+            "external or user's decider)");
+      parts.mechanisms.built_in_decider.push_back(own);
+    }
+  }
   // Supply following caps GPUs through the power meter (supply.follow_cap_floor): the one
   // decides the cap, the other meters it and re-rates the running jobs.
   if (parts.meter && options_.supply.follow && options_.supply.follow_cap_floor < 1.0)

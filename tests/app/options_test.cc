@@ -119,6 +119,7 @@ std::string custom_sample(const KeyDecl& key, const fs::path& dir) {
       {"throughput.model", "\"placement\""},
       {"mechanisms.scaling", "{ resnet50 = [[1, 1.0], [2, 1.8]] }"},
       {"mechanisms.checkpoint_gb", "{ resnet50 = 2 }"},
+      {"fabric.efficiency_by_type", "{ h100_fp8 = 0.4 }"},
       {"power.gpu_idle_w", "{ generic = 50 }"},
       {"power.gpu_peak_w", "{ generic = 300 }"},
       {"power.gpu_cap_w", "{ generic = 200 }"},
@@ -310,6 +311,9 @@ TEST(Options, EveryBoundKeyRoundTripsAndItsDefaultIsTheParsersDefault) {
     // So is the fabric's host-to-switch map: a host per node of the base's cluster.
     if (key.name == "fabric.topology")
       std::ofstream(std::get<std::string>(value)) << "ip,DSW,PSW,ASW\nh0,G,P1,S1\nh1,G,P1,S2\n";
+    // And a collective table (one SimAI ratio CSV).
+    if (key.name == "fabric.collective_table")
+      std::ofstream(std::get<std::string>(value)) << "Size,1 Node(NVLinkx)\n1000,0.5\n";
     // [supply]'s traces and job values are read with the config too.
     if (key.name == "supply.carbon_trace")
       std::ofstream(std::get<std::string>(value))

@@ -40,6 +40,21 @@ FabricTopology mapped_fabric(const std::vector<SwitchRow>& rows, const std::vect
                              double leaf_oversubscription, double pod_oversubscription,
                              double gpu_bytes_per_s);
 
+// Scale-up (NVLink) domains by node. `scale_up_gpus` larger than a node's GPUs makes a domain
+// of that many GPUs over consecutive nodes (cluster order) of one GPU type and size, e.g. 72 =
+// 18 nodes of 4 GPUs (GB200 NVL72): it must be a multiple of those nodes' GPUs and the nodes must
+// fill whole domains. Otherwise (0, or no more than a node's GPUs) a node is its own domain.
+// Fills `domain_of` (by node) and returns "", or returns what is wrong (for a config's
+// FILE:LINE: fabric.scale_up_gpus: message).
+std::string scale_up_domains(const std::vector<int>& node_gpus, const std::vector<int>& node_type,
+                             int scale_up_gpus, std::vector<std::uint32_t>& domain_of);
+// True when some domain of `scale_up_gpus` spans several nodes (then scale_up_domains says which).
+bool domains_span_nodes(const std::vector<int>& node_gpus, int scale_up_gpus);
+// "" when each domain's nodes sit under one leaf (a domain's traffic then never loads an
+// uplink), else what is wrong.
+std::string domains_within_leaves(const std::vector<std::uint32_t>& domain_of,
+                                  const std::vector<std::uint32_t>& leaf_of);
+
 // The fabric `options` describe for nodes of `node_gpus` GPUs: their map when it names one
 // (options.topology, read into topology_leaf / topology_spine), else the generated Clos; the
 // uplinks sized with options.scale_out_gbytes_per_s per GPU.

@@ -68,11 +68,32 @@ struct GpuPeak {
   double memory_gb = 0;
   double nvlink_bytes_per_s = 0;
 };
-// a100, h100, h200, b200 (case-insensitive); nullptr for others.
+// a100, h100, h200, b200, gb200 (case-insensitive); nullptr for others.
 const GpuPeak* gpu_peak(std::string_view gpu_type);
 // The built-in efficiency (achieved / peak on the model's FLOPs) of a GPU type at a precision:
 // H100 FP8 fitted on the NeMo table; the others are uncalibrated defaults (README).
 double default_llm_efficiency(const GpuPeak& gpu, Precision precision);
+
+// Collective efficiency by message size and group, in SimAI's format (aliyun/SimAI's
+// nvlink_ratio.csv and nic_ratio.csv, small_msg_collective_time.csv; [fabric] collective_table;
+// sim/README.md, "Collective efficiency tables"). A collective of `message` bytes per GPU moving
+// `wire` bytes per GPU over a bandwidth B takes wire / (B x efficiency), or a fixed time below
+// small_message_bytes when the small-message table is given.
+struct CollectiveTable {
+  std::vector<double> sizes;     // message bytes of the rows, ascending
+  std::vector<double> scale_up;  // by row: a group inside one scale-up domain
+  std::vector<int> servers;      // scale-out columns: the group's servers (domains), ascending
+  std::vector<std::vector<double>> scale_out;           // by column, by row
+  std::vector<std::pair<int, double>> small_message_s;  // (ranks, seconds), ranks ascending
+  double small_message_bytes = 1024.0 * 1024.0;         // below: small_message_s
+  // Every column is divided by its largest size's value (SimAI's normalisation): relative to
+  // the bandwidth at large messages. Linear in size between rows, the end rows beyond them; the
+  // column of the fewest servers >= `servers_in_group` (the last beyond it).
+  double efficiency(bool inside_domain, int servers_in_group, double bytes) const;
+  // The fixed time of a small collective among `ranks` (the first row with ranks >= it, the
+  // last beyond); -1 without a small-message table.
+  double small_message_time(int ranks) const;
+};
 
 // What the model assumes beyond the job: the efficiency and the bandwidth (bytes/s per GPU,
 // one direction) each dimension's traffic gets on this placement.
@@ -85,6 +106,11 @@ struct LlmRates {
   // collectives with GEMMs, pipeline sends with compute, the DP reduction with the backward).
   double tp_exposed = 0.5;
   double pp_exposed = 0.0;
+  // With a collective table: the TP and DP collectives' efficiency by message size and group,
+  // each group inside one scale-up domain or over how many (servers). Null: full bandwidth.
+  const CollectiveTable* collectives = nullptr;
+  bool tp_inside_domain = true, dp_inside_domain = true;
+  int tp_servers = 1, dp_servers = 1;
 };
 
 // The rates of a job alone on a packed placement: a group (TP; TP x PP x CP; the whole job for

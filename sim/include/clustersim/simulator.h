@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -140,7 +141,13 @@ struct FabricOptions {
   int scale_up_gpus = 0;                 // GPUs per NVLink domain; 0: one node's GPUs
   double scale_out_gbytes_per_s = 50.0;  // per GPU and direction beyond the domain (400 Gb/s)
   double efficiency = 0.0;               // of the peak; 0: the built-in table (llm.h)
-  double tp_exposed = 0.5;               // share of TP communication not hidden by compute
+  // Per GPU type and precision, "h100_fp8" -> efficiency, over `efficiency` for those.
+  std::map<std::string, double> efficiency_by_type;
+  // SimAI-format collective efficiency tables (a folder or one ratio CSV; llm.h's
+  // CollectiveTable, read by the config): "" / null: every collective at full bandwidth.
+  std::string collective_table;
+  std::shared_ptr<const CollectiveTable> collectives;
+  double tp_exposed = 0.5;  // share of TP communication not hidden by compute
   // Scale-out tiers (contention between jobs' DP traffic on leaf and spine uplinks): nodes in
   // order, hosts_per_leaf to a leaf (0: no tiers, no contention), leaves_per_spine to a spine
   // group (0: one group, no tier above it); or a host-to-switch map (`topology`, rows read into

@@ -8,6 +8,7 @@
 #include "clustersim/component.h"
 #include "clustersim/config.h"
 #include "clustersim/fleet_config.h"
+#include "clustersim/llm.h"
 #include "clustersim/options.h"
 #include "clustersim/policy.h"
 #include "clustersim/power.h"
@@ -198,6 +199,8 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
         {"fabric.scale_up_gpus", f.scale_up_gpus != unset.scale_up_gpus},
         {"fabric.scale_out_gbytes_per_s", f.scale_out_gbytes_per_s != unset.scale_out_gbytes_per_s},
         {"fabric.efficiency", f.efficiency != unset.efficiency},
+        {"fabric.efficiency_by_type", !f.efficiency_by_type.empty()},
+        {"fabric.collective_table", !f.collective_table.empty()},
         {"fabric.tp_exposed", f.tp_exposed != unset.tp_exposed},
         {"fabric.hosts_per_leaf", f.hosts_per_leaf != unset.hosts_per_leaf && !leaf_failures},
         {"fabric.leaves_per_spine", f.leaves_per_spine != unset.leaves_per_spine},
@@ -209,6 +212,19 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
         warn(key,
              "cannot act: only LLM jobs use [fabric] (a csv trace's model and layout "
              "columns: sim/README.md, \"LLM jobs\")");
+  }
+
+  // An efficiency for a GPU type the cluster lacks never applies.
+  for (const auto& [key, efficiency] : sim.fabric.efficiency_by_type) {
+    const std::string type = key.substr(0, key.rfind('_'));
+    const bool present = std::any_of(sim.cluster.groups.begin(), sim.cluster.groups.end(),
+                                     [&](const NodeGroupSpec& group) {
+                                       const GpuPeak* peak = gpu_peak(group.gpu_type);
+                                       return peak && peak->name == type;
+                                     });
+    if (!present)
+      warn("fabric.efficiency_by_type",
+           "cannot act on " + key + ": the cluster has no " + type + " GPUs");
   }
 
   // On-demand migration makes room for the queue's head only where being consolidated helps it:

@@ -7,10 +7,17 @@
 // nodes with the most room first. A TP group is split across domains only when no placement of
 // whole groups exists now (the job then runs at the rate its split layout gives, llm.h).
 //
+// With scale-up domains larger than a node (fabric.h) a domain takes a node's place: its free
+// GPUs together offer whole groups, the tightest domain holds the whole job when one can, and a
+// chosen domain's GPUs come from its roomiest nodes.
+//
 // Without scale-out tiers the cluster's racks are the leaves (one spine group); a job without
 // LLM columns has groups of one GPU: the same tier-by-tier packing. O(nodes log nodes) per try
 // (a scan and a sort of the candidates), no allocation once its buffers have grown.
 #include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "clustersim/fabric.h"
 #include "clustersim/simulator.h"
@@ -43,6 +50,7 @@ class Topology final : public PlacementPolicy {
     std::uint32_t pods = 1;
     for (std::uint32_t pod : pod_of_leaf_) pods = std::max(pods, pod + 1);
     pod_room_.assign(pods, 0);
+    configure_domains(cluster);
   }
 
   bool place(const PlacementRequest& request, const ClusterState& cluster,
@@ -50,9 +58,12 @@ class Topology final : public PlacementPolicy {
     if (leaf_of_.size() < cluster.nodes().size()) configure_racks(cluster);
     out.clear();
     const int group = group_gpus(request, cluster);
-    if (place_groups(request, cluster, group, out)) return true;
     // No layout of whole groups now: split one rather than wait (the rate model prices it).
-    return group > 1 && place_groups(request, cluster, 1, out);
+    if (!place_groups(request, cluster, group, out) &&
+        !(group > 1 && place_groups(request, cluster, 1, out)))
+      return false;
+    if (!domain_of_.empty()) domains_to_nodes(out);
+    return true;
   }
 
  private:
@@ -71,6 +82,62 @@ class Topology final : public PlacementPolicy {
     pod_room_.assign(1, 0);
   }
 
+  // Scale-up domains spanning nodes (fabric.scale_up_gpus above a node's GPUs, fabric.h): then
+  // the unit placed is a domain (its free GPUs together), each domain's leaf its first node's.
+  void configure_domains(const ClusterState& cluster) {
+    domain_of_.clear();
+    std::vector<int> node_gpus, node_type;
+    for (const auto& node : cluster.nodes()) {
+      node_gpus.push_back(node.gpus);
+      node_type.push_back(node.gpu_type);
+    }
+    if (!domains_span_nodes(node_gpus, scale_up_gpus_)) return;
+    const std::string wrong = scale_up_domains(node_gpus, node_type, scale_up_gpus_, domain_of_);
+    if (!wrong.empty()) throw std::invalid_argument("fabric.scale_up_gpus: " + wrong);
+    leaf_of_domain_.assign(domain_of_.back() + 1, 0);
+    for (std::size_t node = domain_of_.size(); node-- > 0;)
+      leaf_of_domain_[domain_of_[node]] = leaf_of_[node];
+    domain_range_.assign(leaf_of_domain_.size(), {0, 0});
+  }
+
+  // Each domain's free GPUs as one candidate (its nodes' candidates kept in node_candidates_,
+  // by domain in domain_range_).
+  void gather_domains() {
+    node_candidates_.swap(candidates_);
+    candidates_.clear();
+    for (std::uint32_t begin = 0; begin < node_candidates_.size();) {
+      const std::uint32_t domain = domain_of_[node_candidates_[begin].node];
+      std::uint32_t end = begin;
+      int room = 0;
+      for (; end < node_candidates_.size() && domain_of_[node_candidates_[end].node] == domain;
+           ++end)
+        room += node_candidates_[end].hostable;
+      domain_range_[domain] = {begin, end};
+      candidates_.push_back({domain, room});
+      begin = end;
+    }
+  }
+
+  // `out` names domains: each one's GPUs from its nodes, the roomiest first (fewest nodes).
+  void domains_to_nodes(std::vector<NodeShare>& out) {
+    domain_shares_.swap(out);
+    out.clear();
+    for (const NodeShare& share : domain_shares_) {
+      const auto [begin, end] = domain_range_[share.node];
+      domain_nodes_.assign(node_candidates_.begin() + begin, node_candidates_.begin() + end);
+      std::sort(domain_nodes_.begin(), domain_nodes_.end(),
+                [](const Candidate& a, const Candidate& b) {
+                  return a.hostable != b.hostable ? a.hostable > b.hostable : a.node < b.node;
+                });
+      int left = share.gpus;
+      for (std::size_t i = 0; i < domain_nodes_.size() && left > 0; ++i) {
+        const int gpus = std::min(domain_nodes_[i].hostable, left);
+        out.push_back({domain_nodes_[i].node, gpus});
+        left -= gpus;
+      }
+    }
+  }
+
   // GPUs that must share a scale-up domain: the job's TP size when a domain can hold it and its
   // GPUs are whole groups, else 1.
   int group_gpus(const PlacementRequest& request, const ClusterState& cluster) const {
@@ -82,8 +149,9 @@ class Topology final : public PlacementPolicy {
                          });
     if (at == llm_->end() || at->first != static_cast<std::uint32_t>(request.job)) return 1;
     const int tp = at->second.tp;
-    const int domain = scale_up_gpus_ > 0 ? std::min(scale_up_gpus_, cluster.max_gpus_per_node())
-                                          : cluster.max_gpus_per_node();
+    const int domain = !domain_of_.empty()  ? scale_up_gpus_
+                       : scale_up_gpus_ > 0 ? std::min(scale_up_gpus_, cluster.max_gpus_per_node())
+                                            : cluster.max_gpus_per_node();
     return tp > 1 && tp <= domain && request.gpus % tp == 0 ? tp : 1;
   }
 
@@ -92,6 +160,9 @@ class Topology final : public PlacementPolicy {
     out.clear();
     const int gpus = request.gpus;
     collect_candidates(request, cluster, candidates_);
+    if (!domain_of_.empty()) gather_domains();
+    // A candidate is a node, or a domain when domains span nodes.
+    const std::vector<std::uint32_t>& leaf_of = domain_of_.empty() ? leaf_of_ : leaf_of_domain_;
     int total = 0;
     std::size_t kept = 0;
     for (Candidate candidate : candidates_) {
@@ -107,17 +178,17 @@ class Topology final : public PlacementPolicy {
     }
     // Each leaf's candidates together, most usable first.
     std::sort(candidates_.begin(), candidates_.end(), [&](const Candidate& a, const Candidate& b) {
-      const std::uint32_t leaf_a = leaf_of_[a.node], leaf_b = leaf_of_[b.node];
+      const std::uint32_t leaf_a = leaf_of[a.node], leaf_b = leaf_of[b.node];
       if (leaf_a != leaf_b) return leaf_a < leaf_b;
       if (a.hostable != b.hostable) return a.hostable > b.hostable;
       return a.node < b.node;
     });
     leaves_.clear();
     for (std::uint32_t begin = 0; begin < candidates_.size();) {
-      const std::uint32_t leaf = leaf_of_[candidates_[begin].node];
+      const std::uint32_t leaf = leaf_of[candidates_[begin].node];
       std::uint32_t end = begin;
       int room = 0;
-      for (; end < candidates_.size() && leaf_of_[candidates_[end].node] == leaf; ++end)
+      for (; end < candidates_.size() && leaf_of[candidates_[end].node] == leaf; ++end)
         room += candidates_[end].hostable;
       leaves_.push_back({leaf, room, begin, end});
       begin = end;
@@ -190,6 +261,12 @@ class Topology final : public PlacementPolicy {
   std::vector<std::uint32_t> pod_of_leaf_;  // by leaf
   std::vector<int> pod_room_;               // by spine group: scratch, 0 between placements
   std::vector<Candidate> candidates_;       // reused: no allocation per placement
+  // Domains spanning nodes: by node its domain (empty: a node is a domain), by domain its leaf
+  // and its nodes' range in node_candidates_; scratch for the shares.
+  std::vector<std::uint32_t> domain_of_, leaf_of_domain_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> domain_range_;
+  std::vector<Candidate> node_candidates_, domain_nodes_;
+  std::vector<NodeShare> domain_shares_;
   std::vector<Leaf> leaves_;
 };
 

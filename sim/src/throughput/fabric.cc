@@ -68,6 +68,57 @@ FabricTopology mapped_fabric(const std::vector<SwitchRow>& rows, const std::vect
   return fabric;
 }
 
+bool domains_span_nodes(const std::vector<int>& node_gpus, int scale_up_gpus) {
+  return std::any_of(node_gpus.begin(), node_gpus.end(),
+                     [&](int gpus) { return gpus < scale_up_gpus; });
+}
+
+std::string scale_up_domains(const std::vector<int>& node_gpus, const std::vector<int>& node_type,
+                             int scale_up_gpus, std::vector<std::uint32_t>& domain_of) {
+  domain_of.clear();
+  std::uint32_t domains = 0;
+  int filled = 0;              // GPUs of the open domain so far (0: none open)
+  std::size_t first_node = 0;  // the open domain's first node
+  const auto node_text = [](std::size_t node) { return "node " + std::to_string(node); };
+  for (std::size_t node = 0; node < node_gpus.size(); ++node) {
+    const int gpus = node_gpus[node];
+    if (filled > 0 && (gpus != node_gpus[first_node] || node_type[node] != node_type[first_node]))
+      return "a scale-up domain of " + std::to_string(scale_up_gpus) + " GPUs would join " +
+             node_text(first_node) + " and " + node_text(node) +
+             " of another GPU type or size: each node group must fill whole domains";
+    if (filled == 0 && gpus >= scale_up_gpus) {  // a node is its own domain
+      domain_of.push_back(domains++);
+      continue;
+    }
+    if (scale_up_gpus % gpus != 0)
+      return std::to_string(scale_up_gpus) + " is not a multiple of " + node_text(node) + "'s " +
+             std::to_string(gpus) + " GPUs (a domain larger than a node spans whole nodes)";
+    if (filled == 0) first_node = node;
+    domain_of.push_back(domains);
+    filled += gpus;
+    if (filled == scale_up_gpus) {
+      ++domains;
+      filled = 0;
+    }
+  }
+  if (filled > 0)
+    return "nodes " + std::to_string(first_node) + "-" + std::to_string(node_gpus.size() - 1) +
+           " hold " + std::to_string(filled) + " GPUs, not a whole domain of " +
+           std::to_string(scale_up_gpus) + " (a node group's nodes must fill whole domains)";
+  return "";
+}
+
+std::string domains_within_leaves(const std::vector<std::uint32_t>& domain_of,
+                                  const std::vector<std::uint32_t>& leaf_of) {
+  // Domains are runs of consecutive nodes: a run's nodes must share their first node's leaf.
+  for (std::size_t node = 1; node < domain_of.size() && node < leaf_of.size(); ++node)
+    if (domain_of[node] == domain_of[node - 1] && leaf_of[node] != leaf_of[node - 1])
+      return "the scale-up domain of nodes " + std::to_string(node - 1) + " and " +
+             std::to_string(node) + " spans two leaf switches: a domain must sit under one leaf " +
+             "(hosts_per_leaf a multiple of a domain's nodes, or the map's hosts grouped so)";
+  return "";
+}
+
 FabricTopology fabric_topology(const FabricOptions& options, const std::vector<int>& node_gpus) {
   const double gpu_bytes_per_s = options.scale_out_gbytes_per_s * 1e9;
   if (options.topology.empty())

@@ -46,11 +46,16 @@ const std::array<Preset, 12> kPresets = {{
 // A100: 312 TFLOP/s BF16, no FP8, 80 GB, NVLink 3 600 GB/s both ways.
 // H100 and H200: 989 BF16, 1,979 FP8, 80 / 141 GB, NVLink 4 900 GB/s.
 // B200 (HGX): 2,250 BF16, 4,500 FP8, 180 GB, NVLink 5 1,800 GB/s.
-const std::array<GpuPeak, 4> kGpus = {{
+// GB200 (the Blackwell GPU of a GB200 NVL72 rack, 72 GPUs in one NVLink domain, 4 per compute
+// tray): NVIDIA's GB200 NVL72 datasheet gives the rack 360 PFLOP/s FP16/BF16 and 720 FP8 with
+// sparsity, so 2,500 / 5,000 TFLOP/s dense per GPU; 13.4 TB HBM3e (186 GB each); NVLink 5
+// 130 TB/s over 72 GPUs, 1,800 GB/s each both ways.
+const std::array<GpuPeak, 5> kGpus = {{
     {"a100", 312e12, 0, 80, 300e9},
     {"h100", 989.4e12, 1978.9e12, 80, 450e9},
     {"h200", 989.4e12, 1978.9e12, 141, 450e9},
     {"b200", 2250e12, 4500e12, 180, 900e9},
+    {"gb200", 2500e12, 5000e12, 186, 900e9},
 }};
 
 }  // namespace
@@ -119,6 +124,35 @@ double default_llm_efficiency(const GpuPeak& gpu, Precision precision) {
 
 namespace {
 
+// `column`'s value at `bytes`: linear between the rows, the end rows beyond them.
+double interpolated(const std::vector<double>& sizes, const std::vector<double>& column,
+                    double bytes) {
+  if (bytes <= sizes.front()) return column.front();
+  if (bytes >= sizes.back()) return column.back();
+  const std::size_t above =
+      static_cast<std::size_t>(std::upper_bound(sizes.begin(), sizes.end(), bytes) - sizes.begin());
+  const double share = (bytes - sizes[above - 1]) / (sizes[above] - sizes[above - 1]);
+  return column[above - 1] + share * (column[above] - column[above - 1]);
+}
+
+}  // namespace
+
+double CollectiveTable::efficiency(bool inside_domain, int servers_in_group, double bytes) const {
+  if (inside_domain || scale_out.empty()) return interpolated(sizes, scale_up, bytes);
+  std::size_t column = 0;
+  while (column + 1 < servers.size() && servers[column] < servers_in_group) ++column;
+  return interpolated(sizes, scale_out[column], bytes);
+}
+
+double CollectiveTable::small_message_time(int ranks) const {
+  if (small_message_s.empty()) return -1.0;
+  for (const auto& [listed, seconds] : small_message_s)
+    if (listed >= ranks) return seconds;
+  return small_message_s.back().second;
+}
+
+namespace {
+
 struct Counts {
   double layer_params = 0;      // one transformer layer's weights
   double embedding_params = 0;  // the output layer (vocab x hidden)
@@ -140,11 +174,19 @@ LlmRates packed_llm_rates(const LlmJob& job, const GpuPeak& gpu, int scale_up_gp
   const auto bandwidth = [&](int group) {
     return group <= scale_up_gpus ? gpu.nvlink_bytes_per_s : scale_out_bytes_per_s;
   };
+  // Domains (servers) a group of `group` GPUs spans beyond one.
+  const auto servers = [&](int group) {
+    return group <= scale_up_gpus ? 1 : (group + scale_up_gpus - 1) / std::max(1, scale_up_gpus);
+  };
   LlmRates rates;
   rates.efficiency = efficiency;
   rates.tp_bytes_per_s = bandwidth(job.tp);
   rates.pp_bytes_per_s = bandwidth(job.tp * job.pp * job.cp);
   rates.dp_bytes_per_s = bandwidth(job.gpus());
+  rates.tp_inside_domain = job.tp <= scale_up_gpus;
+  rates.dp_inside_domain = job.gpus() <= scale_up_gpus;
+  rates.tp_servers = servers(job.tp);
+  rates.dp_servers = servers(job.gpus());
   return rates;
 }
 
@@ -180,12 +222,23 @@ IterationTime llm_iteration(const LlmJob& job, const GpuPeak& gpu, const LlmRate
   t.bubble_s = (job.pp - 1) / (micro * job.vp) * t.compute_s;
   // Activations of one micro-batch on one GPU of the stage (BF16).
   const double activation_bytes = tokens_per_micro / job.cp * s.hidden * 2.0;
+  // With a collective table: one collective of `message` bytes moving `wire` bytes per GPU.
+  const auto table_time = [&](double message, double wire, double bandwidth, bool inside,
+                              int servers, int ranks) {
+    const CollectiveTable& table = *rates.collectives;
+    if (message < table.small_message_bytes && !table.small_message_s.empty())
+      return table.small_message_time(ranks);
+    return wire / (bandwidth * table.efficiency(inside, servers, message));
+  };
   if (job.tp > 1) {
     // Per layer and micro-batch: two all-reduces forward and two backward (or their
     // all-gather + reduce-scatter halves with sequence parallelism), ring: 2 (t-1)/t of the bytes.
     const double per_collective = 2.0 * (job.tp - 1) / job.tp * activation_bytes;
-    t.tp_s = static_cast<double>(s.layers) / job.pp * micro * 4.0 * per_collective /
-             rates.tp_bytes_per_s;
+    const double collectives = static_cast<double>(s.layers) / job.pp * micro * 4.0;
+    t.tp_s = !rates.collectives
+                 ? collectives * per_collective / rates.tp_bytes_per_s
+                 : collectives * table_time(activation_bytes, per_collective, rates.tp_bytes_per_s,
+                                            rates.tp_inside_domain, rates.tp_servers, job.tp);
   }
   if (job.pp > 1)  // each micro-batch's activations forward and gradients back, per virtual stage
     t.pp_s = 2.0 * micro * job.vp * activation_bytes / rates.pp_bytes_per_s;
@@ -193,7 +246,11 @@ IterationTime llm_iteration(const LlmJob& job, const GpuPeak& gpu, const LlmRate
   if (reducers > 1) {
     // BF16 gradients of this GPU's weights, ring all-reduce: 2 (n-1)/n of the bytes.
     const double weights = (c.layer_params * s.layers + c.embedding_params) / (job.tp * job.pp);
-    t.dp_s = 2.0 * (reducers - 1) / reducers * weights * 2.0 / rates.dp_bytes_per_s;
+    t.dp_s =
+        !rates.collectives
+            ? 2.0 * (reducers - 1) / reducers * weights * 2.0 / rates.dp_bytes_per_s
+            : table_time(weights * 2.0, 2.0 * (reducers - 1) / reducers * weights * 2.0,
+                         rates.dp_bytes_per_s, rates.dp_inside_domain, rates.dp_servers, reducers);
   }
   // The DP reduction overlaps the iteration's compute (reduce-scatter in the backward passes,
   // all-gather in the next forward, as Megatron's distributed optimizer does): only what

@@ -31,16 +31,66 @@ void LlmRateModel::build_fabric() {
   link_load_.assign(topology_.links(), 0.0);
 }
 
+void LlmRateModel::build_domains() {
+  const ClusterState& cluster = view_->cluster();
+  std::vector<int> node_gpus, node_type;
+  for (std::uint32_t n = 0; n < cluster.nodes().size(); ++n) {
+    node_gpus.push_back(cluster.node(n).gpus);
+    node_type.push_back(cluster.node(n).gpu_type);
+  }
+  if (!domains_span_nodes(node_gpus, fabric_.scale_up_gpus)) return;  // a node is a domain
+  std::string wrong = scale_up_domains(node_gpus, node_type, fabric_.scale_up_gpus, domain_of_);
+  if (wrong.empty() && fabric_.contention())
+    wrong = domains_within_leaves(domain_of_, topology_.leaf_of);
+  if (!wrong.empty()) throw std::invalid_argument("fabric.scale_up_gpus: " + wrong);
+}
+
+int LlmRateModel::least_held_per_domain(std::span<const Grant> grants) {
+  if (domain_of_.empty()) {  // a node is a domain
+    int held = grants.front().gpus;
+    for (const Grant& grant : grants) held = std::min(held, grant.gpus);
+    return held;
+  }
+  domain_held_.clear();
+  for (const Grant& grant : grants) domain_held_.emplace_back(domain_of_[grant.node], grant.gpus);
+  std::sort(domain_held_.begin(), domain_held_.end());
+  int held = std::numeric_limits<int>::max();
+  for (std::size_t i = 0; i < domain_held_.size();) {
+    int in_domain = 0;
+    const std::uint32_t domain = domain_held_[i].first;
+    for (; i < domain_held_.size() && domain_held_[i].first == domain; ++i)
+      in_domain += domain_held_[i].second;
+    held = std::min(held, in_domain);
+  }
+  return held;
+}
+
 void LlmRateModel::jobs_loaded(std::size_t from) {
   const std::span<const JobState> jobs = view_->jobs();
   const ClusterState& cluster = view_->cluster();
   if (type_domain_.empty()) {
-    // A node's GPUs: the largest node of each type (a domain never spans nodes here).
+    // Without fabric.scale_up_gpus a domain is a node: the largest node of each type.
     type_domain_.assign(cluster.gpu_type_names().size(), 1);
     for (std::uint32_t n = 0; n < cluster.nodes().size(); ++n)
       type_domain_[cluster.node(n).gpu_type] =
           std::max(type_domain_[cluster.node(n).gpu_type], cluster.node(n).gpus);
     if (fabric_.contention()) build_fabric();
+    build_domains();
+    // Each type's efficiency at each precision: the table's, else fabric.efficiency, else the
+    // built-in one (types without a peak keep 0: peak_of refuses their LLM jobs first).
+    type_efficiency_.assign(2 * cluster.gpu_type_names().size(), 0.0);
+    for (std::size_t type = 0; type < cluster.gpu_type_names().size(); ++type) {
+      const GpuPeak* peak = gpu_peak(cluster.gpu_type_names()[type]);
+      if (!peak) continue;
+      for (const Precision precision : {Precision::kBf16, Precision::kFp8}) {
+        const auto entry = fabric_.efficiency_by_type.find(std::string(peak->name) + "_" +
+                                                           std::string(precision_name(precision)));
+        type_efficiency_[2 * type + (precision == Precision::kFp8)] =
+            entry != fabric_.efficiency_by_type.end() ? entry->second
+            : fabric_.efficiency > 0                  ? fabric_.efficiency
+                                                      : default_llm_efficiency(*peak, precision);
+      }
+    }
   }
   slot_.resize(jobs.size(), -1);
   for (const auto& [index, llm] : *fabric_.llm_jobs) {
@@ -63,7 +113,7 @@ const GpuPeak& LlmRateModel::peak_of(std::uint32_t job, int gpu_type) const {
     throw std::invalid_argument(
         "fabric: GPU type '" + name + "' has no peak FLOP/s for LLM job '" + spec.id + "'" +
         (spec.source_line > 0 ? " (trace line " + std::to_string(spec.source_line) + ")" : "") +
-        ": name the cluster's types a100, h100, h200 or b200");
+        ": name the cluster's types a100, h100, h200, b200 or gb200");
   }
   return *peak;
 }
@@ -72,11 +122,11 @@ double LlmRateModel::iteration_s(std::uint32_t job, int gpu_type, int gpus_per_d
                                  double dp_bytes_per_s) const {
   const LlmJob& llm = entries_[slot_[job]].job;
   const GpuPeak& peak = peak_of(job, gpu_type);
-  const double efficiency =
-      fabric_.efficiency > 0 ? fabric_.efficiency : default_llm_efficiency(peak, llm.precision);
+  const double efficiency = type_efficiency_[2 * gpu_type + (llm.precision == Precision::kFp8)];
   LlmRates rates = packed_llm_rates(llm, peak, gpus_per_domain,
                                     fabric_.scale_out_gbytes_per_s * 1e9, efficiency);
   rates.tp_exposed = fabric_.tp_exposed;
+  rates.collectives = fabric_.collectives.get();
   rates.dp_bytes_per_s = std::min(rates.dp_bytes_per_s, dp_bytes_per_s);
   return llm_iteration(llm, peak, rates).total();
 }
@@ -91,14 +141,11 @@ double LlmRateModel::factor(std::uint32_t job) {
   if (grants.empty()) return 1.0;
   if (first_start_ < 0) first_start_ = links_since_ = now;
   const int type = view_->type_held(job);
-  // A group fits a domain when the job holds that many GPUs on each node it uses (its groups
-  // laid out in order over its nodes).
-  int held = grants.front().gpus;
+  // A group fits a domain when the job holds that many GPUs in each domain it uses (its groups
+  // laid out in order over its domains).
+  const int held = least_held_per_domain(grants);
   entry.gpus = 0;
-  for (const Grant& grant : grants) {
-    held = std::min(held, grant.gpus);
-    entry.gpus += grant.gpus;
-  }
+  for (const Grant& grant : grants) entry.gpus += grant.gpus;
   const int domain = std::max(1, std::min(held, domain_gpus(type)));
   const double share = entry.flows && !entry.links.empty() ? entry.share : kUnlimited;
   entry.actual_s = iteration_s(job, type, domain, share);
@@ -336,8 +383,9 @@ void declare_fabric_keys(KeyRegistry& keys) {
       .component("fabric")
       .training_only()
       .doc(
-          "GPUs of one scale-up (NVLink) domain for LLM jobs' collectives; 0: one node's GPUs "
-          "([`sim/README.md`](sim/README.md#llm-jobs)).");
+          "GPUs of one scale-up (NVLink) domain for LLM jobs' collectives; 0: one node's GPUs. "
+          "Larger than a node: consecutive whole nodes, under one leaf (72: an NVL72 rack of "
+          "18 nodes of 4) ([`sim/README.md`](sim/README.md#llm-jobs)).");
   field<SimOptions>(
       keys, "fabric.scale_out_gbytes_per_s",
       [](auto& o) -> auto& { return o.fabric.scale_out_gbytes_per_s; })
@@ -353,6 +401,27 @@ void declare_fabric_keys(KeyRegistry& keys) {
       .doc(
           "Achieved share of the peak FLOP/s on an LLM job's model FLOPs; 0: the built-in "
           "table (H100 FP8 fitted on NeMo's published step times).");
+  custom(keys, "fabric.efficiency_by_type", KeyType::kTable)
+      .component("fabric")
+      .training_only()
+      .default_note("—")
+      .doc(
+          "`[fabric.efficiency_by_type] TYPE_PRECISION = share` (`h100_fp8 = 0.425`, "
+          "`a100_bf16 = 0.5`; types a100, h100, h200, b200, gb200): the efficiency of LLM jobs "
+          "on that GPU type at that precision, over `efficiency` "
+          "([`sim/README.md`](sim/README.md#llm-jobs), \"Fit\").");
+  field<SimOptions>(
+      keys, "fabric.collective_table", [](auto& o) -> auto& { return o.fabric.collective_table; })
+      .path()
+      .component("fabric")
+      .training_only()
+      .default_note("— (full bandwidth)")
+      .doc(
+          "SimAI's collective efficiency tables: a folder with `nvlink_ratio.csv` (inside a "
+          "scale-up domain), `nic_ratio.csv` (across) and optionally "
+          "`small_msg_collective_time.csv`, or one ratio CSV for both; LLM jobs' TP and DP "
+          "collectives run at the bandwidth times the efficiency at their message size and group "
+          "([`sim/README.md`](sim/README.md#collective-tables)).");
   field<SimOptions>(
       keys, "fabric.tp_exposed", [](auto& o) -> auto& { return o.fabric.tp_exposed; })
       .range(0.0, 1.0)

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -52,6 +53,10 @@ class LlmRateModel final : public RateModel {
   const GpuPeak& peak_of(std::uint32_t job, int gpu_type) const;
   int domain_gpus(int gpu_type) const;  // fabric.scale_up_gpus, else a node's GPUs
   void build_fabric();
+  // Scale-up domains spanning nodes (fabric.scale_up_gpus above a node's GPUs): domain_of_.
+  void build_domains();
+  // The fewest GPUs `grants` hold in one scale-up domain (a node when domains do not span).
+  int least_held_per_domain(std::span<const Grant> grants);
   // Registers a running job's uplinks (GPUs behind each uplink it crosses) and marks them.
   void add_flows(std::int32_t slot, std::uint32_t job);
   void remove_flows(std::int32_t slot);
@@ -83,7 +88,12 @@ class LlmRateModel final : public RateModel {
   const View* view_ = nullptr;
   std::vector<std::int32_t> slot_;  // by job: its entry, -1 for jobs without LLM columns
   std::vector<Entry> entries_;
-  std::vector<int> type_domain_;  // by GPU type: GPUs of one scale-up domain
+  std::vector<int> type_domain_;         // by GPU type: GPUs of one scale-up domain
+  std::vector<double> type_efficiency_;  // by 2 x GPU type + (precision is FP8)
+  // By node: its scale-up domain when domains span nodes, else empty (a node is a domain); and
+  // the (domain, GPUs) of a job's grants, scratch.
+  std::vector<std::uint32_t> domain_of_;
+  std::vector<std::pair<std::uint32_t, int>> domain_held_;
   // Contention: the fabric, each uplink's flows (slot, GPUs), and the work lists of a re-rate
   // (members, reused: no allocation per event once they have grown).
   FabricTopology topology_;

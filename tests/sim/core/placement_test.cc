@@ -196,5 +196,47 @@ TEST(TopologyPlacement, FewestLeavesThenFewestSpineGroups) {
   for (const auto& [node, gpus] : groups) EXPECT_EQ(gpus % 4, 0) << "node " << node;
 }
 
+// Eight 4-GPU nodes in two 16-GPU scale-up domains (nodes 0-3, 4-7), one rack: free
+// 4, 2, 2, 0 | 4, 4, 2, 2.
+ClusterState two_domains_of_four_nodes(SimOptions& options) {
+  ClusterSpec spec;
+  spec.nodes_per_rack = 8;
+  NodeGroupSpec group;
+  group.nodes = 8;
+  group.gpus_per_node = 4;
+  spec.groups = {group};
+  ClusterState cluster(spec);
+  cluster.allocate({1, 2}, 0, 0);
+  cluster.allocate({2, 2}, 0, 0);
+  cluster.allocate({3, 4}, 0, 0);
+  cluster.allocate({6, 2}, 0, 0);
+  cluster.allocate({7, 2}, 0, 0);
+  options.fabric.scale_up_gpus = 16;
+  return cluster;
+}
+
+TEST(TopologyPlacement, KeepsGroupsInsideDomainsLargerThanANode) {
+  SimOptions options = tp_options(8);
+  const ClusterState cluster = two_domains_of_four_nodes(options);
+  // 16 GPUs in TP groups of 8 (two nodes' worth each): domain 0 offers 8, domain 1 8 of its 12,
+  // so one group in each, each from its domain's roomiest nodes.
+  const auto groups = place_on("topology", cluster, options, 16, true);
+  EXPECT_EQ(groups, (std::map<std::uint32_t, int>{{0, 4}, {1, 2}, {2, 2}, {4, 4}, {5, 4}}));
+  int domain_0 = 0;
+  for (const auto& [node, gpus] : groups) domain_0 += node < 4 ? gpus : 0;
+  EXPECT_EQ(domain_0 % 8, 0);
+  // One group of 8 fits either domain: the tightest, domain 0 (8 against 12), over three nodes.
+  EXPECT_EQ(place_on("topology", cluster, options, 8, true),
+            (std::map<std::uint32_t, int>{{0, 4}, {1, 2}, {2, 2}}));
+  // A 12-GPU job without LLM columns fits only domain 1 whole.
+  EXPECT_EQ(place_on("topology", cluster, options, 12, false),
+            (std::map<std::uint32_t, int>{{4, 4}, {5, 4}, {6, 2}, {7, 2}}));
+  // 20 GPUs in groups of 8: whole groups give 16 only, so a group splits (every free GPU).
+  EXPECT_EQ(place_on("topology", cluster, options, 20, true).size(), 7u);
+  // A domain must be whole nodes.
+  options.fabric.scale_up_gpus = 6;
+  EXPECT_THROW(place_on("topology", cluster, options, 8, true), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace clustersim

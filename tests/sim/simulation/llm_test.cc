@@ -380,5 +380,153 @@ TEST(LlmFabric, BadMapsAreClearErrors) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(LlmFabric, DomainsLargerThanANodeAreCheckedWithTheirLine) {
+  // 4-GPU GB200 nodes; line 6 is fabric.scale_up_gpus.
+  const auto error_of = [](int nodes, const std::string& fabric) -> std::string {
+    const std::string config = "[cluster]\nnodes = " + std::to_string(nodes) +
+                               "\ngpus_per_node = 4\ngpu_type = \"gb200\"\n[fabric]\n" + fabric +
+                               "[workload]\ngenerator = \"philly\"\n";
+    try {
+      parse_run_config(config, "run.toml", ".");
+    } catch (const InputError& error) {
+      return error.what();
+    }
+    return "";
+  };
+  EXPECT_TRUE(llm_holds(error_of(20, "scale_up_gpus = 72\n"),
+                        "run.toml:6: field 'fabric.scale_up_gpus': nodes 18-19 hold 8 GPUs, not a "
+                        "whole domain of 72"));
+  EXPECT_TRUE(llm_holds(error_of(36, "scale_up_gpus = 6\n"),
+                        "run.toml:6: field 'fabric.scale_up_gpus': 6 is not a multiple of node "
+                        "0's 4 GPUs"));
+  EXPECT_TRUE(llm_holds(error_of(36, "scale_up_gpus = 72\nhosts_per_leaf = 16\n"),
+                        "the scale-up domain of nodes 15 and 16 spans two leaf switches"));
+  EXPECT_EQ(error_of(36, "scale_up_gpus = 72\nhosts_per_leaf = 18\n"), "");
+  EXPECT_EQ(error_of(3, "scale_up_gpus = 4\n"), "");  // a node is a domain: as before
+}
+
+// ---- SimAI-format collective tables ([fabric] collective_table) ------------------------------
+
+// A small table in a folder of the test's own: two sizes (1e6, 3e7 bytes); inside a domain
+// 0.4 -> 0.8, across 2 servers 0.2 -> 0.8, across 4 0.1 -> (empty: 1); a "Multi" column not read;
+// small messages 10 us for 2 ranks, 20 us for up to 8.
+std::filesystem::path write_collective_tables(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("clustersim_collectives_" + name);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "nvlink_ratio.csv") << "Size,1 Node(NVLinkx),2Node-16GPU(NIC ),Multi 16\n"
+                                             "1000000,0.4,0.5,7\n30000000,0.8,0.5,7\n";
+  std::ofstream(dir / "nic_ratio.csv")
+      << "Size,1 Node(NVLinkx),2Node-16GPU(NIC ),4Node-32GPU(NIC),Multi 16\n"
+         "1000000,0.4,0.2,0.1,7\n30000000,0.8,0.8,,7\n";
+  std::ofstream(dir / "small_msg_collective_time.csv") << "nranks,time_ns\n2,10000\n8,20000\n";
+  return dir;
+}
+
+// The table `collective_table = path` reads (a config parsed in `dir`).
+std::shared_ptr<const CollectiveTable> collective_table_of(const std::string& path) {
+  const RunConfig config =
+      parse_run_config("[cluster]\nnodes = 2\n[fabric]\ncollective_table = \"" + path +
+                           "\"\n[workload]\ngenerator = \"philly\"\n",
+                       "run.toml", ".");
+  return config.sim.fabric.collectives;
+}
+
+TEST(CollectiveTable, ReadByHandAndAppliedToTpAndDp) {
+  const auto dir = write_collective_tables("hand");
+  const auto table = collective_table_of(dir.string());
+  ASSERT_TRUE(table);
+  // Columns divided by their last row: inside 0.5 -> 1, 2 servers 0.25 -> 1, 4 servers 0.1 -> 1.
+  EXPECT_DOUBLE_EQ(table->efficiency(true, 1, 1e6), 0.5);
+  EXPECT_DOUBLE_EQ(table->efficiency(true, 1, 15.5e6), 0.75);  // half way
+  EXPECT_DOUBLE_EQ(table->efficiency(false, 2, 15.5e6), 0.625);
+  EXPECT_DOUBLE_EQ(table->efficiency(false, 3, 1e6), 0.1);   // the 4-server column
+  EXPECT_DOUBLE_EQ(table->efficiency(false, 64, 5e8), 1.0);  // the last column, the last row
+  EXPECT_DOUBLE_EQ(table->efficiency(true, 1, 10), 0.5);     // below the first row: its value
+  EXPECT_DOUBLE_EQ(table->small_message_time(2), 10e-6);
+  EXPECT_DOUBLE_EQ(table->small_message_time(4), 20e-6);
+  EXPECT_DOUBLE_EQ(table->small_message_time(64), 20e-6);
+
+  // OneJobByHand's job: TP 2 collectives of 2,048,000 bytes inside a domain, DP 2 of
+  // 25,677,824 bytes across 2 servers.
+  LlmJob job;
+  job.shape = {1024, 4, 8, 8, 4096, 1000, 1000, false};
+  job.global_batch = 8;
+  job.tp = job.pp = job.dp = 2;
+  const GpuPeak gpu{"toy", 1e12, 2e12, 80, 1e9};
+  LlmRates rates;
+  rates.efficiency = 0.5;
+  rates.tp_bytes_per_s = rates.pp_bytes_per_s = 1e9;
+  rates.dp_bytes_per_s = 1e7;
+  rates.dp_inside_domain = false;
+  rates.dp_servers = 2;
+  const IterationTime full = llm_iteration(job, gpu, rates);
+  rates.collectives = table.get();
+  const IterationTime tabled = llm_iteration(job, gpu, rates);
+  const double tp_efficiency = 0.5 + (2'048'000 - 1e6) / 29e6 * 0.5;
+  const double dp_efficiency = 0.25 + (25'677'824 - 1e6) / 29e6 * 0.75;
+  EXPECT_NEAR(tabled.tp_s, 0.065536 / tp_efficiency, 1e-12);
+  EXPECT_NEAR(tabled.dp_s, 2.5677824 / dp_efficiency, 1e-12);
+  EXPECT_EQ(tabled.pp_s, full.pp_s);  // pipeline sends are not collectives
+  EXPECT_EQ(tabled.compute_s, full.compute_s);
+  // Sequences of 100 tokens: 204,800-byte TP collectives, under 1 MiB: 10 us each for 2 ranks,
+  // 2 layers x 4 micro-batches x 4 of them.
+  job.shape.seq_len = 100;
+  EXPECT_NEAR(llm_iteration(job, gpu, rates).tp_s, 32 * 10e-6, 1e-15);
+  // One file: its one-server column inside, its others across; no small-message times.
+  const auto one = collective_table_of((dir / "nic_ratio.csv").string());
+  EXPECT_DOUBLE_EQ(one->efficiency(false, 2, 1e6), 0.25);
+  EXPECT_TRUE(one->small_message_s.empty());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CollectiveTable, RunsThroughTheRateModelAndBadTablesAreClearErrors) {
+  const auto dir = write_collective_tables("sim");
+  SimOptions options = two_h100_nodes("spread", dp_heavy_job());
+  options.fabric.collectives = collective_table_of(dir.string());
+  const RunResult r = simulate(options, {testing::job("llm", 0, 8, 1000)});
+  const GpuPeak& h100 = *gpu_peak("h100");
+  // Spread 4 + 4: TP 4 inside a node, DP across the two (the rate model's packed rates at 4).
+  LlmRates rates = packed_llm_rates(dp_heavy_job(), h100, 4, 50e9, 0.425);
+  rates.collectives = options.fabric.collectives.get();
+  double iter_s = 0;
+  for (const RunResult::Column& column : r.job_columns)
+    if (column.name == "iter_s") iter_s = column.values[0];
+  EXPECT_DOUBLE_EQ(iter_s, llm_iteration(dp_heavy_job(), h100, rates).total());
+  const auto error_of = [&](const std::string& text) -> std::string {
+    std::ofstream(dir / "bad.csv") << text;
+    try {
+      collective_table_of((dir / "bad.csv").string());
+    } catch (const InputError& error) {
+      return error.what();
+    }
+    return "";
+  };
+  EXPECT_TRUE(
+      llm_holds(error_of("Bytes,1 Node\n1,1\n"), "bad.csv:1: field 'Bytes': expected Size"));
+  EXPECT_TRUE(
+      llm_holds(error_of("Size,1 Node\n5,1\n4,1\n"), "bad.csv:3: field 'Size': sizes must"));
+  EXPECT_TRUE(llm_holds(error_of("Size,1 Node\n5,x\n"), "bad.csv:2: field '1 Node': expected a"));
+  EXPECT_TRUE(llm_holds(error_of("Size,2Node\n5,1\n"), "no one-server column"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CollectiveTable, SimAiTablesByHand) {
+  const auto dir = std::filesystem::path(CLUSTERSIM_SHARED_DIR) / "reference" / "simai";
+  if (!std::filesystem::exists(dir / "nic_ratio.csv")) GTEST_SKIP() << "no ../shared SimAI tables";
+  const auto table = collective_table_of(dir.string());
+  // nvlink_ratio.csv's one-node column: 0.45 at 16 MiB, 0.81 at 16 GiB; 0.55 at 32 MiB and 0.65
+  // at 64 MiB, so 0.6 at 48 MiB.
+  EXPECT_DOUBLE_EQ(table->efficiency(true, 1, 16777216), 0.45 / 0.81);
+  EXPECT_NEAR(table->efficiency(true, 1, 50331648), 0.6 / 0.81, 1e-12);
+  // nic_ratio.csv: 8 servers (64 GPUs) at 1 GiB 0.9, at 16 GiB 0.96; 5 servers read the 8's.
+  EXPECT_DOUBLE_EQ(table->efficiency(false, 8, 1073741824), 0.9 / 0.96);
+  EXPECT_DOUBLE_EQ(table->efficiency(false, 5, 1073741824), 0.9 / 0.96);
+  // 128 servers at 16 MiB: 0.0087 / 0.919175; beyond 128: the same column.
+  EXPECT_DOUBLE_EQ(table->efficiency(false, 500, 16777216), 0.0087 / 0.919175);
+  EXPECT_EQ(table->servers, (std::vector<int>{2, 4, 8, 16, 32, 64, 128}));
+  // small_msg_collective_time.csv: 16 ranks 66 us.
+  EXPECT_DOUBLE_EQ(table->small_message_time(16), 66e-6);
+}
+
 }  // namespace
 }  // namespace clustersim

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <string>
 
 #include "clustersim/config.h"
 #include "clustersim/sweep/grid.h"
@@ -56,34 +57,38 @@ TEST(SweepExamples, DryRunListingsMatchTheirGoldenFiles) {
 }
 
 // Every run of the green example conserves energy: what the grid and solar give (solar stored
-// included) is what the load was served plus the battery's losses and its change of charge.
+// included) is what the load was served plus the battery's losses and its change of charge, with
+// nodes always on (grid.toml) and switched off when idle (power_off.toml: standby power, boots).
 // Each point runs as `clustersim run GRID --point N` runs it (~0.3 s each).
 TEST(SweepExamples, EveryRunOfTheGreenExampleConservesEnergy) {
   const fs::path root(CLUSTERSIM_SOURCE_DIR);
   if (!fs::exists(root.parent_path() / "shared" / "traces" / "energy"))
     GTEST_SKIP() << "no ../shared/traces/energy";
   const fs::path dir = root / "sweep/examples/green";
-  const Grid grid =
-      parse_grid(read_file(dir / "grid.toml"), "sweep/examples/green/grid.toml", dir.string());
-  const std::uint64_t points = grid.size();
-  ASSERT_GE(points, 18u);
-  bool battery_used = false, solar_used = false, unserved = false;
-  for (std::uint64_t id = 0; id < points; ++id) {
-    SCOPED_TRACE("point " + std::to_string(id));
-    const RunConfig config = make_point_config(grid, grid_point(grid, id));
-    const RunMetrics m =
-        simulate_config(config, std::make_shared<const Workload>(load_workload(config)))
-            .result.metrics;
-    const double drawn = m.grid_kwh + m.solar_used_kwh;
-    const double used = m.energy_kwh - m.unserved_kwh + m.battery_loss_kwh + m.battery_delta_kwh;
-    ASSERT_GT(m.energy_kwh, 0.0);
-    EXPECT_LE(std::abs(drawn - used), 1e-9 * used) << drawn << " vs " << used;
-    battery_used |= m.battery_loss_kwh > 0.0;
-    solar_used |= m.solar_used_kwh > 0.0;
-    unserved |= m.unserved_kwh > 0.0;
+  bool battery_used = false, solar_used = false, unserved = false, booted = false;
+  for (const char* file : {"grid.toml", "power_off.toml"}) {
+    const Grid grid = parse_grid(read_file(dir / file), std::string("sweep/examples/green/") + file,
+                                 dir.string());
+    const std::uint64_t points = grid.size();
+    ASSERT_GE(points, 4u);
+    for (std::uint64_t id = 0; id < points; ++id) {
+      SCOPED_TRACE(std::string(file) + " point " + std::to_string(id));
+      const RunConfig config = make_point_config(grid, grid_point(grid, id));
+      const RunMetrics m =
+          simulate_config(config, std::make_shared<const Workload>(load_workload(config)))
+              .result.metrics;
+      const double drawn = m.grid_kwh + m.solar_used_kwh;
+      const double used = m.energy_kwh - m.unserved_kwh + m.battery_loss_kwh + m.battery_delta_kwh;
+      ASSERT_GT(m.energy_kwh, 0.0);
+      EXPECT_LE(std::abs(drawn - used), 1e-9 * used) << drawn << " vs " << used;
+      battery_used |= m.battery_loss_kwh > 0.0;
+      solar_used |= m.solar_used_kwh > 0.0;
+      unserved |= m.unserved_kwh > 0.0;
+      booted |= m.node_boots > 0;
+    }
   }
-  // The grid exercises every term.
-  EXPECT_TRUE(battery_used && solar_used && unserved);
+  // The grids exercise every term.
+  EXPECT_TRUE(battery_used && solar_used && unserved && booted);
 }
 
 TEST(SweepExamples, TheEmbeddedDefaultIsTheDefaultExample) {

@@ -172,6 +172,10 @@ struct RunMetrics {
   double solar_used_kwh = 0;        // solar to the load or into the battery
   double battery_delta_kwh = 0;     // stored at the end less stored at the start
   std::uint64_t deferred_jobs = 0;  // held back for low carbon ([supply] defer)
+  // Idle nodes powered off ([power] idle_off_after_s): nodes switched on again, and node-hours
+  // spent off.
+  std::uint64_t node_boots = 0;
+  double node_off_h = 0;
   // Failure classes ([mechanisms.failure_class.*], failure_mix; 0 when none): job interruptions
   // by a class, in all and by cause (FailureCause), the measured jobs' mean effective training
   // time ratio, and GPU-hours lost by kind.

@@ -66,6 +66,14 @@ struct PowerOptions {
   // this curve: 8.3%); V100s capped at 150 of 250 W trained NLP models with 13.7% less energy
   // (McDonald et al. 2022, arXiv:2205.09646; this curve, at a 200 W uncapped draw: 9.5%).
   static constexpr double kDefaultCapExponent = 0.5;
+  // Idle nodes powered off (mechanism idle_power_off; off while idle_off_after_s is unset): a
+  // node on which nothing has run for idle_off_after_s seconds is switched off (taken out of
+  // the ledger) and draws standby_w_per_node instead of its base and its GPUs' idle power; when
+  // the queue's head waits and the idle nodes left cannot hold it, off nodes are switched on,
+  // and each boots for boot_s (unavailable, drawing its base and idle power) before it runs.
+  std::optional<double> idle_off_after_s;
+  double boot_s = 300.0;
+  double standby_w_per_node = 20.0;
 };
 
 // A series sampled every `step_s` seconds (held constant over each step), repeated when the

@@ -14,6 +14,7 @@
 #include "mechanisms/elastic.h"
 #include "mechanisms/failure_classes.h"
 #include "mechanisms/failures.h"
+#include "mechanisms/idle_power_off.h"
 #include "mechanisms/migration.h"
 #include "mechanisms/preemption.h"
 #include "mechanisms/supply_following.h"
@@ -256,6 +257,11 @@ std::vector<ComponentDescriptor> mechanism_table() {
   t.push_back(mechanism_entry<internal::TypeUpgrade>(
       "upgrade_type", "move a job to a faster GPU type", true,
       [](const SimOptions& o, const MechanismContext&) { return o.mechanisms.upgrade_type; }));
+  t.push_back(mechanism_entry<internal::IdlePowerOff>(
+      "idle_power_off", "idle nodes switched off, booted again for a waiting job", true,
+      [](const SimOptions& o, const MechanismContext&) {
+        return o.power.enabled && o.power.idle_off_after_s.has_value();
+      }));
   t.push_back(mechanism_entry<internal::CarbonDeferral>(
       "carbon_deferral", "deferrable jobs wait for low-carbon hours within their slack", true,
       [](const SimOptions& o, const MechanismContext&) {

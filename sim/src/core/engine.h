@@ -65,6 +65,9 @@ class Engine final : public View, public Host, public WaitingJobs {
   // they arrive.
   void set_arrival_binder(ArrivalBinder* binder) { binder_ = binder; }
   void add_mechanism(Mechanism& mechanism) { mechanisms_.push_back(&mechanism); }
+  // A decision mechanism whose timers may outlive the jobs (Mechanism::endless; they are not
+  // among add_mechanism's): the run ends when no job is left.
+  void end_with_last_job() { endless_ = true; }
   // A factor of every job's rate from now on (before load()).
   void add_rate_model(RateModel& model) {
     model.attach(*this);

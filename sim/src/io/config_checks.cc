@@ -86,8 +86,17 @@ void power_warnings(const SimOptions& sim, const Warn& warn) {
       warn("supply", "cannot act: [power] enabled is false, so nothing is metered");
     if (!sim.power.gpu_cap_w.empty())
       warn("power.gpu_cap_w", "cannot act: [power] enabled is false");
+    if (sim.power.idle_off_after_s)
+      warn("power.idle_off_after_s", "cannot act: [power] enabled is false");
     return;
   }
+  const PowerOptions power_defaults;
+  if (!sim.power.idle_off_after_s &&
+      (sim.power.boot_s != power_defaults.boot_s ||
+       sim.power.standby_w_per_node != power_defaults.standby_w_per_node))
+    warn("power.boot_s", "cannot act: power.idle_off_after_s is not set (nodes stay on)");
+  if (sim.power.idle_off_after_s && has_own_decider(sim.scheduler))
+    warn("power.idle_off_after_s", "cannot act: the scheduler has a decider of its own");
   if (supply.follow_cap_floor != defaults.follow_cap_floor && !supply.follow)
     warn("supply.follow_cap_floor", "cannot act: supply.follow is off");
   if (!sim.power.gpu_cap_exponent.empty() && sim.power.gpu_cap_w.empty() &&

@@ -14,6 +14,7 @@
 //   elastic           shrink for the head, grow when idle      any decider but Gavel's (*)
 //   migration         make room, compact                       any decider but Gavel's (*)
 //   upgrade_type      move to a faster GPU type                any decider but Gavel's (*)
+//   idle_power_off    switch idle nodes off, boot for the head any decider but Gavel's (*)
 //   carbon_deferral   hold deferrable jobs for low carbon      the built-in decider (a gate)
 //   (registered)      a program's or a test's own              any decider
 // (*) decision mechanisms (decision_mechanism.h): hooked into the built-in decider, or around a

@@ -235,6 +235,10 @@ constexpr MetricField kRunMetrics[] = {
          "[supply]: energy stored in the battery at the end less at the start"),
     count("deferred_jobs", &RunMetrics::deferred_jobs,
           "[supply] defer: jobs held back at arrival for a lower-carbon start"),
+    count("node_boots", &RunMetrics::node_boots,
+          "[power] idle_off_after_s: nodes switched on again (each boots for boot_s)"),
+    real("node_off_h", &RunMetrics::node_off_h, "h",
+         "[power] idle_off_after_s: node-hours spent switched off (drawing standby power)"),
     real("contention_slowdown_mean", &RunMetrics::contention_slowdown_mean, "",
          "[fabric]: LLM jobs' mean contention slowdown (iteration as shared on the fabric / alone "
          "on the same GPUs), weighted by their running time; 0 without LLM jobs"),

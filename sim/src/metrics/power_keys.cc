@@ -73,6 +73,40 @@ void declare_power_keys(KeyRegistry& keys) {
       .component("power")
       .training_only()
       .doc("Power usage effectiveness: facility power / IT power.");
+  field<SimOptions>(
+      keys, "power.idle_off_after_s", [](auto& o) -> auto& { return o.power.idle_off_after_s; })
+      .range(0.0, 1e9)
+      .component("mechanism idle_power_off")
+      .training_only()
+      .default_note("nodes stay on")
+      .check_target<SimOptions>([](const SimOptions& o) -> std::string {
+        // supply.follow's budget counts every node's idle power and holds GPUs on nodes that
+        // this would switch off underneath it.
+        return o.power.idle_off_after_s && o.supply.follow
+                   ? "cannot be combined with supply.follow yet"
+                   : "";
+      })
+      .doc(
+          "Switch a node off once it has run nothing for this many seconds: it leaves the "
+          "ledger and draws `standby_w_per_node`; when the queue's head waits and the idle nodes "
+          "cannot hold it, off nodes of its type are switched on (enough for the head) and boot "
+          "for `boot_s` ([`sim/README.md`](sim/README.md#power-energy-and-carbon)).");
+  field<SimOptions>(
+      keys, "power.boot_s", [](auto& o) -> auto& { return o.power.boot_s; })
+      .range(0.0, 1e6)
+      .component("mechanism idle_power_off")
+      .training_only()
+      .doc(
+          "With `idle_off_after_s`: how long a node switched on takes to boot, s (it draws its "
+          "base and idle power and runs nothing meanwhile).");
+  field<SimOptions>(
+      keys, "power.standby_w_per_node", [](auto& o) -> auto& { return o.power.standby_w_per_node; })
+      .range(0.0, 1e7)
+      .component("mechanism idle_power_off")
+      .training_only()
+      .doc(
+          "With `idle_off_after_s`: what a node switched off draws (its BMC and power supplies "
+          "on standby), W, PUE applied as to any IT power.");
 
   field<SimOptions>(
       keys, "supply.carbon_trace", [](auto& o) -> auto& { return o.supply.carbon_trace; })

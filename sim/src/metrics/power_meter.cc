@@ -144,7 +144,9 @@ void PowerMeter::attach(const View& view) {
   for (std::size_t n = 0; n < nodes; ++n) {
     const auto& node = cluster.node(static_cast<std::uint32_t>(n));
     const double base = node_base_w(power_, node.gpus);
-    static_w_ += base + node.gpus * gpu_power_[static_cast<std::size_t>(node.gpu_type)].idle_w;
+    node_static_w_.push_back(base + node.gpus *
+                                        gpu_power_[static_cast<std::size_t>(node.gpu_type)].idle_w);
+    static_w_ += node_static_w_.back();
     if (node.gpus > 0) base_per_gpu_w_[n] = base / node.gpus;
   }
 }
@@ -222,6 +224,17 @@ void PowerMeter::set_cap_level(double level) {
   level_changed_ = true;
   for (std::size_t t = 0; t < speed_.size(); ++t)
     speed_[t] = capped_speed_[t] * std::pow(level, cap_exponent_[t]);
+}
+
+void PowerMeter::set_node_off(std::uint32_t node, bool off) {
+  advance_to(view_->now());
+  if (node_off_.empty()) node_off_.assign(node_static_w_.size(), 0);
+  node_off_[node] = off ? 1 : 0;
+  // Summed afresh in node order (rare), so that with every node on again it is, bit for bit,
+  // what attach() summed.
+  static_w_ = 0.0;
+  for (std::size_t n = 0; n < node_static_w_.size(); ++n)
+    static_w_ += node_off_[n] ? power_.standby_w_per_node : node_static_w_[n];
 }
 
 void PowerMeter::take_affected(std::vector<std::uint32_t>& out) {

@@ -58,6 +58,10 @@ class PowerMeter final : public RateModel {
   // it may draw, as supply following sets it (1: uncapped); a change re-rates every holder.
   void set_cap_level(double level);
   double cap_level() const { return level_; }
+  // A node switched off (idle_power_off) draws power.standby_w_per_node instead of its base and
+  // its GPUs' idle power; switched on (booting, then up) it draws them again. Integrates up to
+  // now first.
+  void set_node_off(std::uint32_t node, bool off);
   // Facility power now, W (PUE included).
   double facility_w() const { return power_.pue * (static_w_ + dynamic_w_); }
   const SupplyTotals& totals() const { return totals_; }
@@ -96,6 +100,8 @@ class PowerMeter final : public RateModel {
   double level_ = 1.0;
   bool level_changed_ = false;
   std::vector<double> base_per_gpu_w_;  // by node
+  std::vector<double> node_static_w_;   // by node: its base and its GPUs' idle power
+  std::vector<char> node_off_;          // by node: switched off (empty until one is)
   double static_w_ = 0.0;               // every node's base and every GPU's idle power
   double dynamic_w_ = 0.0;              // the holders' power above idle
   double start_s_ = 0.0;                // the run's time 0 on the traces' clock

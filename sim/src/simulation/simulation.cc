@@ -17,6 +17,7 @@
 #include "decider/exact_time_share_decider.h"
 #include "decider/placement_stage.h"
 #include "decider/time_share_decider.h"
+#include "mechanisms/idle_power_off.h"
 #include "mechanisms/registry.h"
 #include "mechanisms/supply_following.h"
 #include "metrics/power_meter.h"
@@ -178,6 +179,11 @@ void Simulation::assemble(Parts& parts) {
     for (auto& mechanism : parts.mechanisms.owned)
       if (auto* follow = dynamic_cast<internal::SupplyFollowing*>(mechanism.get()))
         follow->cap_through(*parts.meter);
+  // Idle nodes switched off draw standby power through the meter.
+  if (parts.meter)
+    for (auto& mechanism : parts.mechanisms.owned)
+      if (auto* power_off = dynamic_cast<internal::IdlePowerOff*>(mechanism.get()))
+        power_off->meter_through(*parts.meter);
   if (make_serving_) parts.serving = make_serving_();
   if (user_decider_) {
     parts.decider = user_decider_.get();
@@ -249,6 +255,8 @@ void Simulation::assemble(Parts& parts) {
     engine.add_mechanism(*mechanism);
     mechanism->attach(*parts.checked);
   }
+  for (const internal::DecisionMechanism* mechanism : parts.mechanisms.built_in_decider)
+    if (mechanism->endless()) engine.end_with_last_job();
   if (parts.built_in) {
     for (internal::DecisionMechanism* mechanism : parts.mechanisms.built_in_decider)
       mechanism->attach(engine);

@@ -54,11 +54,18 @@ def fit(name, mean_gpus, mean_s, median_s, decays, sft_per_pretrain, debug_of_sm
     mean, median, med = stats(a, b_for(a))
     second = sum(s * m * m * math.exp(2 * sg * sg) for s, m, sg in zip(sh, med, SIGMA))
     gpu_second = sum(s * sum(g * g * w for g, w in zip(*t)) for s, t in zip(sh, tables))
+    # GPU-seconds per job (GPUs and duration independent within a class).
+    work_first = sum(s * sum(g * w for g, w in zip(*t)) * m * math.exp(sg * sg / 2)
+                     for s, t, m, sg in zip(sh, tables, med, SIGMA))
+    work_second = sum(s * sum(g * g * w for g, w in zip(*t)) * m * m * math.exp(2 * sg * sg)
+                      for s, t, m, sg in zip(sh, tables, med, SIGMA))
     print(f"{name}: shares % {[round(100 * s, 3) for s in sh]}  medians s {[round(m, 1) for m in med]}")
     print(f"  P(1 GPU) {sum(s * t[1][0] for s, t in zip(sh, tables) if t[0][0] == 1):.3f}  "
           f"mean GPUs {sum(s * m for s, m in zip(sh, means)):.3f}  run time mean {mean:.1f} s  "
           f"median {median:.1f} s  CV of run time {math.sqrt(second - mean * mean) / mean:.2f}  "
           f"CV of GPUs {math.sqrt(gpu_second - mean_gpus**2) / mean_gpus:.2f}")
+    print(f"  GPU-seconds per job: mean {work_first:,.0f}  CV "
+          f"{math.sqrt(work_second - work_first**2) / work_first:.2f}")
 
 
 fit("seren", 5.68, 1414.335, 122.0, [0.5, 0.5, 0.3, 0.3], 3.0, 0.4)

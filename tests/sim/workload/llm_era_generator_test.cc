@@ -62,11 +62,11 @@ TEST(LlmEraGenerator, DeterministicAndPrefixStable) {
 // Acme's published figures of GPU jobs (cluster_summary.csv: avg_gpu_num, avg_run_time_gpu,
 // med_run_time_gpu; med_gpu_num is 1 in both). Tolerances: 4 standard errors of N jobs, from the
 // coefficients of variation of the fitted mix (scripts/llm_era_fit.py prints them: GPUs 6.23 /
-// 4.68, run time 8.13 / 5.96; rounded up to 6.5 / 5 and 8.5 / 6.5). The median: the share of jobs
-// under it is 1/2 within 4 x sqrt(1/4 / N).
+// 4.68, run time 8.13 / 5.96, GPU-seconds 21.4 / 11.0; rounded up to 6.5 / 5, 8.5 / 6.5 and
+// 22 / 11.5). The median: the share of jobs under it is 1/2 within 4 x sqrt(1/4 / N).
 struct AcmeFigures {
   const char* cluster;
-  double mean_gpus, mean_run_s, median_run_s, gpu_cv, run_cv;
+  double mean_gpus, mean_run_s, median_run_s, gpu_cv, run_cv, gpu_seconds_cv;
   std::array<double, 4> shares;  // the fit's, in % (pretrain, sft, eval, debug)
 };
 
@@ -76,19 +76,25 @@ void expect_fits(const AcmeFigures& acme) {
   options.llm_acme_cluster = acme.cluster;
   const Workload w = generate_workload(options);
   std::map<std::string, double> shares;
-  double gpus = 0, run = 0, under_median = 0, single = 0;
+  double gpus = 0, run = 0, under_median = 0, single = 0, work = 0;
   for (const JobSpec& job : w.jobs) {
     shares[llm_era_class(job.id)] += 1.0 / n;
     gpus += job.num_gpus / double(n);
     run += job.duration / double(n);
     if (job.duration < acme.median_run_s) under_median += 1.0 / n;
     if (job.num_gpus == 1) single += 1.0 / n;
+    work += job.num_gpus * job.duration;
   }
   const double root_n = std::sqrt(double(n));
   EXPECT_NEAR(gpus, acme.mean_gpus, 4 * acme.gpu_cv * acme.mean_gpus / root_n) << acme.cluster;
   EXPECT_NEAR(run, acme.mean_run_s, 4 * acme.run_cv * acme.mean_run_s / root_n) << acme.cluster;
   EXPECT_NEAR(under_median, 0.5, 4 * 0.5 / root_n) << acme.cluster;
   EXPECT_GT(single, 0.5) << acme.cluster;  // the median job has 1 GPU
+  // Arrivals at load x GPUs / E[GPU-seconds]: the GPU-seconds asked per second of arrivals over
+  // the GPUs is the load, within the sampled GPU-seconds' error and the N gaps' (CV 1).
+  const double offered = work / w.jobs.back().submit_time / options.cluster_gpus;
+  EXPECT_NEAR(offered, options.load, options.load * 4 * (acme.gpu_seconds_cv + 1) / root_n)
+      << acme.cluster;
   const char* names[] = {"pt", "sft", "ev", "db"};
   for (std::size_t c = 0; c < 4; ++c) {
     const double p = acme.shares[c] / 100;
@@ -98,20 +104,8 @@ void expect_fits(const AcmeFigures& acme) {
 }
 
 TEST(LlmEraGenerator, MatchesAcmesPublishedFigures) {
-  expect_fits({"seren", 5.68, 1414.335, 122.0, 6.5, 8.5, {1.785, 5.355, 55.716, 37.144}});
-  expect_fits({"kalos", 26.77, 1259.689, 124.0, 5.0, 6.5, {5.760, 5.760, 53.089, 35.392}});
-}
-
-TEST(LlmEraGenerator, ArrivalsOfferTheLoad) {
-  // load x GPUs / E[GPU-seconds per job] jobs per second: over N jobs the offered GPU-seconds
-  // per second of arrivals is the load, within the sampled mean's error (4 x 6.5 x 8.5 / sqrt N
-  // for the product, bounded loosely by the two CVs' sum).
-  constexpr std::size_t n = 200'000;
-  const Workload w = generate_workload(llm_era(n));
-  double work = 0;
-  for (const JobSpec& job : w.jobs) work += job.num_gpus * job.duration;
-  const double offered = work / w.jobs.back().submit_time / 4096;
-  EXPECT_NEAR(offered, 0.7, 0.7 * 4 * (6.5 + 8.5 + 1) / std::sqrt(double(n)));
+  expect_fits({"seren", 5.68, 1414.335, 122.0, 6.5, 8.5, 22, {1.785, 5.355, 55.716, 37.144}});
+  expect_fits({"kalos", 26.77, 1259.689, 124.0, 5.0, 6.5, 11.5, {5.760, 5.760, 53.089, 35.392}});
 }
 
 TEST(LlmEraGenerator, EveryLlmJobHasAValidLayout) {

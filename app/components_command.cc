@@ -26,6 +26,7 @@ std::vector<std::string> capability_names(const ComponentCapabilities& caps) {
   if (caps.consolidates) names.emplace_back("consolidates");
   if (caps.random) names.emplace_back("random");
   if (caps.gpu_shares) names.emplace_back("gpu_shares");
+  if (caps.llm_jobs) names.emplace_back("llm_jobs");
   if (caps.serving) names.emplace_back("serving");
   if (caps.steady_state) names.emplace_back("steady_state");
   if (caps.plans_queries) names.emplace_back("plans_queries");
@@ -69,6 +70,7 @@ nlohmann::ordered_json to_json(const ComponentDescriptor& d) {
                          {"consolidates", d.caps.consolidates},
                          {"random", d.caps.random},
                          {"gpu_shares", d.caps.gpu_shares},
+                         {"llm_jobs", d.caps.llm_jobs},
                          {"serving", d.caps.serving},
                          {"relative_cost", d.caps.relative_cost},
                          {"steady_state", d.caps.steady_state},

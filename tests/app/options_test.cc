@@ -70,6 +70,13 @@ OptionValue sample(const KeyDecl& key) {
   // The arrival profiles: one rate per hour of the day, per day of the week.
   if (key.name == "workload.rate_by_hour") return std::vector<double>(24, 1.0);
   if (key.name == "workload.rate_by_weekday") return std::vector<double>(7, 1.0);
+  // llm_era's per-class lists: [pretrain, sft, eval, debug], GPU counts powers of two.
+  if (key.name == "workload.llm_class_shares") return std::vector<double>{10, 20, 40, 30};
+  if (key.name == "workload.llm_class_min_gpus") return std::vector<double>{32, 8, 1, 1};
+  if (key.name == "workload.llm_class_max_gpus") return std::vector<double>{512, 128, 8, 4};
+  if (key.name == "workload.llm_class_gpu_decay") return std::vector<double>{0.4, 0.5, 0.3, 0.2};
+  if (key.name == "workload.llm_class_median_s") return std::vector<double>{9000, 3000, 90, 20};
+  if (key.name == "workload.llm_class_sigma") return std::vector<double>{1, 1, 0.8, 0.5};
   const OptionValue& fallback = key.default_value;
   switch (key.type) {
     case KeyType::kBool: {
@@ -431,7 +438,7 @@ TEST(Options, TrainingKeyOnADagTraceIsAnErrorNamingTheKey) {
 TEST(Options, ConditionsNameTheKeyTheyNeed) {
   EXPECT_EQ(kCfgToml.error("[cluster]\nnodes = 2\n[workload]\ngenerator = \"synergy\"\nload = 1\n")
                 .message(),
-            "only with generator = \"philly\"");
+            "only with generator = \"philly\" or \"llm_era\"");
   // A query_dag key under philly needs query_dag first, not its own arrival process.
   EXPECT_EQ(kCfgToml
                 .error("[cluster]\nnodes = 2\n[workload]\ngenerator = \"philly\"\n"

@@ -78,6 +78,9 @@ struct ComponentCapabilities {
   bool small_jobs = false;
   // Trace formats: has jobs asking for a share of one GPU (what [sharing] acts on).
   bool gpu_shares = false;
+  // Trace formats and generators: may have LLM jobs (a model and a layout: llm.h), what
+  // [fabric] acts on.
+  bool llm_jobs = false;
   // Trace formats and generators: its workload is serving query DAGs (run on the serving
   // engine), not training jobs.
   bool serving = false;

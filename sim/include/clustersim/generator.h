@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "clustersim/job.h"
@@ -104,6 +105,17 @@ struct GeneratorOptions {
   int max_fanout = 3;
   std::vector<std::string> dag_models;
   std::shared_ptr<const ServingCatalog> catalog;  // null = default_serving_catalog()
+  // llm_era (llm_era_generator.cc; sim/README.md, "LLM-era jobs"): Poisson arrivals at `load` of
+  // pretraining, SFT, evaluation and debug jobs, the mix fitted to an Acme cluster's published
+  // figures ("seren" or "kalos"). Each llm_class_* list holds one value per class [pretrain, sft,
+  // eval, debug] and replaces the cluster's fit; empty = the fit.
+  std::string llm_acme_cluster = "seren";
+  std::vector<double> llm_class_shares;     // relative shares of the jobs
+  std::vector<double> llm_class_min_gpus;   // powers of two
+  std::vector<double> llm_class_max_gpus;   // powers of two
+  std::vector<double> llm_class_gpu_decay;  // weight ratio from one power of two to the next
+  std::vector<double> llm_class_median_s;   // lognormal durations: median
+  std::vector<double> llm_class_sigma;      // and sigma of the log
 };
 
 // The generators' descriptors (component.h), in a fixed order: the config's choices, the name
@@ -126,6 +138,11 @@ std::vector<int> vc_quotas_from_weights(const std::vector<double>& weights, std:
 
 // Mean GPU-seconds of one generated philly job (used to turn `load` into an arrival rate).
 double generator_mean_gpu_seconds(const GeneratorOptions& options);
+// The same for the llm_era generator (its class mix, after the caps).
+double llm_era_mean_gpu_seconds(const GeneratorOptions& options);
+// The first problem of the llm_era options as (key, message) (the config names the key); ("", "")
+// when none.
+std::pair<std::string, std::string> llm_era_problem(const GeneratorOptions& options);
 
 struct WorkloadShape;  // steady_state.h
 // The philly and synergy generators' jobs as the steady-state rule sees them (steady_state.h):

@@ -196,9 +196,17 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
                                      formats_with(&ComponentCapabilities::gpu_shares) +
                                      " has jobs asking for a share of one GPU");
 
-  // [fabric] acts on LLM jobs, which only the native CSV trace's model and layout columns make;
-  // its leaves (hosts_per_leaf, a topology map) also bound a leaf-switch failure class's domain.
-  if (!config.workload.trace_path || config.workload.format != TraceFormat::kCsv) {
+  // [fabric] acts on LLM jobs, which only some trace formats (the native CSV's model and layout
+  // columns) and generators make (their descriptors say which); its leaves (hosts_per_leaf, a
+  // topology map) also bound a leaf-switch failure class's domain.
+  const bool llm_jobs =
+      config.workload.trace_path
+          ? capable(ComponentKind::kTraceFormat, trace_format_name(config.workload.format),
+                    &ComponentCapabilities::llm_jobs)
+          : config.workload.generator &&
+                capable(ComponentKind::kGenerator, config.workload.generator->shape,
+                        &ComponentCapabilities::llm_jobs);
+  if (!llm_jobs) {
     const FabricOptions& f = sim.fabric;
     const FabricOptions unset;
     const bool leaf_failures =
@@ -220,7 +228,7 @@ std::vector<ConfigWarning> config_warnings(const RunConfig& config) {
       if (is_set)
         warn(key,
              "cannot act: only LLM jobs use [fabric] (a csv trace's model and layout "
-             "columns: sim/README.md, \"LLM jobs\")");
+             "columns, or generator = \"llm_era\": sim/README.md, \"LLM jobs\")");
   }
 
   // An efficiency for a GPU type the cluster lacks never applies.

@@ -117,6 +117,8 @@ Simulation::Simulation(const RunConfig& config, std::shared_ptr<const Workload> 
     if (source->workload.generator) {
       workload_ = loaded(*source);
       jobs_ = workload_->jobs;
+      // The new seed's LLM jobs (an llm_era workload's), not the first seed's.
+      options_.fabric.llm_jobs = workload_->llm;
       if (grow_) grow_limit_ = limit(workload_->jobs.size());
     }
   };

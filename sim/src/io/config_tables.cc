@@ -220,6 +220,14 @@ WorkloadSource parse_workload(ConfigParse& parse, const toml::table& root, Clust
       }
     }
   }
+  if (workload.generator && workload.generator->shape == "llm_era") {
+    if (const auto [key, message] = llm_era_problem(*workload.generator); !key.empty())
+      reader.fail(key, message);
+    // A window grows a generated workload as the run goes, and the llm rate model reads the
+    // run's LLM columns once, at its start.
+    if (reader.has("window"))
+      reader.fail("window", "the llm_era generator cannot grow a window: set `jobs`");
+  }
   // Serving DAG workloads: the catalog their models come from (default: the built-in copy of
   // profiles/serving/models.json). Elsewhere it is refused with the keys of the other kind.
   // (Which formats and generators yield query DAGs: their descriptors' `serving`.)

@@ -294,6 +294,7 @@ void declare_generator_keys(KeyRegistry& keys);  // workload/generator.cc
 void declare_philly_pattern_keys(KeyRegistry& keys);
 void declare_synergy_keys(KeyRegistry& keys);    // workload/synergy_generator.cc
 void declare_query_dag_keys(KeyRegistry& keys);  // workload/query_dag_generator.cc
+void declare_llm_era_keys(KeyRegistry& keys);    // workload/llm_era_generator.cc
 void declare_catalog_keys(KeyRegistry& keys);    // io/serving_catalog.cc
 
 }  // namespace options

@@ -340,6 +340,7 @@ WorkloadShape generator_shape(const GeneratorOptions& options) {
 }
 
 Workload generate_query_dag_workload(const GeneratorOptions& options);  // query_dag_generator.cc
+Workload generate_llm_era_workload(const GeneratorOptions& options);    // llm_era_generator.cc
 
 namespace {
 
@@ -404,6 +405,16 @@ std::vector<ComponentDescriptor> generators() {
                               synergy_shape));
   t.push_back(generator_entry("query_dag", "serving queries as DAGs of model tasks (Compass)",
                               {"generator query_dag"}, generate_query_dag_workload, nullptr));
+  // No steady-state shape: a window would grow the workload, and the llm rate model reads a
+  // run's LLM columns once (the config refuses a window).
+  ComponentDescriptor llm_era = generator_entry(
+      "llm_era",
+      "Poisson arrivals at a target load of LLM pretraining, SFT, evaluation and debug "
+      "jobs fitted to Acme's published mix",
+      {"generator llm_era"}, generate_llm_era_workload, nullptr);
+  llm_era.caps.serving = false;
+  llm_era.caps.llm_jobs = true;
+  t.push_back(std::move(llm_era));
   return t;
 }
 
@@ -506,7 +517,8 @@ void declare_generator_keys(KeyRegistry& keys) {
           "A synthetic workload instead of `trace`: `philly` (Poisson arrivals at a target "
           "`load`, Philly-shaped GPU demands and durations, a model mix), `synergy` (the Synergy "
           "study's), `query_dag` (serving queries as DAGs of model tasks, run on the serving "
-          "engine) ([`sim/README.md`](sim/README.md#workloads)).");
+          "engine), `llm_era` (LLM pretraining, SFT, evaluation and debug jobs, Acme's mix) "
+          "([`sim/README.md`](sim/README.md#workloads)).");
   const auto key = [&](std::string name, auto ref) {
     return field<GeneratorOptions>(keys, "workload." + std::move(name), ref)
         .when("workload.generator", {})
@@ -526,7 +538,7 @@ void declare_generator_keys(KeyRegistry& keys) {
   key(
       "load", [](auto& g) -> auto& { return g.load; })
       .range(1e-6, 100.0)
-      .when("workload.generator", {"philly"})
+      .when("workload.generator", {"philly", "llm_era"})
       .training_only()
       .doc("Offered load: GPU-seconds asked per second, over the cluster's GPUs.");
   key(
@@ -598,6 +610,7 @@ void declare_generator_keys(KeyRegistry& keys) {
   declare_philly_pattern_keys(keys);
   declare_synergy_keys(keys);
   declare_query_dag_keys(keys);
+  declare_llm_era_keys(keys);
 }
 
 }  // namespace options

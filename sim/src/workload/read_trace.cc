@@ -32,6 +32,7 @@ std::vector<ComponentDescriptor> trace_formats() {
   std::vector<ComponentDescriptor> t;
   t.push_back(trace_format("csv", "the native job CSV", {}, read_native_csv));
   t.back().caps.gpu_shares = true;
+  t.back().caps.llm_jobs = true;  // its model and layout columns
   t.push_back(trace_format("gavel", "Gavel's job traces", {"reader gavel"}, read_gavel));
   t.push_back(trace_format("openb", "Alibaba's openb pod lists", {"reader openb"}, read_openb));
   t.back().caps.gpu_shares = true;

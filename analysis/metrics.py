@@ -119,6 +119,9 @@ _KNOWN = {
     "value_obtained": MetricInfo("value of jobs finished in time", "", "higher"),
     "deadline_misses": MetricInfo("deadline misses", "count", "lower"),
     "supply_sheds": MetricInfo("jobs stopped for lack of supply", "count", "lower"),
+    # [power] idle_off_after_s (idle nodes powered off); 0 when off.
+    "node_boots": MetricInfo("node boots (idle nodes powered off)", "count", None),
+    "node_off_h": MetricInfo("node-hours powered off", "h", None),
     # [fabric]: LLM jobs on a network fabric (sim/README.md, "Contention metrics"); 0 without LLM jobs.
     **FABRIC_METRICS,
     "steady_state": MetricInfo("runs in steady state", "share", None, flag=True),

@@ -186,9 +186,6 @@ class FleetSimulation {
   // What simulate_fleet gives for the finished run (simulation().run() or its last step()).
   FleetResult finish(RunResult run) const;
 
-  // Whether `spec` runs as one Simulation with these jobs (else cluster by cluster).
-  static bool fits_one_loop(const FleetSpec& spec, std::span<const JobSpec> jobs);
-
  private:
   struct Parts;
   std::unique_ptr<Parts> parts_;

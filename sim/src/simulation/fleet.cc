@@ -477,10 +477,6 @@ int FleetSimulation::job_cluster(std::size_t job) const {
   return static_cast<int>(parts_->arrivals.job_cluster()[job]);
 }
 
-bool FleetSimulation::fits_one_loop(const FleetSpec& spec, std::span<const JobSpec> jobs) {
-  return fleet_fits_one_loop(spec, jobs);
-}
-
 FleetResult FleetSimulation::finish(RunResult run) const {
   const FleetSpec& spec = parts_->spec;
   FleetResult result;

@@ -9,6 +9,7 @@
 
 #include "clustersim/power.h"
 #include "clustersim/simulation.h"
+#include "metered_cluster.h"
 #include "test_util.h"
 
 namespace clustersim {
@@ -25,16 +26,7 @@ double job_energy_kwh(const RunResult& result, std::size_t index) {
 
 // One node of GPUs "generic": idle 50 W, peak 300 W, intensity 1 (a busy GPU draws 300 W,
 // 250 W above idle), node base 100 W, PUE 1.
-SimOptions capped_node(int gpus) {
-  SimOptions options = testing::small_cluster(1, gpus);
-  options.power.enabled = true;
-  options.power.gpu_idle_w = {{"generic", 50.0}};
-  options.power.gpu_peak_w = {{"generic", 300.0}};
-  options.power.intensity = 1.0;
-  options.power.node_base_w = 100.0;
-  options.power.pue = 1.0;
-  return options;
-}
+SimOptions capped_node(int gpus) { return testing::metered_cluster(1, gpus); }
 
 TEST(PowerCap, ACappedJobRunsSlowerAndDrawsTheCap) {
   // Two GPUs; a 1-GPU job of 100 s. Uncapped: 100 s at 100 + 50 + 300 = 450 W: 45000 J; the

@@ -7,6 +7,7 @@
 
 #include "clustersim/power.h"
 #include "clustersim/simulation.h"
+#include "metered_cluster.h"
 #include "test_util.h"
 
 namespace clustersim {
@@ -17,13 +18,7 @@ using testing::job;
 // Nodes of 2 GPUs "generic": idle 50 W, peak 300 W, intensity 1 (a busy GPU draws 250 W above
 // idle), node base 100 W, PUE 1: an idle node draws 200 W, one switched off 20 W.
 SimOptions switchable_nodes(int nodes) {
-  SimOptions options = testing::small_cluster(nodes, 2);
-  options.power.enabled = true;
-  options.power.gpu_idle_w = {{"generic", 50.0}};
-  options.power.gpu_peak_w = {{"generic", 300.0}};
-  options.power.intensity = 1.0;
-  options.power.node_base_w = 100.0;
-  options.power.pue = 1.0;
+  SimOptions options = testing::metered_cluster(nodes, 2);
   options.power.standby_w_per_node = 20.0;
   options.power.boot_s = 60.0;
   return options;
